@@ -1,0 +1,195 @@
+"""Sorted sets for leaderboards: Redis when configured, an in-process twin otherwise.
+
+Races and the daily challenge keep their live boards as sorted sets (lowest score ranks first).
+With ``LEADERBOARD_REDIS_URL`` set they live in Redis and every process shares them; without it
+one process keeps them in memory, so the service runs with nothing else installed. The database
+is always the record: a board is an index that can be rebuilt from it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+import time
+from collections.abc import Mapping
+
+from django.conf import settings
+
+_store: RankStore | None = None
+_store_lock = threading.Lock()
+
+
+class RankStore:
+    """The sorted-set operations the leaderboards need, with Redis's semantics."""
+
+    def set(self, key: str, member: str, score: float) -> None:
+        self.set_many(key, {member: score})
+
+    def set_many(self, key: str, mapping: Mapping[str, float]) -> None:
+        raise NotImplementedError
+
+    def remove(self, key: str, member: str) -> None:
+        raise NotImplementedError
+
+    def rank(self, key: str, member: str) -> int | None:
+        """0-based position in ascending score order, or None if absent."""
+        raise NotImplementedError
+
+    def score(self, key: str, member: str) -> float | None:
+        raise NotImplementedError
+
+    def range(self, key: str, start: int, stop: int) -> list[tuple[str, float]]:
+        """Members from ``start`` to ``stop`` inclusive (negative counts from the end)."""
+        raise NotImplementedError
+
+    def count(self, key: str) -> int:
+        raise NotImplementedError
+
+    def delete(self, key: str) -> None:
+        raise NotImplementedError
+
+    def exists(self, key: str) -> bool:
+        raise NotImplementedError
+
+    def expire(self, key: str, seconds: int) -> None:
+        raise NotImplementedError
+
+
+class RedisRankStore(RankStore):
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.redis = redis.Redis.from_url(url, decode_responses=True)
+
+    def set_many(self, key, mapping):
+        if mapping:
+            self.redis.zadd(key, dict(mapping))
+
+    def remove(self, key, member):
+        self.redis.zrem(key, member)
+
+    def rank(self, key, member):
+        return self.redis.zrank(key, member)
+
+    def score(self, key, member):
+        return self.redis.zscore(key, member)
+
+    def range(self, key, start, stop):
+        return [(m, float(s)) for m, s in self.redis.zrange(key, start, stop, withscores=True)]
+
+    def count(self, key):
+        return self.redis.zcard(key)
+
+    def delete(self, key):
+        self.redis.delete(key)
+
+    def exists(self, key):
+        return bool(self.redis.exists(key))
+
+    def expire(self, key, seconds):
+        self.redis.expire(key, seconds)
+
+
+class _SortedSet:
+    """Members ordered by (score, member), as Redis orders ties."""
+
+    def __init__(self) -> None:
+        self.scores: dict[str, float] = {}
+        self.order: list[tuple[float, str]] = []
+
+    def put(self, member: str, score: float) -> None:
+        old = self.scores.get(member)
+        if old is not None:
+            del self.order[bisect.bisect_left(self.order, (old, member))]
+        self.scores[member] = score
+        bisect.insort(self.order, (score, member))
+
+    def drop(self, member: str) -> None:
+        old = self.scores.pop(member, None)
+        if old is not None:
+            del self.order[bisect.bisect_left(self.order, (old, member))]
+
+
+class MemoryRankStore(RankStore):
+    """One process's boards, thread-safe; expiry is checked lazily on access."""
+
+    def __init__(self) -> None:
+        self._sets: dict[str, _SortedSet] = {}
+        self._expires: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def _get(self, key: str) -> _SortedSet | None:
+        deadline = self._expires.get(key)
+        if deadline is not None and deadline <= time.monotonic():
+            self._sets.pop(key, None)
+            self._expires.pop(key, None)
+        return self._sets.get(key)
+
+    def set_many(self, key, mapping):
+        with self._lock:
+            zset = self._get(key)
+            if zset is None:
+                zset = self._sets[key] = _SortedSet()
+            for member, score in mapping.items():
+                zset.put(str(member), float(score))
+
+    def remove(self, key, member):
+        with self._lock:
+            zset = self._get(key)
+            if zset is not None:
+                zset.drop(member)
+                if not zset.scores:
+                    self._sets.pop(key, None)
+                    self._expires.pop(key, None)
+
+    def rank(self, key, member):
+        with self._lock:
+            zset = self._get(key)
+            if zset is None or member not in zset.scores:
+                return None
+            return bisect.bisect_left(zset.order, (zset.scores[member], member))
+
+    def score(self, key, member):
+        with self._lock:
+            zset = self._get(key)
+            return None if zset is None else zset.scores.get(member)
+
+    def range(self, key, start, stop):
+        with self._lock:
+            zset = self._get(key)
+            if zset is None:
+                return []
+            n = len(zset.order)
+            start = max(start + n if start < 0 else start, 0)
+            stop = stop + n if stop < 0 else stop
+            return [(m, s) for s, m in zset.order[start : stop + 1]]
+
+    def count(self, key):
+        with self._lock:
+            zset = self._get(key)
+            return 0 if zset is None else len(zset.scores)
+
+    def delete(self, key):
+        with self._lock:
+            self._sets.pop(key, None)
+            self._expires.pop(key, None)
+
+    def exists(self, key):
+        with self._lock:
+            return self._get(key) is not None
+
+    def expire(self, key, seconds):
+        with self._lock:
+            if self._get(key) is not None:
+                self._expires[key] = time.monotonic() + seconds
+
+
+def get_rank_store() -> RankStore:
+    """The process's store, made on first use from ``settings.LEADERBOARD_REDIS_URL``."""
+    global _store
+    if _store is None:
+        with _store_lock:
+            if _store is None:
+                url = getattr(settings, "LEADERBOARD_REDIS_URL", None)
+                _store = RedisRankStore(url) if url else MemoryRankStore()
+    return _store

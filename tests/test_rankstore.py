@@ -1,0 +1,85 @@
+"""The in-process store behaves as Redis does, so the service acts the same with or without it."""
+
+import os
+import uuid
+
+import pytest
+
+from games.rankstore import MemoryRankStore, RedisRankStore
+
+
+def _stores():
+    yield pytest.param(MemoryRankStore, id="memory")
+    url = os.environ.get("REDIS_URL")
+    yield pytest.param(
+        (lambda: RedisRankStore(url)) if url else None,
+        id="redis",
+        marks=pytest.mark.skipif(not url, reason="REDIS_URL is not set"),
+    )
+
+
+@pytest.fixture(params=list(_stores()))
+def store(request):
+    return request.param()
+
+
+@pytest.fixture
+def key(store):
+    name = f"test:rankstore:{uuid.uuid4().hex}"
+    yield name
+    store.delete(name)
+
+
+def test_lowest_score_ranks_first(store, key):
+    """Ranks count from 0 in ascending score order."""
+    store.set_many(key, {"slow": 30.0, "fast": 10.0, "middle": 20.0})
+    assert [m for m, _ in store.range(key, 0, -1)] == ["fast", "middle", "slow"]
+    assert store.rank(key, "slow") == 2
+    assert store.rank(key, "absent") is None
+
+
+def test_ties_order_by_member(store, key):
+    """Equal scores fall back to the member's text, as Redis orders them."""
+    store.set_many(key, {"b": 1.0, "a": 1.0, "c": 0.5})
+    assert store.range(key, 0, -1) == [("c", 0.5), ("a", 1.0), ("b", 1.0)]
+
+
+def test_setting_again_moves_a_member(store, key):
+    """A member appears once; a new score replaces the old one."""
+    store.set(key, "p", 5.0)
+    store.set(key, "q", 3.0)
+    store.set(key, "p", 1.0)
+    assert store.count(key) == 2
+    assert store.rank(key, "p") == 0
+    assert store.score(key, "p") == 1.0
+
+
+def test_range_takes_inclusive_and_negative_bounds(store, key):
+    """``range`` slices like ZRANGE: inclusive stop, negatives from the end."""
+    store.set_many(key, {str(i): float(i) for i in range(10)})
+    assert [m for m, _ in store.range(key, 2, 4)] == ["2", "3", "4"]
+    assert [m for m, _ in store.range(key, -2, -1)] == ["8", "9"]
+    assert store.range(key, 20, 30) == []
+
+
+def test_remove_and_delete(store, key):
+    """Removing the last member or deleting the key leaves no key behind."""
+    store.set(key, "x", 1.0)
+    assert store.exists(key)
+    store.remove(key, "x")
+    assert not store.exists(key)
+    store.set(key, "y", 1.0)
+    store.delete(key)
+    assert store.count(key) == 0
+    assert store.score(key, "y") is None
+
+
+def test_expire_forgets_the_key(store, key):
+    """An expired board is gone (lazily, for the in-process store)."""
+    store.set(key, "x", 1.0)
+    store.expire(key, 1)
+    assert store.exists(key)
+    import time
+
+    time.sleep(1.2)
+    assert not store.exists(key)
