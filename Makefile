@@ -1,0 +1,40 @@
+# Two commands for a newcomer: `make run` starts the service, `make test` runs every test.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8000
+HOST   ?= 127.0.0.1
+
+.PHONY: install run test lint format bench migrate
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstalls only when pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+run: migrate
+	@echo "Serving on http://$(HOST):$(PORT)/"
+	$(BIN)/daphne -b $(HOST) -p $(PORT) solitaire_site.asgi:application
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+test: lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: install
+	$(BIN)/python -m games.engine.bench
