@@ -1,0 +1,42 @@
+"""The results chart's geometry: staircase lines inside the plot, axes labelled."""
+
+from races.chart import build_chart
+
+
+def parse(points: str) -> list[tuple[float, float]]:
+    return [tuple(map(float, p.split(","))) for p in points.split()]
+
+
+def test_each_line_is_a_staircase_inside_the_plot():
+    """Lines only go right or up-and-down at one moment, and stay inside the plot area."""
+    chart = build_chart([("ann", [(1000, 1), (5000, 3)]), ("bob", [])], 52, 10_000)
+    for line in chart.lines:
+        coords = parse(line.points)
+        for (x0, y0), (x1, y1) in zip(coords, coords[1:], strict=False):
+            assert x1 >= x0
+            assert x0 == x1 or y0 == y1
+        for x, y in coords:
+            assert chart.left <= x <= chart.right and chart.top <= y <= chart.bottom
+
+
+def test_counts_map_to_heights():
+    """Zero cards sits on the bottom axis, the full deck on the top one."""
+    chart = build_chart([("ann", [(2000, 52)])], 52, 4000)
+    coords = parse(chart.lines[0].points)
+    assert coords[0][1] == chart.bottom
+    assert coords[-1][1] == chart.top
+    assert coords[-1][0] < chart.right, "a winner's line stops at the winning move"
+
+
+def test_an_unfinished_line_runs_to_the_end():
+    """A racer who did not win is drawn to the end of the race."""
+    chart = build_chart([("ann", [(2000, 5)])], 52, 4000)
+    assert parse(chart.lines[0].points)[-1][0] == chart.right
+
+
+def test_axes_have_ticks_from_zero_to_the_full_deck():
+    """The card axis ends on the deck size and the time axis starts at 0:00."""
+    chart = build_chart([], 104, 95_000)
+    assert chart.y_ticks[0].label == "0" and chart.y_ticks[-1].label == "104"
+    assert chart.x_ticks[0].label == "0:00"
+    assert all(t.pos <= chart.right for t in chart.x_ticks)
