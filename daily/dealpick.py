@@ -1,0 +1,98 @@
+"""Which deal is a day's challenge: a pure function of the variant and the UTC date.
+
+Every server must agree on the deal without talking to the others, so the pick uses nothing but
+the date, the variant and a deterministic search. Candidate seeds come from SHA-256 of
+``"daily:<variant>:<YYYY-MM-DD>:<n>"`` (the first 8 bytes, big-endian, cut to 63 bits) for
+n = 0, 1, 2, …; the first candidate the prover shows winnable is the day's deal.
+
+The prover is given a *node* budget, never a time budget: a time budget would let a fast machine
+prove a deal that a slow one gives up on, and the servers would disagree. If no candidate is
+proved within ``MAX_CANDIDATES``, the first candidate that was not proved lost is taken (and
+recorded as unproved), so a day always has a deal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+SEED_MASK = (1 << 63) - 1
+MAX_CANDIDATES = 12
+SOLVER_MAX_NODES = 200_000
+
+# A prover answers "won" (with the winning moves), "lost" or "unknown" for (variant, seed).
+Proof = tuple[str, list[str]]
+Prover = Callable[[str, int], Proof]
+
+
+@dataclass(frozen=True)
+class DealPick:
+    """The chosen deal and how it was chosen."""
+
+    seed: int
+    candidate: int  # index n of the candidate seed that was taken
+    verdict: str  # the prover's verdict on it: "won" or, if nothing was proved, "unknown"/"lost"
+    moves: list[str] = field(default_factory=list)  # a winning line when verdict == "won"
+
+
+def candidate_seed(variant: str, day: dt.date, n: int) -> int:
+    """The n-th candidate seed for a variant's deal on a day."""
+    text = f"daily:{variant}:{day.isoformat()}:{n}".encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") & SEED_MASK
+
+
+def pick_deal(
+    variant: str, day: dt.date, prover: Prover, max_candidates: int = MAX_CANDIDATES
+) -> DealPick:
+    """The day's deal: the first candidate the prover wins, else the first not proved lost."""
+    fallback: DealPick | None = None
+    for n in range(max_candidates):
+        seed = candidate_seed(variant, day, n)
+        verdict, moves = prover(variant, seed)
+        if verdict == "won":
+            return DealPick(seed, n, "won", list(moves))
+        if fallback is None and verdict != "lost":
+            fallback = DealPick(seed, n, verdict)
+    return fallback or DealPick(candidate_seed(variant, day, 0), 0, "lost")
+
+
+def solver_prover(max_nodes: int = SOLVER_MAX_NODES) -> Prover:
+    """A prover backed by ``games.solver`` with a deterministic node budget."""
+    from games.engine import new_game
+    from games.solver import solve
+
+    def prove(variant: str, seed: int) -> Proof:
+        result = solve(new_game(variant, seed=seed), max_nodes=max_nodes, max_seconds=None)
+        return result.verdict, list(result.moves) if result.verdict == "won" else []
+
+    return prove
+
+
+def unproved_prover(variant: str, seed: int) -> Proof:
+    """What stands in while ``games.solver`` is absent: no proof, so candidate 0 is taken."""
+    return "unknown", []
+
+
+def default_prover() -> Prover:
+    """The solver when it is installed, else the stand-in (recorded as an unproved pick)."""
+    try:
+        return solver_prover()
+    except ImportError:
+        return unproved_prover
+
+
+def utc_day(now: dt.datetime) -> dt.date:
+    """The UTC calendar day of an aware datetime: the day whose challenge is open."""
+    return now.astimezone(dt.UTC).date()
+
+
+def day_start(day: dt.date) -> dt.datetime:
+    """Midnight UTC at the start of a day."""
+    return dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
+
+
+def next_reset(now: dt.datetime) -> dt.datetime:
+    """When the next day's challenges open (the countdown's target)."""
+    return day_start(utc_day(now) + dt.timedelta(days=1))
