@@ -1,8 +1,9 @@
 """Leaderboard order as one number per entry, lowest first, so a sorted set can keep it.
 
-Daily board: every winner ranks above everyone who has not won; winners by time (less is
-better); the rest by cards on the foundations (more is better), then by how soon they got that
-many. Entries with the same score share a rank (1, 2, 2, 4).
+Daily board: the same order as a race's (races/standings.py, whose packing is reused here):
+every winner ranks above everyone who has not won; winners by time (less is better); the rest
+by cards on the foundations (more is better), then by how soon they got that many. Entries with
+the same score share a rank (1, 2, 2, 4).
 
 All scores are whole numbers below 2**53, so a float (a Redis score) holds them exactly.
 """
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MS_LIMIT = 1 << 36  # ~795 days of milliseconds: times are clamped below it
-CARD_SLOTS = 128  # more than any variant's deck (Eighty Thieves has 104 cards)
-_REST = 2 * MS_LIMIT  # the first score that is not a win
+from races.standings import CARDS_FACTOR, decode_score, encode_score
+
+MS_LIMIT = CARDS_FACTOR  # times are clamped below it (115 days of milliseconds)
 
 
 @dataclass(frozen=True)
@@ -33,18 +34,14 @@ def daily_score(result: DailyResult) -> float:
     """The sorted-set score of a daily result (lower ranks higher)."""
     ms = _clamp_ms(result.ms)
     if result.won:
-        return float(ms)
-    cards = min(max(result.foundations, 0), CARD_SLOTS)
-    return float(_REST + (CARD_SLOTS - cards) * MS_LIMIT + ms)
+        return float(encode_score(cards=0, reached_ms=0, won_ms=ms))
+    return float(encode_score(cards=result.foundations, reached_ms=ms))
 
 
 def decode_daily_score(score: float) -> DailyResult:
     """The result a daily score was made from (the inverse of ``daily_score``)."""
-    value = int(score)
-    if value < _REST:
-        return DailyResult(won=True, ms=value, foundations=0)
-    missing, ms = divmod(value - _REST, MS_LIMIT)
-    return DailyResult(won=False, ms=ms, foundations=CARD_SLOTS - missing)
+    won, cards, ms = decode_score(score)
+    return DailyResult(won=won, ms=ms, foundations=0 if won else cards)
 
 
 def fastest_score(ms: int) -> float:

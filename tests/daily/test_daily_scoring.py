@@ -57,6 +57,8 @@ def test_any_win_beats_a_full_tableau_of_foundations():
 def test_times_past_the_limit_are_clamped():
     """Absurd times clamp to the limit rather than spilling into the next band."""
     assert daily_score(DailyResult(True, MS_LIMIT * 5, 0)) == MS_LIMIT - 1
+    stuck_long = DailyResult(False, MS_LIMIT * 5, 10)
+    assert decode_daily_score(daily_score(stuck_long)) == DailyResult(False, MS_LIMIT - 1, 10)
 
 
 def test_counts_rank_most_first():
