@@ -1,0 +1,164 @@
+"""/ws/game/: a player's practice games over a websocket (docs/protocol.md, "Practice play").
+
+The consumer parses frames into messages (games/messages.py), checks who may do what, and calls
+the actions (games/actions.py) through database_sync_to_async. Every refusal is an `error` frame
+that changes nothing and leaves the socket open; nothing raised ever escapes to Channels.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import IntegrityError
+
+from games import actions
+from games.frames import error_frame, game_frame, pong_frame
+from games.identity import player_from_scope
+from games.messages import Autoplay, BadFrame, Open, Ping, PlayMove, Undo, parse
+from games.models import Game
+from games.ratelimit import FrameBudget, Verdict
+
+logger = logging.getLogger(__name__)
+
+# Close code for a connection that floods past FrameBudget.flood (4000-4999: application codes).
+CLOSE_FLOOD = 4008
+
+
+class NotOpen(actions.ActionError):
+    """A move, undo or autoplay for a game this socket has not opened."""
+
+    code = "no_game"
+
+    def __init__(self, reason: str = "open a game first (send `open`)") -> None:
+        super().__init__(reason)
+
+
+class GameConsumer(AsyncWebsocketConsumer):
+    """One socket, one open game at a time, of the kinds in `kinds` (practice here)."""
+
+    kinds: tuple[str, ...] = (Game.Kind.PRACTICE,)
+
+    async def connect(self) -> None:
+        self.player = await database_sync_to_async(player_from_scope)(self.scope)
+        self.game: Game | None = None
+        self.seq_sent = -1
+        self.budget = FrameBudget()
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        await self._leave_group()
+
+    # ------------------------------------------------------------------ incoming frames
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        verdict = self.budget.charge()
+        if verdict is Verdict.FLOOD:
+            logger.warning(
+                "closing a flooding socket of player %s", getattr(self.player, "pk", None)
+            )
+            await self.close(code=CLOSE_FLOOD)
+            return
+        if verdict is Verdict.LIMITED:
+            await self.send_frame(
+                error_frame(
+                    "rate_limited",
+                    f"more than {self.budget.limit} frames in {self.budget.window:g} s; slow down",
+                )
+            )
+            return
+        ref = None
+        try:
+            message = parse(text_data, bytes_data)
+            ref = message_type(message)
+            await self.dispatch_message(message)
+        except BadFrame as exc:
+            await self.send_frame(error_frame(exc.code, exc.reason, exc.ref))
+        except actions.ActionError as exc:
+            await self.send_frame(error_frame(exc.code, exc.reason, ref))
+        except Exception:
+            logger.exception("server error on /ws/game/ (%s)", ref)
+            await self.send_frame(
+                error_frame("server_error", "something went wrong on the server; try again", ref)
+            )
+
+    async def dispatch_message(self, message) -> None:
+        if isinstance(message, Ping):
+            await self.send_frame(pong_frame(message.t))
+        elif isinstance(message, Open):
+            await self.open_game(message.game)
+        elif isinstance(message, PlayMove):
+            game = await self.check_open_game(message.game)
+            await self.run_action(actions.do_play_move, game, message.move, message.seq)
+        elif isinstance(message, Undo):
+            game = await self.check_open_game(message.game)
+            await self.run_action(actions.do_undo, game, message.seq)
+        elif isinstance(message, Autoplay):
+            game = await self.check_open_game(message.game)
+            await self.run_action(actions.do_autoplay, game, message.seq)
+
+    # ------------------------------------------------------------------ checks and actions
+
+    async def open_game(self, public_id: str) -> None:
+        game = await database_sync_to_async(actions.access_game)(self.player, public_id, self.kinds)
+        update = await database_sync_to_async(actions.get_game_update)(game)
+        await self._leave_group()
+        self.game = update.game
+        await self.channel_layer.group_add(actions.group_name(self.game), self.channel_name)
+        await self.send_update("state", update)
+
+    async def check_open_game(self, public_id: str | None) -> Game:
+        """The socket's open game; a `game` named in the frame must be it."""
+        if public_id is not None and (self.game is None or public_id != self.game.public_id):
+            await database_sync_to_async(actions.access_game)(self.player, public_id, self.kinds)
+            raise NotOpen(f"game {public_id} is not open on this socket; send `open` first")
+        if self.game is None:
+            raise NotOpen()
+        return self.game
+
+    async def run_action(self, action, game: Game, *args) -> None:
+        try:
+            update = await database_sync_to_async(action)(game, *args)
+        except IntegrityError:
+            # Another process wrote this seq first: the client's view is behind; resync it.
+            update = await database_sync_to_async(actions.get_game_update)(game)
+            await self.send_update("state", update)
+            return
+        self.game = update.game
+        await self.send_update("state" if update.duplicate else "ack", update)
+
+    # ------------------------------------------------------------------ outgoing frames
+
+    async def send_update(self, frame_type: str, update: actions.GameUpdate) -> None:
+        self.seq_sent = update.game.seq
+        await self.send_frame(game_frame(frame_type, update))
+
+    async def send_frame(self, frame: dict) -> None:
+        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
+
+    async def game_changed(self, event: dict) -> None:
+        """Another socket changed the open game (a second tab): send the new state."""
+        frame = event["frame"]
+        if self.game is None or frame.get("game") != self.game.public_id:
+            return
+        if frame["seq"] <= self.seq_sent:
+            return
+        self.seq_sent = frame["seq"]
+        await self.send_frame(frame)
+
+    async def _leave_group(self) -> None:
+        game = getattr(self, "game", None)
+        if game is not None:
+            await self.channel_layer.group_discard(actions.group_name(game), self.channel_name)
+
+
+def message_type(message) -> str:
+    return {
+        Open: "open",
+        PlayMove: "move",
+        Undo: "undo",
+        Autoplay: "autoplay",
+        Ping: "ping",
+    }[type(message)]

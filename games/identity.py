@@ -1,0 +1,121 @@
+"""Who the player is: an account's Player, or a guest's Player whose id the session keeps.
+
+A guest gets a Player on first need (a page that plays). Signing up attaches the new user to
+the guest's Player, so nothing played as a guest is lost. Logging in to an existing account
+moves the guest's games (and anything else that points at the guest Player) to the account's
+Player; that happens in the user_logged_in receiver below, so every login path merges.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib.auth.signals import user_logged_in
+from django.db import IntegrityError, transaction
+from django.dispatch import receiver
+from django.http import HttpRequest
+
+from games.models import Player
+
+logger = logging.getLogger(__name__)
+
+SESSION_PLAYER_KEY = "player_id"
+
+
+def player_for_user(user) -> Player:
+    """The account's Player, created (nicknamed after the username) the first time it is needed."""
+    player, _ = Player.objects.get_or_create(
+        user=user, defaults={"nickname": user.get_username()[:24]}
+    )
+    return player
+
+
+def guest_player(session) -> Player | None:
+    """The guest Player whose id the session keeps, if it still is a guest."""
+    player_id = session.get(SESSION_PLAYER_KEY)
+    if player_id is None:
+        return None
+    return Player.objects.filter(pk=player_id, user__isnull=True).first()
+
+
+def current_player(request: HttpRequest, create: bool = True) -> Player | None:
+    """The player behind an HTTP request; a new guest (kept in the session) when create is set."""
+    if request.user.is_authenticated:
+        return player_for_user(request.user)
+    player = guest_player(request.session)
+    if player is None and create:
+        player = Player.objects.create()
+        request.session[SESSION_PLAYER_KEY] = player.pk
+    return player
+
+
+def player_from_scope(scope) -> Player | None:
+    """The player behind a websocket (AuthMiddlewareStack's session and user); never creates a guest.
+
+    Sync: call it through database_sync_to_async. A socket without a player owns no game.
+    """
+    user = scope.get("user")
+    if user is not None and user.is_authenticated:
+        return player_for_user(user)
+    session = scope.get("session")
+    if session is None:
+        return None
+    return guest_player(session)
+
+
+def attach_user(player: Player, user) -> Player:
+    """Make a guest Player the account's player (sign-up): same row, same games."""
+    player.user = user
+    if player.nickname.startswith("Guest-"):
+        player.nickname = user.get_username()[:24]
+    player.save(update_fields=["user", "nickname"])
+    return player
+
+
+def merge_players(source: Player, target: Player) -> None:
+    """Move everything that points at ``source`` to ``target``, then delete ``source``.
+
+    Every foreign key to Player in every app moves (games today; race entries, daily attempts
+    later), one relation at a time (many-to-many fields are not followed: give them a through
+    model with a foreign key). Rows that cannot move because of a unique constraint (the
+    account already has its own entry there) stay with the guest, and the guest row is then kept.
+    """
+    if source.pk == target.pk:
+        return
+    stayed = False
+    with transaction.atomic():
+        for relation in Player._meta.related_objects:
+            if not relation.one_to_many:
+                continue
+            field = relation.field
+            manager = relation.related_model._base_manager
+            try:
+                with transaction.atomic():
+                    manager.filter(**{field.name: source}).update(**{field.name: target})
+            except IntegrityError:
+                stayed = True
+                logger.warning(
+                    "merge of player %s into %s left %s rows behind",
+                    source.pk,
+                    target.pk,
+                    relation.related_model.__name__,
+                )
+        if not stayed:
+            source.delete()
+
+
+@receiver(user_logged_in, dispatch_uid="games.identity.merge_guest_on_login")
+def merge_guest_on_login(sender, request: HttpRequest | None, user, **kwargs) -> None:
+    """A guest who logs in keeps their games: the guest Player joins the account's."""
+    if request is None or not hasattr(request, "session"):
+        return
+    guest = guest_player(request.session)
+    if guest is None:
+        player_for_user(user)
+        return
+    account = Player.objects.filter(user=user).first()
+    if account is None:
+        attach_user(guest, user)
+    else:
+        merge_players(guest, account)
+    request.session[SESSION_PLAYER_KEY] = (account or guest).pk

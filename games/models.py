@@ -1,0 +1,137 @@
+"""Who plays (Player), what they play (Game) and every step they took (Move).
+
+The Move log is the record: replaying it from new_game(variant, seed) gives the position,
+undo history included. Game.state is a snapshot of the engine's full state, kept so pages and
+admins can look at a game without replaying it; Game.seq counts the log's rows.
+"""
+
+import secrets
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+
+MAX_SEED = 2**63 - 1
+NICKNAME_MAX_LENGTH = 24
+
+nickname_validator = RegexValidator(
+    r"^[\w][\w .'\-]*$",
+    "A nickname is letters, digits, spaces and . ' - _, starting with a letter or digit.",
+)
+
+
+def new_public_id() -> str:
+    """A short random id for URLs and frames: 12 URL-safe characters (72 random bits)."""
+    return secrets.token_urlsafe(9)
+
+
+def default_guest_nickname() -> str:
+    return f"Guest-{secrets.randbelow(10_000):04d}"
+
+
+class Variant(models.TextChoices):
+    PENELOPES_WEB = "penelopes-web", "Penelope's Web"
+    EIGHTY_THIEVES = "eighty-thieves", "Eighty Thieves"
+    PENGUIN = "penguin", "Penguin"
+    SPIDERWEB = "spiderweb", "Spiderweb"
+    QUEENIE = "queenie", "Queenie"
+
+
+class Player(models.Model):
+    """Who plays: a guest (no user, id kept in the session) or an account's player."""
+
+    nickname = models.CharField(
+        max_length=NICKNAME_MAX_LENGTH,
+        default=default_guest_nickname,
+        validators=[nickname_validator],
+    )
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="player",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.nickname
+
+    @property
+    def is_guest(self) -> bool:
+        return self.user_id is None
+
+
+class Game(models.Model):
+    """One player's play of one deal: a practice game, a race entry or a daily attempt."""
+
+    class Kind(models.TextChoices):
+        PRACTICE = "practice", "Practice"
+        RACE = "race", "Race"
+        DAILY = "daily", "Daily challenge"
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", "Playing"
+        WON = "won", "Won"
+        STUCK = "stuck", "Stuck"
+        RESIGNED = "resigned", "Resigned"
+
+    public_id = models.CharField(max_length=16, unique=True, default=new_public_id, editable=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="games")
+    variant = models.CharField(max_length=16, choices=Variant.choices)
+    seed = models.BigIntegerField(validators=[MinValueValidator(0), MaxValueValidator(MAX_SEED)])
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.PRACTICE)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    move_count = models.PositiveIntegerField(
+        default=0, help_text="Moves in effect in the current position (undone moves excluded)."
+    )
+    seq = models.PositiveIntegerField(
+        default=0, help_text="Rows in the move log (moves and undos); the last Move's seq."
+    )
+    state = models.JSONField(default=dict, blank=True, help_text="The engine's full to_dict().")
+    start_state = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A position to start from instead of the deal (puzzles, tests); null: the deal.",
+    )
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [
+            models.Index(fields=["player", "variant", "seed", "kind", "status"]),
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.get_variant_display()} #{self.seed} ({self.get_kind_display()}, {self.player})"
+        )
+
+    @property
+    def is_over(self) -> bool:
+        """Won or resigned: no move, undo or autoplay is taken any more."""
+        return self.status in {self.Status.WON, self.Status.RESIGNED}
+
+
+class Move(models.Model):
+    """One row of a game's log: a move in contract notation, or "undo"."""
+
+    UNDO = "undo"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    move = models.CharField(max_length=16)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="unique_move_seq_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.seq}. {self.move}"

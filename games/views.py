@@ -1,0 +1,125 @@
+"""Pages: home, practice play, and who you are (sign up, nickname). Thin: check, then an action."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.db import connection
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods
+
+from games import actions
+from games.engine import VARIANT_INFO, VARIANTS
+from games.forms import NicknameForm, SignUpForm
+from games.identity import attach_user, current_player
+from games.models import MAX_SEED, Game
+
+# Random deals get seeds below a billion: short enough to read out and share.
+RANDOM_SEED_BOUND = 1_000_000_000
+SEED_PATTERN = re.compile(r"[0-9]{1,19}")
+
+
+def check_variant(variant: str) -> dict:
+    """The variant's VARIANT_INFO entry; 404 for an unknown variant."""
+    if variant not in VARIANTS:
+        raise Http404(f"There is no variant called “{variant}”.")
+    return VARIANT_INFO[variant]
+
+
+def check_seed(seed: str) -> int:
+    """The seed as a number; 404 unless it is a whole number from 0 to 2**63 - 1."""
+    if not SEED_PATTERN.fullmatch(seed) or int(seed) > MAX_SEED:
+        raise Http404(f"There is no deal number “{seed}”: deals are numbered 0 to {MAX_SEED}.")
+    return int(seed)
+
+
+def _next_url(request: HttpRequest, default: str) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return default
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    variants = [{"id": variant, **VARIANT_INFO[variant]} for variant in VARIANTS]
+    return render(request, "home.html", {"variants": variants})
+
+
+@require_GET
+def new_deal(request: HttpRequest, variant: str) -> HttpResponse:
+    """A new random deal of the variant: a redirect to its own address, which can be shared."""
+    check_variant(variant)
+    seed = secrets.randbelow(RANDOM_SEED_BOUND)
+    return redirect("play", variant=variant, seed=str(seed))
+
+
+@require_GET
+def play(request: HttpRequest, variant: str, seed: str) -> HttpResponse:
+    """Resume the player's unfinished practice game on this deal, or start one."""
+    info = check_variant(variant)
+    number = check_seed(seed)
+    if str(number) != seed:  # "007" is deal 7: one address per deal
+        return redirect("play", variant=variant, seed=str(number))
+    player = current_player(request)
+    game, _ = actions.do_open_game(player, variant, number, Game.Kind.PRACTICE)
+    board_config = {
+        "game": game.public_id,
+        "variant": variant,
+        "seed": number,
+        "kind": game.kind,
+        "ws_path": "/ws/game/",
+        "variant_name": info["name"],
+        "layout": info,
+    }
+    context = {"game": game, "variant_info": info, "board_config": board_config}
+    return render(request, "games/play.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    """A new account; the guest's Player (and every game it played) becomes the account's."""
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        attach_user(current_player(request), user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(
+            request, f"Welcome, {user.get_username()}! Your games are in your account."
+        )
+        return redirect(_next_url(request, reverse("home")))
+    return render(
+        request, "registration/signup.html", {"form": form, "next": _next_url(request, "")}
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def nickname(request: HttpRequest) -> HttpResponse:
+    """Pick the name others see (guests too)."""
+    player = current_player(request)
+    form = NicknameForm(request.POST or None, instance=player)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, f"You are now “{player.nickname}”.")
+        return redirect(_next_url(request, reverse("home")))
+    return render(
+        request, "registration/nickname.html", {"form": form, "next": _next_url(request, "")}
+    )
+
+
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """For load balancers and compose: the process answers and the database does."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return JsonResponse({"ok": True})
