@@ -1,7 +1,9 @@
 """Every app's websocket routes, in one list that asgi.py routes: add an app's list here."""
 
 from games.routing import websocket_urlpatterns as games_websocket_urlpatterns
+from races.routing import websocket_urlpatterns as races_websocket_urlpatterns
 
 websocket_urlpatterns = [
     *games_websocket_urlpatterns,
+    *races_websocket_urlpatterns,
 ]

@@ -1,0 +1,549 @@
+"""Everything that changes a race (the `do_*` functions), in one transaction each.
+
+Consumers and views parse and check the request's shape, then call one function here. Each
+locks the race row first (so the race's events get consecutive numbers and two requests never
+interleave), asks `races.lifecycle` whether the rules allow it, writes, and appends a numbered
+`RaceEvent`; the event goes to the race's channel group after the commit. Moves are applied by
+the games app's own actions (`do_play_move`, `do_undo`) on the racer's Game, inside the same
+transaction, so a move and the progress it makes are stored together or not at all.
+
+Every function here is synchronous (the ORM); consumers call them through
+`database_sync_to_async`.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import UTC, datetime
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games.actions import GameUpdate, do_create_game, do_play_move, do_undo
+from games.engine import VARIANT_INFO, new_game
+from games.engine import Game as EngineGame
+from games.models import MAX_SEED, Game, Player, Variant
+from games.rankstore import get_rank_store
+from races import lifecycle
+from races.codes import new_code
+from races.lifecycle import Phase, RacerStatus, RaceRuleError
+from races.models import Race, RaceEvent, Racer
+from races.standings import Progress
+
+logger = logging.getLogger(__name__)
+
+WINNABLE_TRIES = 12
+WINNABLE_SECONDS_PER_DEAL = 1.5
+RESULTS_KEEP_S = 24 * 3600
+"""How long a finished race's sorted set stays in the rank store (the database keeps it all)."""
+
+
+# ------------------------------------------------------------------ clocks
+
+
+def epoch_ms(moment: datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def from_epoch_ms(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def since_start_ms(race: Race, moment: datetime) -> int:
+    """Milliseconds on the server's clock from the race start to `moment` (never negative)."""
+    return max(0, int((moment - race.starts_at).total_seconds() * 1000))
+
+
+def phase_of(race: Race, now: datetime | None = None) -> Phase:
+    now = now or timezone.now()
+    return lifecycle.phase(
+        race.status, epoch_ms(race.starts_at), epoch_ms(race.ends_at), epoch_ms(now)
+    )
+
+
+# ------------------------------------------------------------------ reading
+
+
+def racer_of(race: Race, player: Player | None) -> Racer | None:
+    if player is None:
+        return None
+    return race.racers.filter(player=player).first()
+
+
+def total_cards(variant: str) -> int:
+    return 52 * VARIANT_INFO[variant]["decks"]
+
+
+def standings_key(race: Race) -> str:
+    """The race's sorted set (the code too, so a reused row id never meets an old set)."""
+    return f"race:{race.pk}:{race.code}:standings"
+
+
+def standing_member(racer: Racer) -> str:
+    """The racer's member in the sorted set: the row id, zero-padded, so that equal scores
+    (everyone at the start) fall back to the order of joining, as Redis sorts equal scores
+    by member."""
+    return f"{racer.pk:012d}"
+
+
+def progress_of(racer: Racer) -> Progress:
+    return Progress(
+        member=standing_member(racer),
+        cards=racer.cards,
+        reached_ms=racer.cards_at_ms,
+        won_ms=racer.finish_ms if racer.status == RacerStatus.WON else None,
+    )
+
+
+def standings(race: Race) -> list[str]:
+    """Racer ids best first, from the race's sorted set (rebuilt from the rows if it is gone)."""
+    store = get_rank_store()
+    key = standings_key(race)
+    if not store.exists(key):
+        _rebuild_standings(race)
+    ids = {standing_member(r): r.public_id for r in race.racers.only("pk", "public_id")}
+    return [ids[member] for member, _ in store.range(key, 0, -1) if member in ids]
+
+
+def _set_standing(race: Race, racer: Racer) -> None:
+    get_rank_store().set(standings_key(race), standing_member(racer), progress_of(racer).score)
+
+
+def _rebuild_standings(race: Race) -> None:
+    store = get_rank_store()
+    key = standings_key(race)
+    store.delete(key)
+    store.set_many(key, {standing_member(r): progress_of(r).score for r in race.racers.all()})
+
+
+# ------------------------------------------------------------------ events
+
+
+def _emit(race: Race, kind: str, /, **data) -> RaceEvent:
+    """Number and store one event, and send it to the race's sockets after the commit.
+
+    The caller holds the race row lock, so numbers are consecutive and never reused.
+    """
+    race.event_seq += 1
+    Race.objects.filter(pk=race.pk).update(event_seq=race.event_seq)
+    event = RaceEvent.objects.create(
+        race=race, seq=race.event_seq, kind=kind, data=data, at=timezone.now()
+    )
+    group = race.group_name
+    frame = event_frame(event)
+    transaction.on_commit(lambda: broadcast(group, {"type": "race.event", "frame": frame}))
+    return event
+
+
+def event_frame(event: RaceEvent) -> dict:
+    """The frame a socket gets for an event: its kind as `type`, its number as `event`."""
+    return {"type": event.kind, "event": event.seq, **event.data}
+
+
+def broadcast(group: str, message: dict) -> None:
+    """Send to a channel group; a lost message is recovered by the client's resync."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:  # a notification must never undo a committed change
+        logger.exception("could not send to group %s", group)
+
+
+# ------------------------------------------------------------------ the public shapes
+
+
+def racer_dict(racer: Racer, race: Race) -> dict:
+    """A racer as every socket on the race sees them (no game id before the race is over)."""
+    data = {
+        "id": racer.public_id,
+        "name": racer.name,
+        "host": racer.player_id == race.host_id,
+        "ready": racer.ready,
+        "status": racer.status,
+        "cards": racer.cards,
+        "cards_at_ms": racer.cards_at_ms,
+        "moves": racer.moves,
+        "finish_ms": racer.finish_ms,
+        "done_ms": racer.done_ms,
+        "place": racer.place,
+    }
+    if race.is_over and racer.game_id is not None:
+        data["game"] = racer.game.public_id
+    return data
+
+
+def race_dict(race: Race) -> dict:
+    """The race as every socket sees it; the seed only once the race is over."""
+    data = {
+        "code": race.code,
+        "url": race.get_absolute_url(),
+        "variant": race.variant,
+        "variant_name": race.get_variant_display(),
+        "status": race.status,
+        "phase": phase_of(race),
+        "ranked": race.ranked,
+        "winnable": race.winnable,
+        "visibility": race.visibility,
+        "max_players": race.max_players,
+        "time_limit_s": race.time_limit_s,
+        "total_cards": total_cards(race.variant),
+        "starts_at": epoch_ms(race.starts_at),
+        "ends_at": epoch_ms(race.ends_at),
+        "finished_at": epoch_ms(race.finished_at),
+        "rematch": race.rematch.code if race.rematch_id else None,
+    }
+    if race.is_over:
+        data["seed"] = race.seed
+    return data
+
+
+# ------------------------------------------------------------------ creating and joining
+
+
+def random_seed() -> int:
+    return secrets.randbelow(MAX_SEED + 1)
+
+
+def winnable_seed(variant: str) -> int:
+    """A random deal the solver wins within its budget; RaceRuleError if none turns up."""
+    from games.solver import Verdict, solve
+
+    for _ in range(WINNABLE_TRIES):
+        seed = random_seed()
+        result = solve(new_game(variant, seed), max_seconds=WINNABLE_SECONDS_PER_DEAL)
+        if result.verdict == Verdict.WON:
+            return seed
+    raise RaceRuleError(
+        "no_winnable_deal", "no winnable deal was found in time; try again or use a random deal"
+    )
+
+
+def check_race_settings(variant: str, seed: int | None, max_players: int, time_limit_s) -> None:
+    if variant not in Variant.values:
+        raise RaceRuleError("unknown_variant", f"unknown variant {variant!r}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise RaceRuleError("bad_seed", f"a seed is an integer from 0 to {MAX_SEED}")
+    lifecycle.check_max_players(max_players)
+    lifecycle.check_time_limit(time_limit_s)
+
+
+def do_create_race(
+    host: Player,
+    *,
+    variant: str,
+    seed: int | None = None,
+    winnable: bool = False,
+    max_players: int = lifecycle.MAX_PLAYERS,
+    time_limit_s: int | None = None,
+    visibility: str = Race.Visibility.LINK,
+    name: str | None = None,
+    racers: list[tuple[Player, str]] = (),
+) -> Race:
+    """A new race in the lobby with the host in it (and `racers`, for a rematch).
+
+    A seed the host chose makes the race unranked; `winnable` asks the solver for a deal it can
+    win (random deals only). The solver runs before any row is locked.
+    """
+    check_race_settings(variant, seed, max_players, time_limit_s)
+    if visibility not in Race.Visibility.values:
+        raise RaceRuleError("bad_visibility", "visibility is public or link")
+    name = clean_name(name, host)
+    seed_chosen = seed is not None
+    if seed is None:
+        seed = winnable_seed(variant) if winnable else random_seed()
+    for _ in range(20):
+        try:
+            with transaction.atomic():
+                race = Race.objects.create(
+                    code=new_code(),
+                    host=host,
+                    variant=variant,
+                    seed=seed,
+                    seed_chosen=seed_chosen,
+                    winnable=winnable and not seed_chosen,
+                    max_players=max_players,
+                    time_limit_s=time_limit_s,
+                    visibility=visibility,
+                )
+                break
+        except IntegrityError:  # the rare code collision: draw another
+            continue
+    else:  # pragma: no cover - 29**6 codes
+        raise RaceRuleError("server_error", "could not allocate a race code")
+    with transaction.atomic():
+        race = Race.objects.select_for_update().get(pk=race.pk)
+        _add_racer(race, host, name or host.nickname)
+        for player, racer_name in racers:
+            if player.pk != host.pk and race.racers.count() < race.max_players:
+                _add_racer(race, player, racer_name)
+    return race
+
+
+def clean_name(name: str | None, player: Player) -> str:
+    """The nickname to race under: the one given (checked like a Player's), else the player's."""
+    name = (name or "").strip()
+    if not name:
+        return player.nickname
+    try:
+        Player._meta.get_field("nickname").run_validators(name)
+    except ValidationError as exc:
+        raise RaceRuleError("bad_name", " ".join(exc.messages)) from exc
+    return name
+
+
+def _add_racer(race: Race, player: Player, name: str) -> Racer:
+    racer = Racer.objects.create(race=race, player=player, name=name)
+    _set_standing(race, racer)
+    _emit(race, "joined", racer=racer_dict(racer, race), standings=standings(race))
+    return racer
+
+
+def _locked(race: Race) -> Race:
+    """The race row, fresh and locked until the transaction ends."""
+    return Race.objects.select_for_update().get(pk=race.pk)
+
+
+def do_join_race(race: Race, player: Player, name: str | None = None) -> Racer:
+    """Join the lobby (or, already in, be let back in and keep one's place)."""
+    name = clean_name(name, player)
+    with transaction.atomic():
+        race = _locked(race)
+        racer = racer_of(race, player)
+        if racer is not None:
+            return racer
+        lifecycle.check_join(phase_of(race), race.racers.count(), race.max_players)
+        return _add_racer(race, player, name)
+
+
+def do_leave_race(race: Race, player: Player) -> None:
+    """Leave the lobby; the host's role passes on, and an empty lobby is cancelled."""
+    with transaction.atomic():
+        race = _locked(race)
+        racer = racer_of(race, player)
+        lifecycle.check_lobby_action(phase_of(race), racer is not None)
+        racer_id, member = racer.public_id, standing_member(racer)
+        racer.delete()
+        get_rank_store().remove(standings_key(race), member)
+        _emit(race, "left", racer=racer_id, standings=standings(race))
+        if race.host_id == player.pk:
+            successor = race.racers.order_by("joined_at", "pk").first()
+            if successor is None:
+                race.status = Race.Status.CANCELLED
+                race.finished_at = timezone.now()
+                race.save(update_fields=["status", "finished_at"])
+                _emit(race, "cancelled", race=race_dict(race))
+                return
+            race.host_id = successor.player_id
+            race.save(update_fields=["host"])
+            _emit(race, "host", racer=successor.public_id)
+
+
+def do_set_ready(race: Race, player: Player, ready: bool) -> None:
+    """Toggle ready; when every racer (two or more) is ready the race starts."""
+    with transaction.atomic():
+        race = _locked(race)
+        racer = racer_of(race, player)
+        lifecycle.check_lobby_action(phase_of(race), racer is not None)
+        if racer.ready != ready:
+            racer.ready = ready
+            racer.save(update_fields=["ready"])
+            _emit(race, "ready", racer=racer.public_id, ready=ready)
+        if lifecycle.should_autostart(list(race.racers.values_list("ready", flat=True))):
+            _start(race)
+
+
+def do_start_race(race: Race, player: Player) -> None:
+    """The host starts the race (alone, too): the countdown begins on the server's clock."""
+    with transaction.atomic():
+        race = _locked(race)
+        lifecycle.check_start(phase_of(race), race.host_id == player.pk, race.racers.count())
+        _start(race)
+
+
+def _start(race: Race) -> None:
+    starts_ms, ends_ms = lifecycle.plan_start(epoch_ms(timezone.now()), race.time_limit_s)
+    race.starts_at, race.ends_at = from_epoch_ms(starts_ms), from_epoch_ms(ends_ms)
+    race.status = Race.Status.STARTED
+    race.save(update_fields=["status", "starts_at", "ends_at"])
+    for racer in race.racers.select_related("player"):
+        game = do_create_game(racer.player, race.variant, race.seed, kind=Game.Kind.RACE)
+        Game.objects.filter(pk=game.pk).update(started_at=race.starts_at)
+        racer.game = game
+        racer.status = RacerStatus.PLAYING
+        racer.cards = EngineGame.from_dict(game.state).foundation_count()
+        racer.save(update_fields=["game", "status", "cards"])
+    _rebuild_standings(race)
+    _emit(
+        race,
+        "countdown",
+        race=race_dict(race),
+        racers=[racer_dict(r, race) for r in race.racers.all()],
+        standings=standings(race),
+    )
+
+
+# ------------------------------------------------------------------ racing
+
+
+def _playing_racer(race: Race, player: Player | None, now: datetime) -> Racer:
+    racer = racer_of(race, player)
+    lifecycle.check_play(phase_of(race, now), None if racer is None else RacerStatus(racer.status))
+    return racer
+
+
+def do_race_move(race: Race, player: Player | None, move: str, seq: int) -> GameUpdate:
+    """Play one move of the player's race game; the race's progress moves with it."""
+    return _race_act(race, player, lambda game: do_play_move(game, move, seq))
+
+
+def do_race_undo(race: Race, player: Player | None, seq: int) -> GameUpdate:
+    """Take back the racer's last move (a stuck racer plays on)."""
+    return _race_act(race, player, lambda game: do_undo(game, seq))
+
+
+def _race_act(race, player, act) -> GameUpdate:
+    with transaction.atomic():
+        race = _locked(race)
+        now = timezone.now()
+        racer = _playing_racer(race, player, now)
+        update = act(racer.game)
+        if not update.duplicate and update.played:
+            _record_progress(race, racer, update.game, now)
+    return update
+
+
+def _record_progress(race: Race, racer: Racer, game: Game, now: datetime) -> None:
+    cards = EngineGame.from_dict(game.state).foundation_count()
+    if cards != racer.cards:
+        racer.cards = cards
+        racer.cards_at_ms = since_start_ms(race, now)
+    racer.moves = game.move_count
+    racer.status = lifecycle.racer_status_after(
+        won=game.status == Game.Status.WON, stuck=game.status == Game.Status.STUCK
+    )
+    if racer.status == RacerStatus.WON:
+        racer.finish_ms = racer.done_ms = since_start_ms(race, game.finished_at)
+    racer.save(update_fields=["cards", "cards_at_ms", "moves", "status", "finish_ms", "done_ms"])
+    _progress_event(race, racer)
+
+
+def _progress_event(race: Race, racer: Racer) -> None:
+    _set_standing(race, racer)
+    _emit(
+        race,
+        "progress",
+        racer=racer_dict(racer, race),
+        standings=standings(race),
+        at_ms=since_start_ms(race, timezone.now()),
+    )
+    statuses = [RacerStatus(s) for s in race.racers.values_list("status", flat=True)]
+    if lifecycle.is_complete(statuses):
+        _close(race, reason="all_done")
+
+
+def do_resign(race: Race, player: Player | None) -> None:
+    """Give up: the racer's game ends, they rank by the cards they reached."""
+    with transaction.atomic():
+        race = _locked(race)
+        now = timezone.now()
+        racer = _playing_racer(race, player, now)
+        _end_game(racer.game, now)
+        racer.status = RacerStatus.RESIGNED
+        racer.done_ms = since_start_ms(race, now)
+        racer.save(update_fields=["status", "done_ms"])
+        _progress_event(race, racer)
+
+
+def _end_game(game: Game, now: datetime) -> None:
+    """Close a race game that will get no more moves (the games app has no resign action)."""
+    Game.objects.filter(pk=game.pk, status__in=[Game.Status.PLAYING, Game.Status.STUCK]).update(
+        status=Game.Status.RESIGNED, finished_at=now
+    )
+
+
+# ------------------------------------------------------------------ the end
+
+
+def do_close_if_due(race: Race) -> bool:
+    """Close a race whose time is up (the scheduled check, and any late look at it).
+
+    Idempotent: whoever comes first closes it; True if this call did.
+    """
+    with transaction.atomic():
+        race = _locked(race)
+        if phase_of(race) != Phase.OVERTIME:
+            return False
+        _close(race, reason="time_limit")
+        return True
+
+
+def _close(race: Race, reason: str) -> None:
+    now = timezone.now()
+    end = min(now, race.ends_at)
+    for racer in race.racers.select_related("game").filter(
+        status__in=[RacerStatus.PLAYING, RacerStatus.STUCK, RacerStatus.WAITING]
+    ):
+        racer.status = lifecycle.status_at_close(RacerStatus(racer.status))
+        racer.done_ms = since_start_ms(race, end)
+        racer.save(update_fields=["status", "done_ms"])
+        if racer.game is not None:
+            _end_game(racer.game, end)
+    _rebuild_standings(race)
+    order = standings(race)
+    places = {racer_id: place for place, racer_id in enumerate(order, 1)}
+    for racer in race.racers.all():
+        racer.place = places.get(racer.public_id)
+        racer.save(update_fields=["place"])
+    race.status = Race.Status.FINISHED
+    race.finished_at = now
+    race.save(update_fields=["status", "finished_at"])
+    get_rank_store().expire(standings_key(race), RESULTS_KEEP_S)
+    _emit(
+        race,
+        "finished",
+        reason=reason,
+        race=race_dict(race),
+        racers=[racer_dict(r, race) for r in race.racers.select_related("game")],
+        standings=order,
+    )
+
+
+def do_rematch(race: Race, player: Player) -> Race:
+    """The same racers on a new deal, in a new lobby; everyone on the old race is sent there.
+
+    One click from any racer once the race is over; later clicks (anyone's) find the same
+    rematch. The new race is made before the old one is locked (the solver may take a moment);
+    if someone else's click linked a rematch meanwhile, ours is dropped and theirs returned.
+    """
+    race.refresh_from_db()
+    if race.rematch_id is None:
+        racer = racer_of(race, player)
+        if racer is None:
+            raise RaceRuleError("not_in_race", "only the race's racers can ask for a rematch")
+        if not race.is_over:
+            raise RaceRuleError("race_not_over", "a rematch comes after the race")
+        new = do_create_race(
+            player,
+            variant=race.variant,
+            winnable=race.winnable,
+            max_players=race.max_players,
+            time_limit_s=race.time_limit_s,
+            visibility=race.visibility,
+            name=racer.name,
+            racers=[(r.player, r.name) for r in race.racers.select_related("player")],
+        )
+        with transaction.atomic():
+            race = _locked(race)
+            if race.rematch_id is None:
+                race.rematch = new
+                race.save(update_fields=["rematch"])
+                _emit(race, "rematch", code=new.code, url=new.get_absolute_url())
+                return new
+        new.delete()
+    return Race.objects.get(pk=race.rematch_id)

@@ -1,0 +1,265 @@
+"""/ws/race/<code>/: one race, live, for its racers and its spectators (docs/protocol.md, "Races").
+
+On connect the socket gets a `snapshot` (or, when the URL says `?since=N`, the events after N);
+then every race event, numbered. A racer also gets their own board (`state`, `ack`); a
+spectator gets every racer's board (`board`) once the race runs. The consumer parses frames
+(races/messages.py), calls races/actions.py, and only serialises; every refusal is an `error`
+frame that changes nothing and leaves the socket open.
+
+Events reach the socket through the channel layer, which may drop or reorder them: the
+consumer numbers what it has sent, and on a gap reads the missing events from the database
+(the record) before sending the new one, so a socket never skips an event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import IntegrityError
+
+from games import actions as game_actions
+from games.consumers import CLOSE_FLOOD
+from games.frames import error_frame, game_frame, pong_frame
+from games.messages import BadFrame, Ping
+from games.ratelimit import FrameBudget, Verdict
+from races import actions, snapshots
+from races.codes import normalize_code
+from races.lifecycle import RaceRuleError
+from races.messages import (
+    TYPES,
+    Join,
+    Leave,
+    RaceMove,
+    RaceUndo,
+    Ready,
+    Rematch,
+    Resign,
+    Start,
+    Sync,
+    parse,
+)
+from races.models import Race
+
+logger = logging.getLogger(__name__)
+
+CLOSE_NOT_FOUND = 4004
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class RaceConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.race: Race | None = None
+        self.timers: list[asyncio.Task] = []
+        self.budget = FrameBudget()
+        self.last_event = 0
+        self.seq_sent = -1
+        self.games: dict[str, str] = {}
+        self.racer_id: str | None = None
+        await self.accept()
+        code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
+        view = await database_sync_to_async(snapshots.connect)(code, self.scope)
+        if view is None:
+            await self.send_frame(error_frame("not_found", "there is no race with this code"))
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.race, self.player = view.race, view.player
+        await self.channel_layer.group_add(self.race.group_name, self.channel_name)
+        since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
+        await self.sync(int(since) if since and since.isdigit() else None)
+
+    async def disconnect(self, code: int) -> None:
+        for task in self.timers:
+            task.cancel()
+        if self.race is not None:
+            await self.channel_layer.group_discard(self.race.group_name, self.channel_name)
+        for public_id in self.games:
+            await self.channel_layer.group_discard(f"game.{public_id}", self.channel_name)
+
+    # ------------------------------------------------------------------ incoming frames
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.race is None:
+            return
+        verdict = self.budget.charge()
+        if verdict is Verdict.FLOOD:
+            await self.close(code=CLOSE_FLOOD)
+            return
+        if verdict is Verdict.LIMITED:
+            limit, window = self.budget.limit, self.budget.window
+            await self.send_frame(
+                error_frame("rate_limited", f"more than {limit} frames in {window:g} s; slow down")
+            )
+            return
+        ref = None
+        try:
+            message = parse(text_data, bytes_data)
+            ref = TYPES[type(message)]
+            await self.dispatch_message(message)
+        except BadFrame as exc:
+            await self.send_frame(error_frame(exc.code, exc.reason, exc.ref))
+        except (RaceRuleError, game_actions.ActionError) as exc:
+            await self.send_frame(error_frame(exc.code, exc.reason, ref))
+            if isinstance(exc, game_actions.StaleSeq | game_actions.GameOver):
+                await self.send_board("state")
+        except Exception:
+            logger.exception("server error on /ws/race/ (%s)", ref)
+            await self.send_frame(
+                error_frame("server_error", "something went wrong on the server; try again", ref)
+            )
+
+    async def dispatch_message(self, message) -> None:
+        run = database_sync_to_async
+        race = self.race
+        if isinstance(message, Ping):
+            await self.send_frame(pong_frame(message.t))
+        elif isinstance(message, Sync):
+            await self.sync(message.since)
+        elif isinstance(message, Join):
+            await run(actions.do_join_race)(race, self.need_player(), message.name)
+        elif isinstance(message, Leave):
+            await run(actions.do_leave_race)(race, self.need_player())
+        elif isinstance(message, Ready):
+            await run(actions.do_set_ready)(race, self.need_player(), message.ready)
+        elif isinstance(message, Start):
+            await run(actions.do_start_race)(race, self.need_player())
+        elif isinstance(message, RaceMove | RaceUndo):
+            await self.play(message)
+        elif isinstance(message, Resign):
+            await run(actions.do_resign)(race, self.player)
+        elif isinstance(message, Rematch):
+            new = await run(actions.do_rematch)(race, self.need_player())
+            await self.send_frame(
+                {"type": "rematch", "code": new.code, "url": new.get_absolute_url()}
+            )
+
+    def need_player(self):
+        if self.player is None:
+            raise RaceRuleError("not_in_race", "you are not in this race; join it first")
+        return self.player
+
+    async def play(self, message) -> None:
+        run = database_sync_to_async
+        try:
+            if isinstance(message, RaceMove):
+                update = await run(actions.do_race_move)(
+                    self.race, self.player, message.move, message.seq
+                )
+            else:
+                update = await run(actions.do_race_undo)(self.race, self.player, message.seq)
+        except IntegrityError:
+            # Another process wrote this seq first: the client is behind; resync its board.
+            await self.send_board("state")
+            return
+        await self.send_update("state" if update.duplicate else "ack", update)
+
+    # ------------------------------------------------------------------ resync
+
+    async def sync(self, since: int | None) -> None:
+        """A full snapshot, or the events after `since` (and the racer's board) when they are few."""
+        view = await database_sync_to_async(snapshots.catch_up)(self.race, self.player, since)
+        await self.follow(view)
+        if view.events is None:
+            self.last_event = view.snapshot["event"]
+            await self.send_frame(view.snapshot)
+        else:
+            for frame in view.events:
+                await self.send_event(frame)
+        if view.board is not None:
+            await self.send_update("state", view.board)
+        for frame in view.boards:
+            await self.send_frame(frame)
+        self.schedule(view)
+
+    async def follow(self, view: snapshots.CatchUp) -> None:
+        """Take in who this socket is now, and join the groups of the games it shows."""
+        self.race, self.racer_id = view.race, view.racer_id
+        for public_id, racer_id in view.games.items():
+            if public_id not in self.games:
+                await self.channel_layer.group_add(f"game.{public_id}", self.channel_name)
+            self.games[public_id] = racer_id
+
+    def schedule(self, view) -> None:
+        """Timers on the server's clock: show the board at the start, close the race at its end."""
+        for task in self.timers:
+            task.cancel()
+        self.timers = []
+        if view.starts_at_ms is not None and view.starts_at_ms > now_ms():
+            self.timers.append(asyncio.ensure_future(self.at(view.starts_at_ms, self.on_start)))
+        if view.ends_at_ms is not None:
+            self.timers.append(asyncio.ensure_future(self.at(view.ends_at_ms + 50, self.on_end)))
+
+    async def at(self, when_ms: int, callback) -> None:
+        await asyncio.sleep(max(0, when_ms - now_ms()) / 1000)
+        await callback()
+
+    async def on_start(self) -> None:
+        await self.sync(self.last_event)
+
+    async def on_end(self) -> None:
+        await database_sync_to_async(actions.do_close_if_due)(self.race)
+
+    # ------------------------------------------------------------------ outgoing frames
+
+    async def send_frame(self, frame: dict) -> None:
+        frame.setdefault("now", now_ms())
+        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
+
+    async def send_event(self, frame: dict) -> None:
+        if frame["event"] <= self.last_event:
+            return
+        self.last_event = frame["event"]
+        await self.send_frame(dict(frame))
+
+    async def send_update(self, frame_type: str, update: game_actions.GameUpdate) -> None:
+        self.seq_sent = update.game.seq
+        await self.send_frame(game_frame(frame_type, update))
+
+    async def send_board(self, frame_type: str) -> None:
+        update = await database_sync_to_async(snapshots.own_board)(self.race, self.player)
+        if update is not None:
+            await self.send_update(frame_type, update)
+
+    # ------------------------------------------------------------------ group messages
+
+    async def race_event(self, message: dict) -> None:
+        """A numbered race event; missing ones before it are read from the database first."""
+        frame = message["frame"]
+        if frame["event"] <= self.last_event:
+            return
+        if frame["event"] > self.last_event + 1:
+            missed = await database_sync_to_async(snapshots.events_between)(
+                self.race, self.last_event, frame["event"]
+            )
+            for earlier in missed:
+                await self.send_event(earlier)
+        await self.send_event(frame)
+        if frame["type"] in ("countdown", "finished", "cancelled", "joined", "left"):
+            # The start, the end or a change of racers: new games to follow, new timers.
+            view = await database_sync_to_async(snapshots.catch_up)(
+                self.race, self.player, self.last_event
+            )
+            await self.follow(view)
+            for board in view.boards:
+                await self.send_frame(board)
+            self.schedule(view)
+
+    async def game_changed(self, message: dict) -> None:
+        """A board changed: the racer's own (another tab), or a racer's that a spectator watches."""
+        frame = message["frame"]
+        racer_id = self.games.get(frame.get("game"))
+        if racer_id is None:
+            return
+        if racer_id != self.racer_id:
+            await self.send_frame(snapshots.spectator_board(frame, racer_id))
+        elif frame["seq"] > self.seq_sent:
+            self.seq_sent = frame["seq"]
+            await self.send_frame(dict(frame))

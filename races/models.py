@@ -1,0 +1,141 @@
+"""A race (one deal, one clock, up to eight racers), its racers, and its numbered event log.
+
+Each racer plays their own `games.Game` (kind "race") on the race's deal, so the move log,
+replays and the admin come from the games app. The race keeps what is about the race: who is
+in, the clock (`starts_at`, `ends_at`), each racer's progress, and `RaceEvent` rows: every
+event sent to the race's sockets, numbered, so a client that missed some asks for them again
+and the results chart is drawn from the record, not from memory.
+"""
+
+from django.db import models
+from django.urls import reverse
+
+from games.models import MAX_SEED, Variant, new_public_id
+from races.lifecycle import MAX_PLAYERS, RacerStatus, RaceStatus
+
+
+class Race(models.Model):
+    class Status(models.TextChoices):
+        LOBBY = RaceStatus.LOBBY, "In the lobby"
+        STARTED = RaceStatus.STARTED, "Started"
+        FINISHED = RaceStatus.FINISHED, "Finished"
+        CANCELLED = RaceStatus.CANCELLED, "Cancelled"
+
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "Public (listed on /races/)"
+        LINK = "link", "Only by link or code"
+
+    code = models.CharField(max_length=6, unique=True, help_text="The short code to type.")
+    host = models.ForeignKey("games.Player", on_delete=models.CASCADE, related_name="hosted_races")
+    variant = models.CharField(max_length=16, choices=Variant.choices)
+    seed = models.BigIntegerField(help_text="Secret until the race is over.")
+    seed_chosen = models.BooleanField(
+        default=False, help_text="The host picked the seed: the race is unranked."
+    )
+    winnable = models.BooleanField(default=False, help_text="The solver found a win for the deal.")
+    max_players = models.PositiveSmallIntegerField(default=MAX_PLAYERS)
+    time_limit_s = models.PositiveIntegerField(null=True, blank=True)
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.LINK)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY)
+    created_at = models.DateTimeField(auto_now_add=True)
+    starts_at = models.DateTimeField(null=True, blank=True)
+    ends_at = models.DateTimeField(
+        null=True, blank=True, help_text="The time limit, or the cap for races without one."
+    )
+    finished_at = models.DateTimeField(null=True, blank=True)
+    event_seq = models.PositiveIntegerField(default=0, help_text="The last event's number.")
+    rematch = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["visibility", "status", "created_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(seed__gte=0) & models.Q(seed__lte=MAX_SEED),
+                name="race_seed_in_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Race {self.code} ({self.get_variant_display()}, {self.get_status_display()})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("races:race", args=[self.code])
+
+    @property
+    def ranked(self) -> bool:
+        return not self.seed_chosen
+
+    @property
+    def is_over(self) -> bool:
+        return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
+
+    @property
+    def group_name(self) -> str:
+        """The channel group of every socket on this race (racers and spectators)."""
+        return f"race.{self.code}"
+
+
+class Racer(models.Model):
+    """One player in one race, with their progress (the leaderboard is built from these)."""
+
+    class Status(models.TextChoices):
+        WAITING = RacerStatus.WAITING, "Waiting"
+        PLAYING = RacerStatus.PLAYING, "Playing"
+        STUCK = RacerStatus.STUCK, "Stuck"
+        WON = RacerStatus.WON, "Finished"
+        RESIGNED = RacerStatus.RESIGNED, "Resigned"
+        OUT_OF_TIME = RacerStatus.OUT_OF_TIME, "Out of time"
+
+    public_id = models.CharField(max_length=16, unique=True, default=new_public_id, editable=False)
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="racers")
+    player = models.ForeignKey("games.Player", on_delete=models.CASCADE, related_name="racers")
+    name = models.CharField(max_length=24, help_text="The nickname shown in this race.")
+    game = models.OneToOneField(
+        "games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="racer"
+    )
+    joined_at = models.DateTimeField(auto_now_add=True)
+    ready = models.BooleanField(default=False)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.WAITING)
+    cards = models.PositiveSmallIntegerField(default=0, help_text="Cards on foundations now.")
+    cards_at_ms = models.PositiveIntegerField(
+        default=0, help_text="When the current count was reached, ms from the start."
+    )
+    moves = models.PositiveIntegerField(default=0)
+    finish_ms = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The winning time: from the start to the winning move."
+    )
+    done_ms = models.PositiveIntegerField(
+        null=True, blank=True, help_text="When the racer won, resigned or ran out of time."
+    )
+    place = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Final place.")
+
+    class Meta:
+        ordering = ["joined_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["race", "player"], name="one_racer_per_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} in {self.race.code}"
+
+
+class RaceEvent(models.Model):
+    """One numbered event of a race, exactly as it was sent to the race's sockets."""
+
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=16)
+    data = models.JSONField()
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["race", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["race", "seq"], name="unique_event_seq_per_race"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.race.code} #{self.seq} {self.kind}"

@@ -1,0 +1,67 @@
+"""A finished race's results: the standings table and the chart's data, from the record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from races.actions import since_start_ms, total_cards
+from races.chart import Chart, build_chart
+from races.models import Race, RaceEvent, Racer
+
+
+@dataclass(frozen=True)
+class Row:
+    place: int | None
+    name: str
+    status: str
+    time: str | None
+    moves: int
+    cards: int
+    replay: str | None
+
+
+def clock(ms: int | None) -> str | None:
+    """A race time as m:ss.t."""
+    if ms is None:
+        return None
+    minutes, rest = divmod(ms, 60_000)
+    return f"{minutes}:{rest // 1000:02d}.{rest % 1000 // 100}"
+
+
+def rows(race: Race) -> list[Row]:
+    racers = race.racers.select_related("game").order_by("place", "joined_at")
+    return [
+        Row(
+            place=r.place,
+            name=r.name,
+            status=r.get_status_display(),
+            time=clock(r.finish_ms if r.status == Racer.Status.WON else r.done_ms),
+            moves=r.moves,
+            cards=r.cards,
+            replay=f"/replay/{r.game.public_id}/" if r.game_id else None,
+        )
+        for r in racers
+    ]
+
+
+def series(race: Race) -> dict[str, list[tuple[int, int]]]:
+    """Per racer id, every (ms from the start, cards) at which the count changed, in order."""
+    points: dict[str, list[tuple[int, int]]] = {}
+    events = RaceEvent.objects.filter(race=race, kind__in=["countdown", "progress"]).order_by("seq")
+    for event in events:
+        racers = event.data["racers"] if event.kind == "countdown" else [event.data["racer"]]
+        for racer in racers:
+            line = points.setdefault(racer["id"], [])
+            if not line or line[-1][1] != racer["cards"]:
+                line.append((racer["cards_at_ms"], racer["cards"]))
+    return points
+
+
+def chart(race: Race) -> Chart | None:
+    if race.starts_at is None:
+        return None
+    lines = series(race)
+    racers = race.racers.order_by("place", "joined_at")
+    end_ms = since_start_ms(race, min(race.finished_at, race.ends_at))
+    data = [(r.name, lines.get(r.public_id, [])) for r in racers]
+    return build_chart(data, total_cards(race.variant), end_ms)

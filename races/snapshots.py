@@ -1,0 +1,126 @@
+"""What one socket on a race is shown: a snapshot, the events it missed, the boards it may see.
+
+A racer sees every racer's progress and only their own board; a spectator sees every racer's
+board (the player view) once the race runs; nobody sees a game id or the seed before the race
+is over. Reading only (the one write is closing a race whose time is up, on the way in).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.utils import timezone
+
+from games import actions as game_actions
+from games.frames import game_frame
+from games.identity import player_from_scope
+from games.models import Player
+from races import actions
+from races.actions import epoch_ms, phase_of, race_dict, racer_dict, racer_of, standings
+from races.lifecycle import Phase
+from races.models import Race, RaceEvent, Racer
+
+MAX_CATCH_UP = 200
+"""A client further behind than this many events gets a fresh snapshot instead."""
+
+
+@dataclass
+class Connection:
+    race: Race
+    player: Player | None
+
+
+@dataclass
+class CatchUp:
+    """What a socket is sent on connect or `sync`, and what it should follow afterwards."""
+
+    race: Race
+    racer_id: str | None
+    snapshot: dict | None = None
+    events: list[dict] | None = None
+    board: game_actions.GameUpdate | None = None
+    boards: list[dict] = field(default_factory=list)
+    games: dict[str, str] = field(default_factory=dict)
+    """Game public id -> racer id, for every game whose changes this socket is shown."""
+    starts_at_ms: int | None = None
+    ends_at_ms: int | None = None
+
+    @property
+    def game_groups(self) -> list[str]:
+        return [f"game.{public_id}" for public_id in self.games]
+
+
+def connect(code: str | None, scope) -> Connection | None:
+    race = Race.objects.filter(code=code).first() if code else None
+    if race is None:
+        return None
+    return Connection(race=race, player=player_from_scope(scope))
+
+
+def snapshot(race: Race, player: Player | None) -> dict:
+    """Everything a socket shows about the race, as of its last event."""
+    racer = racer_of(race, player)
+    return {
+        "type": "snapshot",
+        "event": race.event_seq,
+        "race": race_dict(race),
+        "racers": [racer_dict(r, race) for r in race.racers.select_related("game")],
+        "standings": standings(race),
+        "you": {
+            "racer": racer.public_id if racer else None,
+            "host": player is not None and race.host_id == player.pk,
+            "name": racer.name if racer else (player.nickname if player else None),
+        },
+    }
+
+
+def events_between(race: Race, after: int, before: int | None = None) -> list[dict]:
+    """The event frames numbered after `after` (and before `before`), in order."""
+    rows = RaceEvent.objects.filter(race=race, seq__gt=after)
+    if before is not None:
+        rows = rows.filter(seq__lt=before)
+    return [actions.event_frame(e) for e in rows.order_by("seq")]
+
+
+def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
+    """A snapshot, or the events after `since` when the client is only a little behind."""
+    race = Race.objects.get(pk=race.pk)
+    if phase_of(race) == Phase.OVERTIME and actions.do_close_if_due(race):
+        race.refresh_from_db()
+    racer = racer_of(race, player)
+    view = CatchUp(race=race, racer_id=racer.public_id if racer else None)
+    if since is not None and since <= race.event_seq and race.event_seq - since <= MAX_CATCH_UP:
+        view.events = events_between(race, since)
+    else:
+        view.snapshot = snapshot(race, player)
+    if race.status == Race.Status.STARTED:
+        view.starts_at_ms, view.ends_at_ms = epoch_ms(race.starts_at), epoch_ms(race.ends_at)
+    if race.starts_at is None or timezone.now() < race.starts_at:
+        return view
+    if racer is not None:
+        if racer.game_id is not None:
+            view.board = game_actions.get_game_update(racer.game)
+            view.games[racer.game.public_id] = racer.public_id
+    else:
+        for other in race.racers.select_related("game").exclude(game=None):
+            view.games[other.game.public_id] = other.public_id
+            view.boards.append(board_frame(game_actions.get_game_update(other.game), other))
+    return view
+
+
+def board_frame(update: game_actions.GameUpdate, racer: Racer) -> dict:
+    """A racer's board as a spectator sees it: the player view, without the game's id."""
+    return spectator_board(game_frame("state", update), racer.public_id)
+
+
+def spectator_board(state: dict, racer_id: str) -> dict:
+    """A `state` frame of some racer's game turned into the `board` frame spectators get."""
+    keep = ("seq", "played", "view", "status", "moves", "elapsed_ms")
+    return {"type": "board", "racer": racer_id, **{k: state[k] for k in keep}}
+
+
+def own_board(race: Race, player: Player | None) -> game_actions.GameUpdate | None:
+    racer = racer_of(race, player)
+    if racer is None or racer.game_id is None or timezone.now() < race.starts_at:
+        return None
+    return game_actions.get_game_update(racer.game)

@@ -1,0 +1,148 @@
+"""Race pages: the public list, setting a race up, the live page, joining, results, rematch.
+
+Thin: parse and check, then one action; everything live happens over /ws/race/<code>/.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from games.engine import VARIANT_INFO
+from games.identity import current_player
+from races import actions, results
+from races.codes import normalize_code
+from races.forms import DealChoice, JoinForm, RaceForm
+from races.lifecycle import Phase, RaceRuleError
+from races.models import Race
+
+LIST_SIZE = 30
+
+
+def get_race(code: str) -> Race:
+    """The race with this code (typed any way); 404 otherwise. Closes it if its time is up."""
+    race = Race.objects.filter(code=normalize_code(code) or "").first()
+    if race is None:
+        raise Http404("There is no race with this code.")
+    if actions.phase_of(race) == Phase.OVERTIME:
+        actions.do_close_if_due(race)
+        race.refresh_from_db()
+    return race
+
+
+@require_GET
+def race_list(request: HttpRequest) -> HttpResponse:
+    """Public races to join or watch, and recent results."""
+    public = Race.objects.filter(visibility=Race.Visibility.PUBLIC).prefetch_related("racers")
+    context = {
+        "open_races": public.filter(status=Race.Status.LOBBY)[:LIST_SIZE],
+        "running_races": public.filter(status=Race.Status.STARTED)[:LIST_SIZE],
+        "finished_races": public.filter(status=Race.Status.FINISHED).order_by("-finished_at")[
+            :LIST_SIZE
+        ],
+    }
+    return render(request, "races/list.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def race_new(request: HttpRequest) -> HttpResponse:
+    player = current_player(request)
+    form = RaceForm(request.POST or None, initial={"name": player.nickname})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            race = actions.do_create_race(
+                player,
+                variant=data["variant"],
+                seed=data["seed"] if data["deal"] == DealChoice.SEED else None,
+                winnable=data["deal"] == DealChoice.WINNABLE,
+                max_players=data["max_players"],
+                time_limit_s=data["time_limit"],
+                visibility=data["visibility"],
+                name=data["name"] or None,
+            )
+        except RaceRuleError as exc:
+            form.add_error(None, exc.reason)
+        else:
+            return redirect(race)
+    return render(request, "races/new.html", {"form": form})
+
+
+@require_GET
+def join_by_code(request: HttpRequest) -> HttpResponse:
+    """The short code typed in: off to that race's page."""
+    code = normalize_code(request.GET.get("code", ""))
+    race = Race.objects.filter(code=code).first() if code else None
+    if race is None:
+        messages.error(request, "No race has that code; check it and try again.")
+        return redirect("races:list")
+    return redirect(race)
+
+
+@require_GET
+def race_page(request: HttpRequest, code: str) -> HttpResponse:
+    """The live page: lobby, countdown, race, for racers and spectators alike."""
+    race = get_race(code)
+    if code != race.code:
+        return redirect(race)
+    player = current_player(request)
+    racer = actions.racer_of(race, player)
+    info = VARIANT_INFO[race.variant]
+    config = {
+        "code": race.code,
+        "ws_path": f"/ws/race/{race.code}/",
+        "variant": race.variant,
+        "variant_name": info["name"],
+        "layout": info,
+        "results_url": f"{race.get_absolute_url()}results/",
+    }
+    context = {
+        "race": race,
+        "racer": racer,
+        "config": config,
+        "join_form": JoinForm(initial={"name": player.nickname}),
+        "can_join": racer is None and race.status == Race.Status.LOBBY,
+    }
+    return render(request, "races/race.html", context)
+
+
+@require_POST
+def race_join(request: HttpRequest, code: str) -> HttpResponse:
+    race = get_race(code)
+    form = JoinForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(form.errors.get("name", ["Check your nickname."])))
+        return redirect(race)
+    try:
+        actions.do_join_race(race, current_player(request), form.cleaned_data["name"])
+    except RaceRuleError as exc:
+        messages.error(request, exc.reason)
+    return redirect(race)
+
+
+@require_GET
+def race_results(request: HttpRequest, code: str) -> HttpResponse:
+    race = get_race(code)
+    if not race.is_over:
+        return redirect(race)
+    player = current_player(request, create=False)
+    context = {
+        "race": race,
+        "rows": results.rows(race),
+        "chart": results.chart(race),
+        "is_racer": actions.racer_of(race, player) is not None,
+    }
+    return render(request, "races/results.html", context)
+
+
+@require_POST
+def race_rematch(request: HttpRequest, code: str) -> HttpResponse:
+    race = get_race(code)
+    try:
+        new = actions.do_rematch(race, current_player(request))
+    except RaceRuleError as exc:
+        messages.error(request, exc.reason)
+        return redirect("races:results", code=race.code)
+    return redirect(new)

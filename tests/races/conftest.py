@@ -1,0 +1,174 @@
+"""Race fixtures: racers with their own browser sessions, races, and race sockets.
+
+`race_socket` connects through the real ASGI application (origin check, session, auth) like
+the games app's `connect`, and checks at the end of the test that no frame any socket got
+showed a hidden card (boards are checked against the record at their seq) or, before the race
+was over, the race's seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.test import Client
+
+from games.models import Player
+from races import actions, lifecycle
+from races.models import Race, Racer
+
+
+def _shared_conftest():
+    """tests/conftest.py as a module (its helpers, not its fixtures): both conftest files are
+    top-level `conftest` modules to Python, so a plain import would find this one."""
+    path = Path(__file__).resolve().parent.parent / "conftest.py"
+    spec = importlib.util.spec_from_file_location("tests_shared_conftest", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_shared = _shared_conftest()
+RecordingCommunicator = _shared.RecordingCommunicator
+check_frame_hides_cards = _shared.check_frame_hides_cards
+log_in_as_guest = _shared.log_in_as_guest
+
+ORIGIN = b"http://localhost"
+FAST_COUNTDOWN_MS = 300
+
+
+@pytest.fixture
+def fast_countdown(monkeypatch):
+    """Races in tests count down in 0.3 s, not 3 s (the clock logic is the same)."""
+    monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", FAST_COUNTDOWN_MS)
+
+
+@pytest.fixture
+def make_client(db):
+    """make_client("Ann") -> a test client whose session is a new guest player of that name."""
+
+    def make(nickname: str) -> Client:
+        client = Client()
+        player = Player.objects.create(nickname=nickname)
+        log_in_as_guest(client, player)
+        client.player = player
+        return client
+
+    return make
+
+
+@pytest.fixture
+def make_race(db):
+    """make_race(host_client, **settings) -> a race in the lobby, hosted by that client's player."""
+
+    def make(host: Client, **kwargs) -> Race:
+        kwargs.setdefault("variant", "penelopes-web")
+        return actions.do_create_race(host.player, **kwargs)
+
+    return make
+
+
+class RaceSocket(RecordingCommunicator):
+    """A race socket that sorts what arrives: `expect(type)` skips to the next frame of a type."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.seen: list[dict] = []
+
+    async def next(self, timeout: float = 3) -> dict:
+        frame = await self.receive_json_from(timeout)
+        self.seen.append(frame)
+        return frame
+
+    async def expect(self, frame_type: str, timeout: float = 3, **match) -> dict:
+        """The next frame of this type (and these field values); frames before it are kept."""
+        while True:
+            frame = await self.next(timeout)
+            if frame["type"] == frame_type and all(frame.get(k) == v for k, v in match.items()):
+                return frame
+
+    async def request(self, frame: dict, reply: str, **match) -> dict:
+        await self.send_json_to(frame)
+        return await self.expect(reply, **match)
+
+    async def error(self, frame: dict) -> dict:
+        """Send a frame that must be refused; the error frame."""
+        return await self.request(frame, "error")
+
+    async def quiet(self, timeout: float = 0.2) -> None:
+        """Nothing more arrives (within the timeout)."""
+        assert await self.receive_nothing(timeout), await self.receive_from()
+
+    async def board(self) -> dict:
+        """Wait for this racer's board (a `state` frame), as sent at the start."""
+        return await self.expect("state")
+
+
+@pytest.fixture
+async def race_socket(sent_frames):
+    """race_socket(client, code, since=None) -> a connected RaceSocket (None client: anonymous)."""
+    from solitaire_site.asgi import application
+
+    opened: list[RaceSocket] = []
+
+    async def open_socket(
+        client: Client | None, code: str, since: int | None = None, origin=ORIGIN
+    ):
+        headers = [(b"origin", origin)] if origin else []
+        if client is not None:
+            cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+            headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()))
+        path = f"/ws/race/{code}/" + (f"?since={since}" if since is not None else "")
+        socket = RaceSocket(application, path, headers=headers, log=sent_frames)
+        connected, _ = await socket.connect()
+        assert connected
+        opened.append(socket)
+        return socket
+
+    yield open_socket
+    for socket in opened:
+        await socket.disconnect()
+    await sync_to_async(assert_nothing_secret)(sent_frames)
+
+
+def assert_nothing_secret(frames: list[str]) -> None:
+    """No hidden card in any board; no race's seed before that race was over."""
+    for text in frames:
+        frame = json.loads(text)
+        if frame["type"] == "board":
+            racer = Racer.objects.select_related("game").get(public_id=frame["racer"])
+            check_frame_hides_cards(json.dumps({**frame, "game": racer.game.public_id}))
+        elif "view" in frame:
+            check_frame_hides_cards(text)
+        race_data = frame.get("race") or {}
+        if race_data.get("status") not in ("finished", "cancelled"):
+            assert "seed" not in race_data, text
+    for race in Race.objects.all():
+        for text in frames:
+            frame = json.loads(text)
+            over = (frame.get("race") or {}).get("status") in ("finished", "cancelled")
+            if frame.get("type") != "finished" and not over:
+                assert str(race.seed) not in text, f"seed of {race.code} in {text[:200]}"
+
+
+async def wait_until(moment_ms: int) -> None:
+    """Sleep until the server's clock (the same machine's here) reaches `moment_ms`."""
+    delay = moment_ms - actions.epoch_ms(actions.timezone.now())
+    if delay > 0:
+        await asyncio.sleep(delay / 1000 + 0.02)
+
+
+@pytest.fixture
+def run():
+    """run(fn, *args) -> the result of a sync (ORM) call from an async test."""
+
+    async def call(fn, *args, **kwargs):
+        return await database_sync_to_async(fn)(*args, **kwargs)
+
+    return call

@@ -1,0 +1,307 @@
+"""The race over its websocket, from the lobby to the results (docs/protocol.md, "Races")."""
+
+import time
+
+import pytest
+
+from games.models import Game
+from races.models import Race, RaceEvent, Racer
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_countdown")]
+
+
+@pytest.fixture
+def ann(make_client):
+    return make_client("Ann")
+
+
+@pytest.fixture
+def bob(make_client):
+    return make_client("Bob")
+
+
+@pytest.fixture
+async def lobby(ann, bob, make_race, race_socket, run):
+    """Ann's race with Ann and Bob in the lobby, each on a socket, past their snapshots."""
+    race = await run(make_race, ann, time_limit_s=60)
+    ann_socket = await race_socket(ann, race.code)
+    await ann_socket.expect("snapshot")
+    bob_socket = await race_socket(bob, race.code)
+    await bob_socket.expect("snapshot")
+    await bob_socket.request({"type": "join", "name": "Bobby"}, "joined")
+    await ann_socket.expect("joined")
+    return race, ann_socket, bob_socket
+
+
+@pytest.fixture
+async def running(lobby):
+    """The lobby's race started and running; both racers have their boards."""
+    race, ann_socket, bob_socket = lobby
+    await ann_socket.request({"type": "start"}, "countdown")
+    await bob_socket.expect("countdown")
+    ann_board = await ann_socket.board()
+    bob_board = await bob_socket.board()
+    return race, (ann_socket, ann_board), (bob_socket, bob_board)
+
+
+async def test_the_host_gets_a_lobby_snapshot(ann, make_race, race_socket, run):
+    """A new race's snapshot: the lobby, the host in it as host, no seed, event 1 (the join)."""
+    race = await run(make_race, ann)
+    socket = await race_socket(ann, race.code)
+    snap = await socket.expect("snapshot")
+    assert snap["event"] == 1
+    assert snap["race"]["status"] == "lobby" and snap["race"]["code"] == race.code
+    assert "seed" not in snap["race"]
+    assert [r["name"] for r in snap["racers"]] == ["Ann"]
+    assert snap["racers"][0]["host"] and snap["you"]["host"]
+    assert snap["you"]["racer"] == snap["racers"][0]["id"]
+    assert isinstance(snap["now"], int)
+
+
+async def test_an_unknown_code_is_refused_and_closed(ann, race_socket):
+    """A socket on a race that does not exist gets `not_found` and is closed."""
+    socket = await race_socket(ann, "ZZZZZZ")
+    assert (await socket.expect("error"))["code"] == "not_found"
+    assert (await socket.receive_output(1))["type"] == "websocket.close"
+
+
+async def test_joining_is_seen_by_everyone(lobby):
+    """A join is a numbered event to every socket, with the racer's chosen name."""
+    race, ann_socket, bob_socket = lobby
+    joined = [f for f in ann_socket.seen if f["type"] == "joined"][-1]
+    assert joined["event"] == 2 and joined["racer"]["name"] == "Bobby"
+    assert joined["standings"] == [r["id"] for r in bob_socket.seen[0]["racers"]] + [
+        joined["racer"]["id"]
+    ]
+
+
+async def test_ready_toggles_reach_everyone(lobby):
+    """Ready on, ready off: both sockets see both events."""
+    race, ann_socket, bob_socket = lobby
+    on = await bob_socket.request({"type": "ready", "ready": True}, "ready")
+    assert on["ready"] is True
+    assert (await ann_socket.expect("ready"))["racer"] == on["racer"]
+    off = await bob_socket.request({"type": "ready", "ready": False}, "ready")
+    assert off["ready"] is False and off["event"] == on["event"] + 1
+
+
+async def test_everyone_ready_starts_the_countdown(lobby):
+    """Two racers both ready: the race counts down without the host pressing start."""
+    race, ann_socket, bob_socket = lobby
+    await bob_socket.request({"type": "ready"}, "ready")
+    await ann_socket.request({"type": "ready"}, "countdown")
+    countdown = await bob_socket.expect("countdown")
+    assert countdown["race"]["status"] == "started"
+    assert countdown["race"]["starts_at"] > countdown["now"] - 50
+
+
+async def test_only_the_host_starts(lobby):
+    """Bob may not start Ann's race."""
+    race, ann_socket, bob_socket = lobby
+    assert (await bob_socket.error({"type": "start"}))["code"] == "not_host"
+
+
+async def test_countdown_carries_the_servers_clock(lobby):
+    """`starts_at` is the server's epoch ms, and every frame carries the server's `now`."""
+    race, ann_socket, bob_socket = lobby
+    before = int(time.time() * 1000)
+    countdown = await ann_socket.request({"type": "start"}, "countdown")
+    after = int(time.time() * 1000)
+    assert before <= countdown["now"] <= after
+    assert before + 300 <= countdown["race"]["starts_at"] <= after + 300
+    assert countdown["race"]["ends_at"] - countdown["race"]["starts_at"] == 60_000
+
+
+async def test_no_board_and_no_move_before_the_start(lobby):
+    """During the countdown a move is refused (`not_started`) and no board has been sent."""
+    race, ann_socket, bob_socket = lobby
+    await ann_socket.request({"type": "start"}, "countdown")
+    error = await ann_socket.error({"type": "move", "move": "t0-t1", "seq": 0})
+    assert error["code"] == "not_started"
+    assert not [f for f in ann_socket.seen if f["type"] == "state"]
+    board = await ann_socket.board()
+    assert board["now"] >= (await _race(race)).starts_at.timestamp() * 1000
+
+
+async def _race(race):
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(Race.objects.get)(pk=race.pk)
+
+
+async def test_both_racers_get_the_same_deal(running):
+    """Everyone plays the same deal: the boards are equal at the start."""
+    race, (ann_socket, ann_board), (bob_socket, bob_board) = running
+    assert ann_board["view"] == bob_board["view"]
+    assert ann_board["seq"] == 0 and ann_board["legal"]
+
+
+async def test_a_move_is_acked_and_becomes_progress_for_everyone(running):
+    """The mover gets `ack` with the new board; everyone gets a `progress` event."""
+    race, (ann_socket, ann_board), (bob_socket, _) = running
+    move = ann_board["legal"][0]
+    ack = await ann_socket.request({"type": "move", "move": move, "seq": 0}, "ack")
+    assert ack["seq"] == 1 and ack["played"] == [move]
+    progress = await bob_socket.expect("progress")
+    assert progress["racer"]["name"] == "Ann" and progress["racer"]["moves"] == 1
+    assert progress["racer"]["status"] in ("playing", "stuck")
+    assert set(progress["standings"]) == {progress["racer"]["id"], _bob_id(bob_socket)}
+    assert "view" not in progress and "game" not in progress["racer"]
+
+
+def _bob_id(socket) -> str:
+    return next(f for f in socket.seen if f["type"] == "snapshot")["you"]["racer"] or next(
+        f["racer"]["id"] for f in socket.seen if f["type"] == "joined"
+    )
+
+
+async def test_a_racer_never_sees_an_opponents_board(running):
+    """Bob gets Ann's progress but no board of hers."""
+    race, (ann_socket, ann_board), (bob_socket, _) = running
+    await ann_socket.request({"type": "move", "move": ann_board["legal"][0], "seq": 0}, "ack")
+    await bob_socket.expect("progress")
+    await bob_socket.quiet()
+    assert not [f for f in bob_socket.seen if f["type"] in ("board", "ack")]
+    assert len([f for f in bob_socket.seen if f["type"] == "state"]) == 1
+
+
+async def test_an_illegal_move_changes_nothing(running):
+    """The engine's refusal comes back as `illegal_move`; no progress event is sent."""
+    race, (ann_socket, ann_board), (bob_socket, _) = running
+    bad = next(m for m in ("t0-t1", "t1-t0", "t2-t3") if m not in ann_board["legal"])
+    error = await ann_socket.error({"type": "move", "move": bad, "seq": 0})
+    assert error["code"] == "illegal_move" and error["ref"] == "move"
+    await bob_socket.quiet()
+
+
+async def test_a_resent_move_is_not_applied_twice(running):
+    """The same move at the same seq again is answered with the board, not replayed."""
+    race, (ann_socket, ann_board), (bob_socket, _) = running
+    move = ann_board["legal"][0]
+    await ann_socket.request({"type": "move", "move": move, "seq": 0}, "ack")
+    again = await ann_socket.request({"type": "move", "move": move, "seq": 0}, "state")
+    assert again["seq"] == 1
+    await bob_socket.expect("progress")
+    await bob_socket.quiet()
+
+
+async def test_a_move_ahead_of_the_game_is_stale(running):
+    """A seq the game has not reached is refused with `stale_seq` and the board is resent."""
+    race, (ann_socket, ann_board), _ = running
+    error = await ann_socket.error({"type": "move", "move": ann_board["legal"][0], "seq": 5})
+    assert error["code"] == "stale_seq"
+    assert (await ann_socket.expect("state"))["seq"] == 0
+
+
+async def test_undo_takes_back_and_counts_as_progress(running):
+    """An undo is acked and reported (moves go back down)."""
+    race, (ann_socket, ann_board), (bob_socket, _) = running
+    await ann_socket.request({"type": "move", "move": ann_board["legal"][0], "seq": 0}, "ack")
+    ack = await ann_socket.request({"type": "undo", "seq": 1}, "ack")
+    assert ack["seq"] == 2 and ack["played"] == ["undo"] and ack["moves"] == 0
+    await bob_socket.expect("progress")
+    assert (await bob_socket.expect("progress"))["racer"]["moves"] == 0
+
+
+async def test_a_spectator_cannot_move(running, make_client, race_socket, run):
+    """A socket that is not racing gets `not_in_race` for a move."""
+    race, _, _ = running
+    watcher = await race_socket(await run(make_client, "Cat"), race.code)
+    await watcher.expect("snapshot")
+    error = await watcher.error({"type": "move", "move": "t0-t1", "seq": 0})
+    assert error["code"] == "not_in_race"
+
+
+async def test_nobody_joins_a_started_race(running, make_client, race_socket, run):
+    """Joining after the start is refused with `race_started`."""
+    race, _, _ = running
+    late = await race_socket(await run(make_client, "Dan"), race.code)
+    await late.expect("snapshot")
+    assert (await late.error({"type": "join"}))["code"] == "race_started"
+
+
+async def test_resigning_everyone_finishes_the_race(running, run):
+    """When every racer has resigned the race is finished: places, the seed, game ids."""
+    race, (ann_socket, ann_board), (bob_socket, _) = running
+    await ann_socket.request({"type": "move", "move": ann_board["legal"][0], "seq": 0}, "ack")
+    await ann_socket.expect("progress")
+    resigned = await ann_socket.request({"type": "resign"}, "progress")
+    assert resigned["racer"]["status"] == "resigned" and resigned["racer"]["name"] == "Ann"
+    finished = await bob_socket.request({"type": "resign"}, "finished")
+    assert finished["reason"] == "all_done"
+    assert finished["race"]["status"] == "finished"
+    stored = await run(Race.objects.get, pk=race.pk)
+    assert finished["race"]["seed"] == stored.seed
+    assert sorted(r["place"] for r in finished["racers"]) == [1, 2]
+    assert all(r["status"] == "resigned" and r["game"] for r in finished["racers"])
+    assert (await ann_socket.expect("finished"))["event"] == finished["event"]
+
+
+async def test_moves_after_the_finish_are_refused(running):
+    """Once the race is over nobody moves (`race_over`)."""
+    race, (ann_socket, ann_board), (bob_socket, _) = running
+    await ann_socket.request({"type": "resign"}, "progress")
+    await bob_socket.request({"type": "resign"}, "finished")
+    error = await ann_socket.error({"type": "move", "move": ann_board["legal"][0], "seq": 0})
+    assert error["code"] == "race_over"
+
+
+async def test_a_resigned_racer_cannot_play_on(running):
+    """After resigning, moves are refused with `already_finished`; the others play on."""
+    race, (ann_socket, ann_board), (bob_socket, bob_board) = running
+    await ann_socket.request({"type": "resign"}, "progress")
+    error = await ann_socket.error({"type": "move", "move": ann_board["legal"][0], "seq": 0})
+    assert error["code"] == "already_finished"
+    await bob_socket.request({"type": "move", "move": bob_board["legal"][0], "seq": 0}, "ack")
+
+
+async def test_the_time_limit_closes_the_race_on_the_servers_clock(
+    ann, make_race, race_socket, run, monkeypatch
+):
+    """At `ends_at` the server closes the race by itself: unfinished racers ran out of time."""
+    from races import lifecycle
+
+    monkeypatch.setattr(lifecycle, "MIN_TIME_LIMIT_S", 1)
+    race = await run(make_race, ann, time_limit_s=1)
+    socket = await race_socket(ann, race.code)
+    await socket.expect("snapshot")
+    await socket.request({"type": "start"}, "countdown")
+    board = await socket.board()
+    await socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    finished = await socket.expect("finished", timeout=4)
+    assert finished["reason"] == "time_limit"
+    [racer] = finished["racers"]
+    assert racer["status"] == "out_of_time" and racer["place"] == 1
+    assert racer["done_ms"] == 1000
+    game = await run(Game.objects.get, public_id=racer["game"])
+    assert game.status == Game.Status.RESIGNED
+
+
+async def test_events_are_numbered_and_stored(running, run):
+    """Every event a socket got is stored with the same number and content."""
+    race, (ann_socket, ann_board), _ = running
+    await ann_socket.request({"type": "move", "move": ann_board["legal"][0], "seq": 0}, "ack")
+    await ann_socket.expect("progress")
+    frames = [f for f in ann_socket.seen if "event" in f and f["type"] != "snapshot"]
+    numbers = [f["event"] for f in frames]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    stored = await run(lambda: list(RaceEvent.objects.filter(race=race).order_by("seq")))
+    assert [e.seq for e in stored] == list(range(1, len(stored) + 1))
+    by_seq = {e.seq: e for e in stored}
+    for frame in frames:
+        event = by_seq[frame["event"]]
+        assert event.kind == frame["type"]
+        assert {k: v for k, v in frame.items() if k not in ("type", "event", "now")} == event.data
+
+
+async def test_racer_rows_track_progress(running, run):
+    """The racer's row holds the moves and cards the last progress event showed."""
+    race, (ann_socket, ann_board), _ = running
+    await ann_socket.request({"type": "move", "move": ann_board["legal"][0], "seq": 0}, "ack")
+    progress = await ann_socket.expect("progress")
+    row = await run(Racer.objects.get, public_id=progress["racer"]["id"])
+    assert (row.moves, row.cards, row.status) == (
+        progress["racer"]["moves"],
+        progress["racer"]["cards"],
+        progress["racer"]["status"],
+    )
