@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 SEED_MASK = (1 << 63) - 1
-MAX_CANDIDATES = 12
-SOLVER_MAX_NODES = 200_000
+MAX_CANDIDATES = 8
+SOLVER_MAX_NODES = 100_000
 
 # A prover answers "won" (with the winning moves), "lost" or "unknown" for (variant, seed).
 Proof = tuple[str, list[str]]

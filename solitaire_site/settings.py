@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "channels",
     "games",
     "races",
+    "daily",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,134 @@
+"""Everything that changes the daily challenge: picking a day's deal, starting an attempt,
+resigning it, and keeping each attempt's result (and the boards) in step with its game.
+
+Views and consumers call these; the game itself is played through games.actions like any other.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from daily import dealpick
+from daily.models import DailyAttempt, DailyChallenge
+from daily.scoring import cards_home
+from games.actions import do_create_game, elapsed_ms
+from games.models import Game, Player
+
+
+class AttemptRefused(Exception):
+    """A start or resign that is not allowed; the message says why."""
+
+
+def get_challenge(
+    variant: str, day: dt.date, prover: dealpick.Prover | None = None
+) -> DailyChallenge:
+    """The day's challenge for a variant, picked and stored the first time anyone asks.
+
+    Picking may run the solver for a while: ``manage.py precompute_daily`` does it ahead of time.
+    Two servers picking at once agree on the deal (it is a pure function), and the unique
+    constraint keeps one row.
+    """
+    found = DailyChallenge.objects.filter(variant=variant, day=day).first()
+    if found is not None:
+        return found
+    pick = dealpick.pick_deal(variant, day, prover or dealpick.default_prover())
+    try:
+        with transaction.atomic():
+            return DailyChallenge.objects.create(
+                variant=variant,
+                day=day,
+                seed=pick.seed,
+                candidate=pick.candidate,
+                proof=pick.verdict,
+                solution=pick.moves,
+            )
+    except IntegrityError:
+        return DailyChallenge.objects.get(variant=variant, day=day)
+
+
+def can_rank(player: Player, challenge: DailyChallenge, now: dt.datetime) -> bool:
+    """A ranked attempt is an account's first start of the challenge, on the challenge's day."""
+    return (
+        not player.is_guest
+        and dealpick.utc_day(now) == challenge.day
+        and not DailyAttempt.objects.filter(
+            challenge=challenge, player=player, ranked=True
+        ).exists()
+    )
+
+
+def start_attempt(
+    player: Player,
+    challenge: DailyChallenge,
+    ghost: Game | None = None,
+    now: dt.datetime | None = None,
+) -> tuple[DailyAttempt, bool]:
+    """The player's attempt to play now; (attempt, created).
+
+    An unfinished attempt is resumed (the ranked one first), so a reload or a second tab never
+    starts another clock. Otherwise a new game is dealt and its clock starts now: ranked if the
+    player may still rank today (an account's first), practice otherwise. A ghost race is always
+    practice.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        # One start at a time per player: two tabs starting at once get one attempt.
+        Player.objects.select_for_update().filter(pk=player.pk).first()
+        unfinished = (
+            DailyAttempt.objects.filter(challenge=challenge, player=player, ghost=ghost)
+            .exclude(game__status__in=[Game.Status.WON, Game.Status.RESIGNED])
+            .select_related("game")
+            .order_by("-ranked", "-created_at")
+            .first()
+        )
+        if unfinished is not None:
+            return unfinished, False
+        ranked = ghost is None and can_rank(player, challenge, now)
+        game = do_create_game(player, challenge.variant, challenge.seed, kind=Game.Kind.DAILY)
+        attempt = DailyAttempt.objects.create(
+            challenge=challenge, player=player, game=game, ranked=ranked, ghost=ghost
+        )
+        sync_attempt(attempt, game, record=True)
+    return attempt, True
+
+
+def do_resign(attempt: DailyAttempt) -> DailyAttempt:
+    """End an unfinished attempt where it stands (a stuck game, or giving up)."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=attempt.game_id)
+        if game.is_over:
+            raise AttemptRefused(f"the game is already {game.get_status_display().lower()}")
+        game.status = Game.Status.RESIGNED
+        game.finished_at = timezone.now()
+        game.save(update_fields=["status", "finished_at"])  # daily/signals.py syncs the attempt
+    attempt.refresh_from_db()
+    return attempt
+
+
+def sync_attempt(attempt: DailyAttempt, game: Game, record: bool = False) -> None:
+    """Bring an attempt's result in step with its game, and its boards after the commit.
+
+    Called whenever a daily game's row is saved (daily/signals.py), whatever saved it, so a
+    move played through any socket or view reaches the boards. ``record`` puts a ranked attempt
+    on its boards even if nothing changed (a fresh start).
+    """
+    fields = []
+    home = cards_home(game.state or {})
+    if home != attempt.foundations:
+        attempt.foundations = home
+        attempt.foundations_ms = elapsed_ms(game)
+        fields += ["foundations", "foundations_ms"]
+    elapsed = elapsed_ms(game) if game.is_over and game.finished_at is not None else None
+    if elapsed != attempt.elapsed_ms:
+        attempt.elapsed_ms = elapsed
+        fields.append("elapsed_ms")
+    if fields:
+        attempt.save(update_fields=fields)
+    if attempt.ranked and (fields or record):
+        from daily import leaderboard
+
+        attempt_pk = attempt.pk
+        transaction.on_commit(lambda: leaderboard.record_attempt(attempt_pk))

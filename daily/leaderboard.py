@@ -1,0 +1,198 @@
+"""The live boards: sorted sets in the rank store (Redis), an index of the database.
+
+Each board is one sorted set (member: player id, score: daily/scoring.py, lowest first) plus a
+marker key that says "this board was built from the database". Reading a board whose marker is
+missing (Redis restarted empty, flushed, or the marker aged out) rebuilds it from the database
+first. Writes go straight to the set after each commit. The marker lives ``MARKER_TTL`` seconds,
+so a write lost while Redis was unreachable is mended at the next rebuild at the latest. If the
+store cannot be reached at all, boards are read straight from the database.
+
+``manage.py rebuild_leaderboards`` rebuilds every board at once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from dataclasses import dataclass
+
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from daily import standings
+from daily.boards import ALL_TIME, DAILY, Board
+from daily.scoring import shared_ranks
+from games.rankstore import MemoryRankStore, RankStore, get_rank_store
+
+logger = logging.getLogger(__name__)
+
+KEY_PREFIX = "lb"  # tests give each run its own prefix
+MARKER_TTL = 600  # seconds a built board is trusted before the next read rebuilds it
+PAST_DAY_TTL = 8 * 24 * 3600  # a past day's board leaves Redis this long after its day ends
+BUILT = "built"
+
+
+def key(board: Board) -> str:
+    return f"{KEY_PREFIX}:{board.name}"
+
+
+def marker_key(board: Board) -> str:
+    return f"{KEY_PREFIX}:{board.name}:built"
+
+
+def _day_ttl(board: Board) -> int | None:
+    """Seconds a daily board stays in Redis: until PAST_DAY_TTL after its day ends."""
+    if board.kind != DAILY:
+        return None
+    end = dt.datetime.combine(board.day + dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
+    return max(60, int((end - timezone.now()).total_seconds()) + PAST_DAY_TTL)
+
+
+# ------------------------------------------------------------------ writing
+
+
+def rebuild(board: Board, store: RankStore | None = None) -> int:
+    """Make a board equal to the database's standings; the number of entries."""
+    store = store or get_rank_store()
+    wanted = standings.scores(board)
+    k = key(board)
+    store.set_many(k, wanted)
+    for member, _ in store.range(k, 0, -1):
+        if member not in wanted:
+            store.remove(k, member)
+    ttl = _day_ttl(board)
+    if ttl is not None and wanted:
+        store.expire(k, ttl)
+    store.set(marker_key(board), BUILT, time.time())
+    store.expire(marker_key(board), min(MARKER_TTL, ttl or MARKER_TTL))
+    return len(wanted)
+
+
+def ensure_built(board: Board, store: RankStore) -> None:
+    """Rebuild a board from the database if the store has no marker for it."""
+    if not store.exists(marker_key(board)):
+        rebuild(board, store)
+
+
+def _write(board: Board, player_id: int, store: RankStore) -> None:
+    """Put one player's current score (from the database) on a board, or take them off it."""
+    member = str(player_id)
+    score = standings.scores(board, players=[player_id]).get(member)
+    if score is None:
+        store.remove(key(board), member)
+        return
+    store.set(key(board), member, score)
+    ttl = _day_ttl(board)
+    if ttl is not None:
+        store.expire(key(board), ttl)
+
+
+def record_attempt(attempt_pk: int, store: RankStore | None = None) -> None:
+    """After a ranked attempt changed: its daily board, and the player's all-time boards.
+
+    Called after the commit. A failure here loses nothing: the database has the result and the
+    board is rebuilt from it when its marker ages out.
+    """
+    from daily.models import DailyAttempt
+
+    attempt = DailyAttempt.objects.select_related("challenge").filter(pk=attempt_pk).first()
+    if attempt is None or not attempt.ranked:
+        return
+    store = store or get_rank_store()
+    challenge = attempt.challenge
+    boards = [Board(DAILY, challenge.variant, challenge.day)]
+    if attempt.elapsed_ms is not None:
+        boards += [Board(kind, challenge.variant) for kind in ALL_TIME]
+    try:
+        for board in boards:
+            _write(board, attempt.player_id, store)
+    except Exception:
+        logger.exception("could not update the boards of attempt %s", attempt_pk)
+
+
+# ------------------------------------------------------------------ reading
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int  # 1-based; equal scores share a rank
+    position: int  # 0-based place in the board's order
+    member: str
+    score: float
+
+    @property
+    def player_id(self) -> int:
+        return int(self.member)
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    board: Board
+    page: int
+    per_page: int
+    total: int
+    rows: list[Row]
+    player_row: Row | None  # the asked-for player's row, wherever it is on the board
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def player_page(self) -> int | None:
+        return None if self.player_row is None else self.player_row.position // self.per_page + 1
+
+
+def _shared_rank(store: RankStore, k: str, position: int, score: float) -> int:
+    """The 1-based rank of the entry at ``position``: that of the first entry with its score."""
+    low, high = 0, position
+    while low < high:
+        mid = (low + high) // 2
+        (_, mid_score), *_ = store.range(k, mid, mid)
+        if mid_score < score:
+            low = mid + 1
+        else:
+            high = mid
+    return low + 1
+
+
+def _read(board: Board, page: int, per_page: int, player_id: int | None, store) -> BoardPage:
+    k = key(board)
+    start = (page - 1) * per_page
+    entries = store.range(k, start, start + per_page - 1)
+    rows: list[Row] = []
+    if entries:
+        first = _shared_rank(store, k, start, entries[0][1])
+        ranks = shared_ranks([s for _, s in entries], start, first)
+        rows = [
+            Row(rank, start + i, member, score)
+            for i, ((member, score), rank) in enumerate(zip(entries, ranks, strict=True))
+        ]
+    player_row = None
+    if player_id is not None:
+        member = str(player_id)
+        position = store.rank(k, member)
+        if position is not None:
+            score = store.score(k, member)
+            player_row = Row(_shared_rank(store, k, position, score), position, member, score)
+    return BoardPage(board, page, per_page, store.count(k), rows, player_row)
+
+
+def read_page(
+    board: Board,
+    page: int = 1,
+    per_page: int = 25,
+    player_id: int | None = None,
+    store: RankStore | None = None,
+) -> BoardPage:
+    """One page of a board (1-based) and, if asked, one player's row wherever it is."""
+    store = store or get_rank_store()
+    try:
+        ensure_built(board, store)
+        return _read(board, page, per_page, player_id, store)
+    except (RedisError, OSError):
+        logger.exception("the rank store failed; reading %s from the database", board.name)
+        fallback = MemoryRankStore()
+        fallback.set_many(key(board), standings.scores(board))
+        return _read(board, page, per_page, player_id, fallback)

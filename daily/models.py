@@ -1,0 +1,91 @@
+"""The daily challenge: one deal per variant per UTC day, and every attempt at it.
+
+The database is the record. The live boards in Redis (daily/leaderboard.py) are an index built
+from these rows and rebuilt from them whenever Redis has lost them.
+"""
+
+from django.db import models
+from django.urls import reverse
+
+from games.models import Game, Player, Variant
+
+
+class DailyChallenge(models.Model):
+    """A day's deal for one variant, picked once by daily.dealpick and cached here."""
+
+    class Proof(models.TextChoices):
+        WON = "won", "Proved winnable"
+        UNKNOWN = "unknown", "Not proved (solver budget or solver absent)"
+        LOST = "lost", "Every candidate proved lost"
+
+    variant = models.CharField(max_length=16, choices=Variant.choices)
+    day = models.DateField(help_text="The UTC day on which this deal is the challenge.")
+    seed = models.BigIntegerField(help_text="Secret until a player's ranked game is over.")
+    candidate = models.PositiveSmallIntegerField(
+        help_text="Which candidate seed of the day's sequence was taken."
+    )
+    proof = models.CharField(max_length=8, choices=Proof.choices)
+    solution = models.JSONField(
+        default=list, blank=True, help_text="The solver's winning line (never sent to players)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-day", "variant"]
+        constraints = [
+            models.UniqueConstraint(fields=["variant", "day"], name="one_daily_deal_per_variant"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_variant_display()} {self.day.isoformat()}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("daily:board", args=[self.variant, self.day.isoformat()])
+
+
+class DailyAttempt(models.Model):
+    """One play of a day's deal: the ranked one (first, by an account) or a practice one."""
+
+    challenge = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="attempts")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="daily_attempts")
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="daily_attempt")
+    ranked = models.BooleanField(
+        default=False, help_text="The player's first attempt of the day with an account."
+    )
+    ghost = models.ForeignKey(
+        Game,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="A recorded run raced against (ghost races).",
+    )
+    foundations = models.PositiveSmallIntegerField(
+        default=0, help_text="Cards on the foundations now."
+    )
+    foundations_ms = models.BigIntegerField(
+        default=0, help_text="Milliseconds into the attempt when that count was reached."
+    )
+    elapsed_ms = models.BigIntegerField(
+        null=True, blank=True, help_text="Time from start to the finish, once over."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["challenge", "player"],
+                condition=models.Q(ranked=True),
+                name="one_ranked_daily_attempt",
+            ),
+        ]
+        indexes = [models.Index(fields=["challenge", "ranked"])]
+
+    def __str__(self) -> str:
+        kind = "ranked" if self.ranked else "practice"
+        return f"{self.player} on {self.challenge} ({kind})"
+
+    @property
+    def won(self) -> bool:
+        return self.game.status == Game.Status.WON

@@ -1,0 +1,114 @@
+"""Fixtures for the daily challenge: players, challenges, and a private key prefix per test."""
+
+import datetime as dt
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from daily import dealpick, leaderboard
+from daily.actions import get_challenge
+from daily.models import DailyAttempt
+from games.identity import player_for_user
+from games.models import Game, Player
+from games.rankstore import RedisRankStore, get_rank_store
+
+
+@pytest.fixture(autouse=True)
+def board_prefix(monkeypatch):
+    """Every test writes its boards under its own prefix, so runs never see each other's."""
+    prefix = f"test:daily:{uuid.uuid4().hex}"
+    monkeypatch.setattr(leaderboard, "KEY_PREFIX", prefix)
+    yield prefix
+    store = get_rank_store()
+    if isinstance(store, RedisRankStore):
+        for key in store.redis.scan_iter(f"{prefix}:*"):
+            store.redis.delete(key)
+
+
+@pytest.fixture
+def flush_boards(board_prefix):
+    """What Redis coming back empty looks like to one test: every key under its prefix gone."""
+
+    def flush() -> None:
+        store = get_rank_store()
+        if isinstance(store, RedisRankStore):
+            for key in store.redis.scan_iter(f"{board_prefix}:*"):
+                store.redis.delete(key)
+        else:
+            for key in [k for k in store._sets if k.startswith(board_prefix + ":")]:
+                store.delete(key)
+
+    return flush
+
+
+@pytest.fixture
+def today():
+    return dealpick.utc_day(timezone.now())
+
+
+@pytest.fixture
+def make_account(db):
+    counter = iter(range(1, 10_000))
+
+    def make(name: str | None = None) -> Player:
+        user = get_user_model().objects.create_user(name or f"player{next(counter)}")
+        return player_for_user(user)
+
+    return make
+
+
+@pytest.fixture
+def account(make_account):
+    return make_account("alice")
+
+
+@pytest.fixture
+def guest(db):
+    return Player.objects.create(nickname="Guest-0001")
+
+
+@pytest.fixture
+def make_challenge(db, today):
+    """A day's challenge picked without the solver (candidate 0), unless a prover is given."""
+
+    def make(variant: str = "penguin", day: dt.date | None = None, prover=None):
+        return get_challenge(variant, day or today, prover or dealpick.unproved_prover)
+
+    return make
+
+
+@pytest.fixture
+def challenge(make_challenge):
+    return make_challenge()
+
+
+@pytest.fixture
+def solved_challenge(make_challenge):
+    """Today's Penguin challenge, picked by the real solver: it comes with a winning line."""
+    made = make_challenge("penguin", prover=dealpick.solver_prover(max_nodes=20_000))
+    assert made.proof == "won" and made.solution
+    return made
+
+
+@pytest.fixture
+def set_result():
+    """Give a ranked attempt a result directly in the database, then put it on its boards."""
+
+    def set_result(attempt: DailyAttempt, *, won_ms=None, cards: int = 0, ms: int = 0):
+        game = attempt.game
+        if won_ms is not None:
+            Game.objects.filter(pk=game.pk).update(
+                status=Game.Status.WON,
+                finished_at=game.started_at + dt.timedelta(milliseconds=won_ms),
+            )
+            DailyAttempt.objects.filter(pk=attempt.pk).update(elapsed_ms=won_ms)
+        else:
+            DailyAttempt.objects.filter(pk=attempt.pk).update(foundations=cards, foundations_ms=ms)
+        leaderboard.record_attempt(attempt.pk)
+        attempt.refresh_from_db()
+        attempt.game.refresh_from_db()
+        return attempt
+
+    return set_result
