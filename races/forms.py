@@ -45,7 +45,9 @@ class NameField(forms.CharField):
 
 class RaceForm(forms.Form):
     variant = forms.ChoiceField(choices=[(v, VARIANT_INFO[v]["name"]) for v in VARIANTS])
-    deal = forms.ChoiceField(choices=DealChoice.choices, initial=DealChoice.RANDOM)
+    deal = forms.ChoiceField(
+        choices=DealChoice.choices, initial=DealChoice.RANDOM, widget=forms.RadioSelect
+    )
     seed = forms.IntegerField(min_value=0, max_value=MAX_SEED, required=False, label="Deal number")
     max_players = forms.TypedChoiceField(
         choices=[(n, n) for n in range(2, lifecycle.MAX_PLAYERS + 1)],

@@ -172,3 +172,28 @@ def run():
         return await database_sync_to_async(fn)(*args, **kwargs)
 
     return call
+
+
+@pytest.fixture
+def no_countdown(monkeypatch):
+    """Races start the moment they are started (for tests that drive the actions directly)."""
+    monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", 0)
+
+
+@pytest.fixture
+def finished_race(make_client, make_race, no_countdown):
+    """A finished two-player race: Ann played a move and resigned, then Bob resigned."""
+    from games.actions import get_game_update
+
+    ann, bob = make_client("Ann"), make_client("Bob")
+    race = make_race(ann, time_limit_s=300)
+    actions.do_join_race(race, bob.player)
+    actions.do_start_race(race, ann.player)
+    ann_racer = race.racers.get(player=ann.player)
+    move = get_game_update(ann_racer.game).legal[0]
+    actions.do_race_move(race, ann.player, move, 0)
+    actions.do_resign(race, ann.player)
+    actions.do_resign(race, bob.player)
+    race.refresh_from_db()
+    race.clients = (ann, bob)
+    return race

@@ -1,0 +1,120 @@
+// What a race page knows about its race, kept by applying the server's frames in order.
+//
+//   const model = new RaceModel();
+//   model.apply(frame);     // a snapshot or a numbered event; returns false for a gap
+//   model.rows();           // the standings, best first, with each racer's data
+//
+// The server numbers its events (`event`); a frame whose number is not the next one is a gap,
+// and the page asks for what it missed (reconnecting with ?since=N or sending `sync`).
+// Pure data: no DOM here, so the rules of the model are the same everywhere it is used.
+
+export const STATUS_LABELS = {
+  waiting: "Waiting",
+  playing: "Playing",
+  stuck: "Stuck",
+  won: "Finished",
+  resigned: "Resigned",
+  out_of_time: "Out of time",
+};
+
+/** A race time as m:ss (with tenths when asked). */
+export function clock(ms, tenths = false) {
+  if (ms === null || ms === undefined) return "";
+  const total = Math.max(0, ms);
+  const minutes = Math.floor(total / 60000);
+  const seconds = Math.floor((total % 60000) / 1000);
+  const base = `${minutes}:${String(seconds).padStart(2, "0")}`;
+  return tenths ? `${base}.${Math.floor((total % 1000) / 100)}` : base;
+}
+
+export class RaceModel {
+  constructor() {
+    this.race = null;
+    this.racers = new Map();
+    this.standings = [];
+    this.you = { racer: null, host: false, name: null };
+    this.event = 0;
+  }
+
+  get loaded() {
+    return this.race !== null;
+  }
+
+  get me() {
+    return this.you.racer ? this.racers.get(this.you.racer) || null : null;
+  }
+
+  /** Apply one frame; false when it is an event that does not follow the last one (a gap). */
+  apply(frame) {
+    if (frame.type === "snapshot") {
+      this.race = frame.race;
+      this.racers = new Map(frame.racers.map((r) => [r.id, r]));
+      this.standings = frame.standings;
+      this.you = frame.you;
+      this.event = frame.event;
+      return true;
+    }
+    if (typeof frame.event !== "number") return true;
+    if (frame.event <= this.event) return true; // already applied
+    if (!this.loaded || frame.event !== this.event + 1) return false;
+    this.applyEvent(frame);
+    this.event = frame.event;
+    return true;
+  }
+
+  applyEvent(frame) {
+    switch (frame.type) {
+      case "joined":
+        this.racers.set(frame.racer.id, frame.racer);
+        break;
+      case "left":
+        this.racers.delete(frame.racer);
+        if (this.you.racer === frame.racer) this.you = { ...this.you, racer: null, host: false };
+        break;
+      case "host":
+        for (const [id, racer] of this.racers) this.racers.set(id, { ...racer, host: id === frame.racer });
+        if (this.you.racer) this.you = { ...this.you, host: this.you.racer === frame.racer };
+        break;
+      case "ready": {
+        const racer = this.racers.get(frame.racer);
+        if (racer) this.racers.set(frame.racer, { ...racer, ready: frame.ready });
+        break;
+      }
+      case "progress":
+        this.racers.set(frame.racer.id, frame.racer);
+        break;
+      case "countdown":
+      case "finished":
+        this.race = frame.race;
+        this.racers = new Map(frame.racers.map((r) => [r.id, r]));
+        break;
+      case "cancelled":
+        this.race = frame.race;
+        break;
+      case "rematch":
+        this.race = { ...this.race, rematch: frame.code };
+        break;
+      default:
+        break;
+    }
+    if (frame.standings) this.standings = frame.standings;
+  }
+
+  /** The standings, best first: [{place, racer}] (places only count racers, ties by order). */
+  rows() {
+    return this.standings
+      .map((id) => this.racers.get(id))
+      .filter(Boolean)
+      .map((racer, i) => ({ place: racer.place || i + 1, racer }));
+  }
+
+  /** The race's phase at `serverNow` (epoch ms on the server's clock). */
+  phase(serverNow) {
+    const race = this.race;
+    if (!race) return "loading";
+    if (race.status !== "started") return race.status;
+    if (serverNow < race.starts_at) return "countdown";
+    if (serverNow < race.ends_at) return "running";
+    return "overtime";
+  }
+}

@@ -1,0 +1,384 @@
+// The live race page: lobby, countdown, the race (your board, or every board when watching),
+// the standings beside it, and the end. It draws what the server sends over /ws/race/<code>/
+// (docs/protocol.md, "Races"); the server checks every move and keeps the clock.
+//
+// The page sets data attributes on #race for tests to wait on: data-socket (open/closed),
+// data-phase, data-event (the last event applied), data-seq (your board's seq).
+
+import { Board } from "./board.js";
+import { clock, RaceModel, STATUS_LABELS } from "./race-state.js";
+
+const config = JSON.parse(document.getElementById("race-config").textContent);
+const root = document.getElementById("race");
+const $ = (id) => document.getElementById(id);
+
+const model = new RaceModel();
+let socket = null;
+let retry = 0;
+let offset = 0; // server clock minus ours, ms
+let bestRtt = Infinity;
+let board = null; // your Board
+let boardFrame = null; // the last state/ack applied to it
+let pending = null; // {type, move, seq} sent and not yet answered
+const spectatorBoards = new Map(); // racer id -> {board, frame, node}
+let leavingOnPurpose = false;
+
+const serverNow = () => Date.now() + offset;
+
+// ------------------------------------------------------------------ the socket
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const since = model.loaded ? `?since=${model.event}` : "";
+  socket = new WebSocket(`${scheme}://${location.host}${config.ws_path}${since}`);
+  root.dataset.socket = "connecting";
+  socket.addEventListener("open", () => {
+    retry = 0;
+    root.dataset.socket = "open";
+    ping();
+    if (pending) send(pending); // a move sent before the drop: the server answers it once
+  });
+  socket.addEventListener("message", (e) => onFrame(JSON.parse(e.data)));
+  socket.addEventListener("close", (e) => {
+    root.dataset.socket = "closed";
+    if (leavingOnPurpose || e.code === 4004) return;
+    setStatus("Connection lost; reconnecting…");
+    retry += 1;
+    setTimeout(connect, Math.min(8000, 250 * 2 ** retry));
+  });
+}
+
+function send(frame) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+}
+
+function ping() {
+  send({ type: "ping", t: Date.now() });
+}
+setInterval(ping, 15000);
+
+// ------------------------------------------------------------------ frames
+
+function onFrame(frame) {
+  if (typeof frame.now === "number" && bestRtt === Infinity) offset = frame.now - Date.now();
+  switch (frame.type) {
+    case "pong": {
+      const rtt = Date.now() - frame.t;
+      if (rtt <= bestRtt) {
+        bestRtt = rtt;
+        offset = frame.server_time_ms - (frame.t + rtt / 2);
+      }
+      return;
+    }
+    case "state":
+    case "ack":
+      return onBoard(frame);
+    case "board":
+      return onSpectatorBoard(frame);
+    case "error":
+      return onError(frame);
+    default:
+      break;
+  }
+  if (frame.type === "rematch" && typeof frame.event !== "number") {
+    goToRematch(frame.url);
+    return;
+  }
+  const iLeft = frame.type === "left" && model.you.racer && frame.racer === model.you.racer;
+  if (!model.apply(frame)) {
+    send({ type: "sync", since: model.event }); // a gap: ask for what was missed
+    return;
+  }
+  root.dataset.event = String(model.event);
+  if (frame.type === "rematch" && model.you.racer) goToRematch(frame.url);
+  if (iLeft) {
+    leavingOnPurpose = true;
+    location.reload(); // back to the page as a visitor, with the join form
+    return;
+  }
+  render();
+}
+
+function onBoard(frame) {
+  if (boardFrame && frame.seq < boardFrame.seq) return;
+  if (pending && frame.seq > pending.seq) pending = null; // answered (or applied before a drop)
+  boardFrame = frame;
+  root.dataset.seq = String(frame.seq);
+  if (!board) {
+    board = new Board($("board"), {
+      variant: config.variant,
+      layout: config.layout,
+      interactive: true,
+      onMove: (move) => play({ type: "move", move }),
+      onNotice: (text) => setStatus(text),
+    });
+  }
+  board.render(frame.view, frame.status === "won" ? [] : frame.legal);
+  renderMe();
+}
+
+function play(frame) {
+  if (!boardFrame || pending) {
+    board?.cancelPending();
+    return;
+  }
+  pending = { ...frame, seq: boardFrame.seq };
+  send(pending);
+}
+
+function onSpectatorBoard(frame) {
+  let entry = spectatorBoards.get(frame.racer);
+  if (!entry) {
+    const node = document.createElement("figure");
+    node.className = "spectator-board";
+    node.dataset.racer = frame.racer;
+    const caption = document.createElement("figcaption");
+    const host = document.createElement("div");
+    host.className = "board-host";
+    node.append(caption, host);
+    $("boards").append(node);
+    const b = new Board(host, {
+      variant: config.variant,
+      layout: config.layout,
+      interactive: false,
+      fit: "width",
+    });
+    entry = { board: b, frame: null, node, caption };
+    spectatorBoards.set(frame.racer, entry);
+  }
+  if (entry.frame && frame.seq < entry.frame.seq) return;
+  entry.frame = frame;
+  entry.board.render(frame.view, []);
+  renderSpectatorCaptions();
+}
+
+function onError(frame) {
+  if (pending && ["illegal_move", "stale_seq", "game_over", "race_over", "not_started",
+    "already_finished", "rate_limited"].includes(frame.code)) {
+    pending = null;
+    board?.cancelPending();
+  }
+  setStatus(frame.reason || frame.code, true);
+}
+
+function goToRematch(url) {
+  leavingOnPurpose = true;
+  location.assign(url);
+}
+
+// ------------------------------------------------------------------ drawing
+
+function setStatus(text, isError = false) {
+  const node = $("race-status");
+  node.textContent = text;
+  node.classList.toggle("error", isError);
+}
+
+function racerName(racer) {
+  return racer.id === model.you.racer ? `${racer.name} (you)` : racer.name;
+}
+
+function render() {
+  const phase = model.phase(serverNow());
+  root.dataset.phase = phase;
+  root.dataset.role = model.you.racer ? "racer" : "spectator";
+  renderLobby(phase);
+  const started = ["countdown", "running", "overtime", "finished"].includes(phase) && model.race.starts_at;
+  $("lobby").hidden = phase !== "lobby";
+  $("race-main").hidden = !started;
+  $("race-controls").hidden = !(model.me && ["playing", "stuck"].includes(model.me.status));
+  renderStandings();
+  renderOver(phase);
+  renderMe();
+  renderStatusLine(phase);
+}
+
+function renderStatusLine(phase) {
+  const race = model.race;
+  if (phase === "lobby") {
+    const n = model.racers.size;
+    setStatus(`Waiting in the lobby: ${n} of ${race.max_players} players.`);
+  } else if (phase === "countdown") {
+    setStatus("Get ready…");
+  } else if (phase === "running") {
+    if (!model.you.racer) setStatus("You are watching this race.");
+    else if (model.me?.status === "stuck") setStatus("No move left: undo, or resign.");
+    else if (model.me?.status === "won") setStatus(`You finished in ${clock(model.me.finish_ms, true)}!`);
+    else if (model.me?.status === "resigned") setStatus("You resigned; the others play on.");
+    else setStatus("Race on!");
+  } else if (phase === "finished") {
+    setStatus("The race is over.");
+  } else if (phase === "cancelled") {
+    setStatus("This race was cancelled: everyone left the lobby.");
+  } else if (phase === "overtime") {
+    setStatus("Time is up.");
+  }
+}
+
+function renderLobby(phase) {
+  const list = $("lobby-racers");
+  list.replaceChildren(
+    ...[...model.racers.values()].map((racer) => {
+      const li = document.createElement("li");
+      li.dataset.racer = racer.id;
+      li.className = racer.ready ? "ready" : "";
+      li.textContent = racerName(racer);
+      if (racer.host) li.append(badge("host"));
+      li.append(badge(racer.ready ? "ready" : "not ready", racer.ready ? "ok" : ""));
+      return li;
+    }),
+  );
+  $("lobby-count").textContent = `(${model.racers.size} / ${model.race.max_players})`;
+  const me = model.me;
+  const inLobby = phase === "lobby";
+  $("ready-button").hidden = !(inLobby && me);
+  $("ready-button").textContent = me?.ready ? "Not ready" : "I'm ready";
+  $("ready-button").setAttribute("aria-pressed", me?.ready ? "true" : "false");
+  $("start-button").hidden = !(inLobby && model.you.host);
+  $("leave-button").hidden = !(inLobby && me);
+  const joinForm = $("join-form");
+  if (joinForm) joinForm.hidden = !inLobby || Boolean(me);
+}
+
+function badge(text, extra = "") {
+  const span = document.createElement("span");
+  span.className = `badge ${extra}`.trim();
+  span.textContent = text;
+  return span;
+}
+
+function renderStandings() {
+  const total = model.race.total_cards;
+  const list = $("standings");
+  const before = new Map([...list.children].map((li) => [li.dataset.racer, li.getBoundingClientRect().top]));
+  list.replaceChildren(
+    ...model.rows().map(({ place, racer }) => {
+      const li = document.createElement("li");
+      li.dataset.racer = racer.id;
+      li.dataset.status = racer.status;
+      li.classList.toggle("you", racer.id === model.you.racer);
+      const head = document.createElement("div");
+      head.className = "standing-head";
+      const placeNode = document.createElement("span");
+      placeNode.className = "place";
+      placeNode.textContent = String(place);
+      const name = document.createElement("span");
+      name.className = "name";
+      name.textContent = racerName(racer);
+      const status = document.createElement("span");
+      status.className = `status status-${racer.status}`;
+      status.textContent =
+        racer.status === "won" ? clock(racer.finish_ms, true) : STATUS_LABELS[racer.status] || racer.status;
+      head.append(placeNode, name, status);
+      const bar = document.createElement("div");
+      bar.className = "progress";
+      bar.setAttribute("role", "meter");
+      bar.setAttribute("aria-valuemin", "0");
+      bar.setAttribute("aria-valuemax", String(total));
+      bar.setAttribute("aria-valuenow", String(racer.cards));
+      bar.setAttribute("aria-label", `${racer.name}: ${racer.cards} of ${total} cards home`);
+      const fill = document.createElement("span");
+      fill.style.width = `${(100 * racer.cards) / total}%`;
+      bar.append(fill);
+      const facts = document.createElement("div");
+      facts.className = "facts muted";
+      facts.textContent = `${racer.cards}/${total} cards · ${racer.moves} moves`;
+      li.append(head, bar, facts);
+      return li;
+    }),
+  );
+  // Slide rows from where they were (the leaderboard moves with every move).
+  for (const li of list.children) {
+    const top = before.get(li.dataset.racer);
+    if (top === undefined) continue;
+    const dy = top - li.getBoundingClientRect().top;
+    if (dy && li.animate) li.animate([{ transform: `translateY(${dy}px)` }, { transform: "none" }], 250);
+  }
+  renderSpectatorCaptions();
+}
+
+function renderSpectatorCaptions() {
+  for (const [id, entry] of spectatorBoards) {
+    const racer = model.racers.get(id);
+    if (!racer) continue;
+    const status = racer.status === "won" ? clock(racer.finish_ms, true) : STATUS_LABELS[racer.status];
+    entry.caption.textContent = `${racer.name} — ${racer.cards} cards, ${racer.moves} moves · ${status}`;
+  }
+}
+
+function renderMe() {
+  const me = model.me;
+  $("race-me").textContent = me
+    ? `${me.cards}/${model.race?.total_cards ?? "?"} cards home · ${me.moves} moves`
+    : "";
+}
+
+function renderOver(phase) {
+  const over = phase === "finished";
+  $("race-over").hidden = !over;
+  if (!over) return;
+  const rows = model.rows();
+  const winner = rows.find((r) => r.racer.status === "won");
+  $("over-text").textContent = winner
+    ? `${racerName(winner.racer)} won in ${clock(winner.racer.finish_ms, true)}.`
+    : `Nobody finished; ${rows[0] ? racerName(rows[0].racer) : "nobody"} got the most cards home.`;
+  $("rematch-button").hidden = !model.you.racer;
+  if (model.race.rematch) {
+    $("rematch-button").textContent = "Go to the rematch";
+  }
+}
+
+// The clocks and the countdown follow the server's clock, whatever this machine's says.
+function tick() {
+  if (model.loaded) {
+    const now = serverNow();
+    const race = model.race;
+    const phase = model.phase(now);
+    if (root.dataset.phase !== phase) render();
+    const overlay = $("countdown");
+    if (phase === "countdown") {
+      overlay.hidden = false;
+      $("countdown-number").textContent = String(Math.ceil((race.starts_at - now) / 1000));
+    } else if (phase === "running" && now - race.starts_at < 700) {
+      overlay.hidden = false;
+      $("countdown-number").textContent = "Go!";
+    } else {
+      overlay.hidden = true;
+    }
+    if (race.starts_at && ["running", "overtime", "finished"].includes(phase)) {
+      const end = race.finished_at || now;
+      const me = model.me;
+      const mine = me && me.status === "won" ? me.finish_ms : null;
+      $("race-clock").textContent = clock(mine ?? Math.min(end, race.ends_at) - race.starts_at);
+      $("race-remaining").textContent =
+        race.time_limit_s && phase === "running" ? `${clock(race.ends_at - now)} left` : "";
+    }
+  }
+  requestAnimationFrame(tick);
+}
+
+// ------------------------------------------------------------------ controls
+
+$("ready-button").addEventListener("click", () => send({ type: "ready", ready: !model.me?.ready }));
+$("start-button").addEventListener("click", () => send({ type: "start" }));
+$("leave-button").addEventListener("click", () => send({ type: "leave" }));
+$("undo-button").addEventListener("click", () => play({ type: "undo" }));
+$("resign-button").addEventListener("click", () => {
+  if (confirm("Resign this race? You keep your place by the cards you have home.")) send({ type: "resign" });
+});
+$("rematch-button").addEventListener("click", () => {
+  if (model.race.rematch) goToRematch(`/races/${model.race.rematch}/`);
+  else send({ type: "rematch" });
+});
+$("copy-link").addEventListener("click", async () => {
+  const input = $("invite-link");
+  try {
+    await navigator.clipboard.writeText(input.value);
+    setStatus("Invite link copied.");
+  } catch {
+    input.select();
+  }
+});
+
+connect();
+requestAnimationFrame(tick);

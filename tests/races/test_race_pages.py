@@ -1,0 +1,194 @@
+"""The race pages: the list, setting a race up, the live page, joining, results, rematch."""
+
+import re
+
+import pytest
+
+from races import actions
+from races.models import Race, Racer
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ann(make_client):
+    return make_client("Ann")
+
+
+def test_the_list_shows_public_races_only(ann, make_race, client):
+    """Link-only races stay off /races/; public ones are listed to join."""
+    public = make_race(ann, visibility=Race.Visibility.PUBLIC)
+    private = make_race(ann, visibility=Race.Visibility.LINK)
+    page = client.get("/races/").content.decode()
+    assert public.code in page and private.code not in page
+
+
+def test_creating_a_race_puts_the_host_in_its_lobby(ann):
+    """The form makes the race, the host is its first racer, and the browser goes to it."""
+    response = ann.post(
+        "/races/new/",
+        {
+            "variant": "penguin",
+            "deal": "random",
+            "max_players": 4,
+            "time_limit": "300",
+            "visibility": "public",
+            "name": "Annie",
+        },
+    )
+    race = Race.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/races/{race.code}/"
+    assert (race.variant, race.max_players, race.time_limit_s, race.ranked) == (
+        "penguin",
+        4,
+        300,
+        True,
+    )
+    assert list(race.racers.values_list("name", flat=True)) == ["Annie"]
+    assert race.host == ann.player
+
+
+def test_a_chosen_seed_makes_an_unranked_race(ann):
+    """The host's own deal number is kept, and the race is unranked."""
+    ann.post(
+        "/races/new/",
+        {
+            "variant": "queenie",
+            "deal": "seed",
+            "seed": "1234",
+            "max_players": 8,
+            "time_limit": "",
+            "visibility": "link",
+        },
+    )
+    race = Race.objects.get()
+    assert race.seed == 1234 and not race.ranked and race.time_limit_s is None
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"variant": "klondike"},
+        {"deal": "seed"},
+        {"max_players": 9},
+        {"time_limit": "7"},
+        {"name": "<script>"},
+    ],
+)
+def test_bad_settings_are_refused(ann, changes):
+    """Unknown variants, a missing seed, too many players, odd limits or names: no race."""
+    data = {
+        "variant": "penguin",
+        "deal": "random",
+        "max_players": 8,
+        "time_limit": "",
+        "visibility": "link",
+        **changes,
+    }
+    response = ann.post("/races/new/", data)
+    assert response.status_code == 200 and not Race.objects.exists()
+
+
+def test_a_visitor_sees_the_join_form_and_no_seed(ann, make_race, make_client):
+    """Someone with the link gets the lobby page with a join form; the seed is nowhere."""
+    race = make_race(ann)
+    page = make_client("Bob").get(f"/races/{race.code}/").content.decode()
+    assert 'id="join-form"' in page and race.code in page
+    assert str(race.seed) not in page
+
+
+def test_joining_with_a_nickname(ann, make_race, make_client):
+    """A guest joins under the nickname they type."""
+    race = make_race(ann)
+    bob = make_client("Bob")
+    response = bob.post(f"/races/{race.code}/join/", {"name": "Bobby Tables"})
+    assert response.status_code == 302
+    assert race.racers.get(player=bob.player).name == "Bobby Tables"
+
+
+def test_a_full_race_refuses_joiners(ann, make_race, make_client):
+    """Past max_players the join is refused with a message, and nobody is added."""
+    race = make_race(ann, max_players=2)
+    make_client("Bob").post(f"/races/{race.code}/join/", {"name": "Bob"})
+    response = make_client("Cat").post(f"/races/{race.code}/join/", {"name": "Cat"}, follow=True)
+    assert "full" in response.content.decode()
+    assert race.racers.count() == 2
+
+
+def test_codes_are_forgiving(ann, make_race, client):
+    """A code typed in lower case finds the race; an unknown code is a 404 or a message."""
+    race = make_race(ann)
+    assert client.get(f"/races/{race.code.lower()}/")["Location"] == f"/races/{race.code}/"
+    assert client.get(f"/races/join/?code={race.code.lower()}")["Location"] == (
+        f"/races/{race.code}/"
+    )
+    assert client.get("/races/ZZZZZZ/").status_code == 404
+    assert client.get("/races/join/?code=nope", follow=True).status_code == 200
+
+
+def test_results_wait_for_the_end(ann, make_race):
+    """Before the race is over, the results address leads to the live page."""
+    race = make_race(ann)
+    assert ann.get(f"/races/{race.code}/results/")["Location"] == f"/races/{race.code}/"
+
+
+def test_results_show_standings_replays_chart_and_seed(finished_race):
+    """The finished race's page: each racer's place and cards, replay links, the chart."""
+    ann, _ = finished_race.clients
+    page = ann.get(f"/races/{finished_race.code}/results/").content.decode()
+    for racer in finished_race.racers.select_related("game"):
+        assert f"/replay/{racer.game.public_id}/" in page
+        assert racer.name in page
+    assert page.count("<polyline") == 2
+    assert f"Deal number {finished_race.seed}" in page
+    assert 'id="rematch"' in page
+
+
+def test_rematch_moves_everyone_to_a_new_lobby(finished_race):
+    """One click: a new race with the same racers on a new deal; a second click finds it."""
+    ann, bob = finished_race.clients
+    response = ann.post(f"/races/{finished_race.code}/rematch/")
+    finished_race.refresh_from_db()
+    new = finished_race.rematch
+    assert response["Location"] == f"/races/{new.code}/"
+    assert new.status == Race.Status.LOBBY and new.seed != finished_race.seed
+    assert set(new.racers.values_list("name", flat=True)) == {"Ann", "Bob"}
+    assert bob.post(f"/races/{finished_race.code}/rematch/")["Location"] == response["Location"]
+    assert Race.objects.count() == 2
+
+
+def test_only_racers_ask_for_a_rematch(finished_race, make_client):
+    """A spectator's rematch is refused and makes nothing."""
+    make_client("Eve").post(f"/races/{finished_race.code}/rematch/")
+    assert Race.objects.count() == 1
+
+
+def test_a_won_race_records_the_servers_time(finished_race):
+    """Racer rows keep places, and the results table shows each racer's time."""
+    places = sorted(Racer.objects.filter(race=finished_race).values_list("place", flat=True))
+    assert places == [1, 2]
+    page = finished_race.clients[0].get(f"/races/{finished_race.code}/results/").content.decode()
+    assert re.search(r"\d+:\d\d\.\d", page)
+
+
+def test_the_live_page_loads_for_a_racer(ann, make_race):
+    """The host's page carries the socket's path and no join form."""
+    race = make_race(ann)
+    page = ann.get(f"/races/{race.code}/").content.decode()
+    assert f"/ws/race/{race.code}/" in page and 'id="join-form"' not in page
+
+
+def test_overdue_races_are_closed_on_sight(ann, make_race, no_countdown, monkeypatch):
+    """A page view after the time limit closes the race even if no socket was open."""
+    from races import lifecycle
+
+    monkeypatch.setattr(lifecycle, "MIN_TIME_LIMIT_S", 1)
+    race = make_race(ann, time_limit_s=1)
+    actions.do_start_race(race, ann.player)
+    race.refresh_from_db()
+    Race.objects.filter(pk=race.pk).update(
+        starts_at=race.starts_at.replace(year=2020), ends_at=race.ends_at.replace(year=2020)
+    )
+    assert ann.get(f"/races/{race.code}/results/").status_code == 200
+    race.refresh_from_db()
+    assert race.status == Race.Status.FINISHED
