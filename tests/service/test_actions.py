@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from service_positions import near_won_state, one_move_from_stuck_state
 
 from games import actions
 from games.actions import (
@@ -24,42 +25,6 @@ pytestmark = pytest.mark.django_db
 
 def first_legal(game: Game) -> str:
     return new_game(game.variant, game.seed).legal_moves()[0]
-
-
-def near_won_state(variant: str) -> dict:
-    """A position one move from the win: every card home but the last one of one foundation."""
-    engine = new_game(variant, 7)
-    state = engine.to_dict()
-    decks = state["foundations"]
-    n = len(decks)
-    # Ace to King per foundation, suits cycling; Spiderweb keeps complete suits King first.
-    suits = "CDHS"
-    ranks = "A23456789TJQK"
-    foundations = []
-    for i in range(n):
-        suit = suits[i % 4]
-        pile = [rank + suit for rank in ranks]
-        foundations.append(pile[::-1] if variant == "spiderweb" else pile)
-    if variant == "penguin":
-        beak = next(pile for pile in state["foundations"] if pile)[0][0]
-        start = ranks.index(beak)
-        circular = ranks[start:] + ranks[:start]
-        foundations = [[rank + suits[i] for rank in circular] for i in range(4)]
-    tableau = [[] for _ in state["tableau"]]
-    if variant == "spiderweb":
-        tableau[0] = foundations[-1]
-        foundations[-1] = []
-    else:
-        tableau[0] = [foundations[-1].pop()]
-    return {
-        **state,
-        "tableau": tableau,
-        "down": [0] * len(tableau),
-        "foundations": foundations,
-        "cells": [None] * len(state["cells"]),
-        "stock": [],
-        "waste": [],
-    }
 
 
 def test_open_game_resumes_the_unfinished_game(player):
@@ -229,18 +194,6 @@ def test_autoplay_plays_every_foundation_move_and_nothing_else(player, make_game
         assert not any(is_autoplay_move(variant, m) for m in engine.legal_moves())
         if update.played:
             break
-
-
-def one_move_from_stuck_state() -> dict:
-    """Penelope's Web where KH to the empty t7 leaves no move: fronts are 2s and 4s only."""
-    fronts = ["2C", "2D", "2H", "2S", "4C", "4D"]
-    rest = [r + s for s in "CDHS" for r in "A23456789TJQK"]
-    rest = [c for c in rest if c not in {*fronts, "4S", "KH"}]
-    tableau = [rest[i * 7 : i * 7 + 7] + [front] for i, front in enumerate(fronts)]
-    tableau.append(rest[42:] + ["4S", "KH"])
-    tableau.append([])
-    state = new_game("penelopes-web", 0).to_dict()
-    return {**state, "tableau": tableau, "down": [0] * 8, "foundations": [[], [], [], []]}
 
 
 def test_a_move_that_leaves_no_move_makes_the_game_stuck(player, make_game):

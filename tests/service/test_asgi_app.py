@@ -1,0 +1,49 @@
+"""The ASGI application: static files and pages over HTTP, websockets behind the origin check."""
+
+from __future__ import annotations
+
+import pytest
+from channels.testing import HttpCommunicator
+
+from solitaire_site.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HOST = [(b"host", b"localhost")]
+
+
+async def get(path: str) -> dict:
+    """Status, headers and body of a GET (the last body message may omit "body", as ASGI allows,
+    which HttpCommunicator.get_response does not accept)."""
+    communicator = HttpCommunicator(application, "GET", path, headers=HOST)
+    await communicator.send_input({"type": "http.request", "body": b""})
+    start = await communicator.receive_output(5)
+    body = b""
+    while True:
+        chunk = await communicator.receive_output(5)
+        body += chunk.get("body", b"")
+        if not chunk.get("more_body", False):
+            break
+    await communicator.wait()
+    return {"status": start["status"], "headers": start.get("headers", []), "body": body}
+
+
+async def test_static_files_are_served_by_the_asgi_app():
+    """/static/ is answered by the application itself (no separate file server needed)."""
+    response = await get("/static/js/board.js")
+    assert response["status"] == 200
+    assert b"Board" in response["body"]
+    headers = dict(response["headers"])
+    assert headers[b"Content-Type"].startswith(b"text/javascript")
+
+
+async def test_a_missing_static_file_is_404():
+    """A static path that does not exist is a 404, not a crash."""
+    response = await get("/static/js/nope.js")
+    assert response["status"] == 404
+
+
+async def test_pages_are_served_through_django():
+    """Other paths go to Django."""
+    response = await get("/healthz")
+    assert response["status"] == 200 and response["body"] == b'{"ok": true}'

@@ -1,0 +1,202 @@
+"""Who the player is: guests, nicknames, signing up, logging in and out."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from games.actions import do_create_game
+from games.identity import SESSION_PLAYER_KEY, merge_players, player_for_user, player_from_scope
+from games.models import Game, Player
+
+pytestmark = pytest.mark.django_db
+
+
+PASSWORD = "correct-horse-battery-9"  # the conftest's `password` fixture
+
+
+def signup(client, username="carol", password=PASSWORD, **extra):
+    return client.post(
+        reverse("signup"),
+        {"username": username, "password1": password, "password2": password, **extra},
+    )
+
+
+def login(client, username="bob", password=PASSWORD, **extra):
+    return client.post(reverse("login"), {"username": username, "password": password, **extra})
+
+
+def test_a_guest_gets_a_player_with_a_default_nickname(client):
+    """The first page that needs a player makes a guest, kept in the session, named Guest-NNNN."""
+    client.get(reverse("nickname"))
+    player = Player.objects.get()
+    assert player.user is None and player.is_guest
+    assert player.nickname.startswith("Guest-") and len(player.nickname) == 10
+    assert client.session[SESSION_PLAYER_KEY] == player.pk
+
+
+def test_a_guest_picks_a_nickname(guest_client, player):
+    """The nickname form renames the guest; surrounding and doubled spaces are dropped."""
+    page = guest_client.get(reverse("nickname"))
+    assert page.status_code == 200 and b"csrfmiddlewaretoken" in page.content
+    response = guest_client.post(reverse("nickname"), {"nickname": "  Queen   of  Hearts "})
+    assert response.status_code == 302
+    player.refresh_from_db()
+    assert player.nickname == "Queen of Hearts"
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "x" * 25, "<script>", "-dash-first"])
+def test_a_bad_nickname_is_refused(guest_client, player, bad):
+    """Empty, too long or odd-character nicknames are refused with the form shown again."""
+    response = guest_client.post(reverse("nickname"), {"nickname": bad})
+    assert response.status_code == 200 and b"errorlist" in response.content
+    player.refresh_from_db()
+    assert player.nickname == "Alice"
+
+
+def test_the_nickname_form_only_follows_local_next_urls(guest_client, player):
+    """`next` may not send the player to another site after saving."""
+    response = guest_client.post(
+        reverse("nickname"), {"nickname": "Zed", "next": "https://evil.example/"}
+    )
+    assert response["Location"] == "/"
+    response = guest_client.post(reverse("nickname"), {"nickname": "Zed", "next": "/play/penguin/"})
+    assert response["Location"] == "/play/penguin/"
+
+
+def test_signup_logs_the_new_user_in(client):
+    """Signing up creates the account and logs it in."""
+    assert client.get(reverse("signup")).status_code == 200
+    response = signup(client)
+    assert response.status_code == 302
+    user = get_user_model().objects.get(username="carol")
+    assert client.session["_auth_user_id"] == str(user.pk)
+    assert user.player.nickname == "carol"
+
+
+def test_a_guest_who_signs_up_keeps_their_games(guest_client, player):
+    """The guest's Player becomes the account's: same row, same games, same chosen nickname."""
+    game = do_create_game(player, "penguin", 1)
+    signup(guest_client)
+    user = get_user_model().objects.get(username="carol")
+    player.refresh_from_db()
+    assert player.user == user and player.nickname == "Alice"
+    assert list(user.player.games.all()) == [game]
+    assert Player.objects.count() == 1
+
+
+def test_a_default_guest_nickname_becomes_the_username_on_signup(client):
+    """A guest who never picked a nickname is called by their username after signing up."""
+    client.get(reverse("nickname"))
+    signup(client, username="dora")
+    assert Player.objects.get().nickname == "dora"
+
+
+def test_a_refused_signup_changes_nothing(guest_client, player):
+    """Mismatched passwords: the form again, no account, the guest still a guest."""
+    response = guest_client.post(
+        reverse("signup"),
+        {"username": "carol", "password1": PASSWORD, "password2": PASSWORD + "x"},
+    )
+    assert response.status_code == 200 and b"errorlist" in response.content
+    assert not get_user_model().objects.exists()
+    player.refresh_from_db()
+    assert player.user is None
+
+
+def test_login_and_logout(client, user):
+    """Log in with the right password; log out with a POST; a wrong password is refused."""
+    assert client.get(reverse("login")).status_code == 200
+    refused = login(client, password="wrong")
+    assert refused.status_code == 200 and "_auth_user_id" not in client.session
+    assert login(client).status_code == 302
+    assert client.session["_auth_user_id"] == str(user.pk)
+    assert client.post(reverse("logout")).status_code == 302
+    assert "_auth_user_id" not in client.session
+
+
+def test_a_guest_who_logs_in_brings_their_games(guest_client, player, user):
+    """Logging in to an account that has a player moves the guest's games to it."""
+    account = Player.objects.create(user=user, nickname="Bob")
+    mine = do_create_game(player, "penguin", 1)
+    theirs = do_create_game(account, "queenie", 2)
+    login(guest_client)
+    assert set(account.games.all()) == {mine, theirs}
+    assert not Player.objects.filter(pk=player.pk).exists()
+
+
+def test_a_guest_who_logs_in_to_an_account_without_a_player_becomes_it(guest_client, player, user):
+    """An account that never played takes the guest's Player as its own."""
+    game = do_create_game(player, "penguin", 1)
+    login(guest_client)
+    player.refresh_from_db()
+    assert player.user == user and list(player.games.all()) == [game]
+
+
+def test_after_logout_the_browser_is_a_new_guest(client, user):
+    """Logging out leaves the account's games with the account; the browser becomes a new guest."""
+    client.force_login(user)
+    account = player_for_user(user)
+    do_create_game(account, "penguin", 1)
+    client.post(reverse("logout"))
+    client.get(reverse("nickname"))
+    guest = Player.objects.get(user__isnull=True)
+    assert guest != account and client.session[SESSION_PLAYER_KEY] == guest.pk
+    assert account.games.count() == 1 and guest.games.count() == 0
+
+
+def test_a_merge_moves_every_game_and_removes_the_guest(player, other_player):
+    """merge_players moves every game of the source and deletes it."""
+    for seed in range(3):
+        do_create_game(player, "penguin", seed)
+    merge_players(player, other_player)
+    assert other_player.games.count() == 3
+    assert not Player.objects.filter(pk=player.pk).exists()
+
+
+def test_a_websocket_scope_names_its_player(player, user):
+    """A socket's player: the account's when logged in, the session's guest otherwise."""
+    from django.contrib.auth.models import AnonymousUser
+
+    assert player_from_scope({"user": AnonymousUser(), "session": {}}) is None
+    assert (
+        player_from_scope({"user": AnonymousUser(), "session": {SESSION_PLAYER_KEY: player.pk}})
+        == player
+    )
+    account = player_from_scope({"user": user, "session": {SESSION_PLAYER_KEY: player.pk}})
+    assert account.user == user and account != player
+
+
+def test_a_guest_id_that_now_belongs_to_an_account_is_not_a_guest(player, user):
+    """A session still naming a Player that has since signed up does not act as that account."""
+    from django.contrib.auth.models import AnonymousUser
+
+    player.user = user
+    player.save()
+    assert (
+        player_from_scope({"user": AnonymousUser(), "session": {SESSION_PLAYER_KEY: player.pk}})
+        is None
+    )
+
+
+def test_the_page_header_shows_who_you_are(guest_client, user):
+    """The header shows the nickname and the account links."""
+    page = guest_client.get("/").content.decode()
+    assert "Alice" in page and "Log in" in page and "Sign up" in page
+    guest_client.force_login(user)  # the guest Alice becomes bob's player
+    page = guest_client.get("/").content.decode()
+    assert "Log out" in page and "Alice" in page and "Log in" not in page
+
+
+def test_games_survive_an_account_merge(guest_client, player, user):
+    """Nothing played as a guest is lost on login: the moves stay with the moved game."""
+    from games.actions import do_play_move
+    from games.engine import new_game
+
+    account = Player.objects.create(user=user, nickname="Bob")
+    game = do_create_game(player, "penguin", 1)
+    do_play_move(game, new_game("penguin", 1).legal_moves()[0], 0)
+    login(guest_client)
+    moved = Game.objects.get(pk=game.pk)
+    assert moved.player == account and moved.moves.count() == 1

@@ -1,0 +1,91 @@
+"""The pure parts of the socket: frame parsing and the per-connection frame budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.messages import MAX_FRAME_BYTES, Autoplay, BadFrame, Open, Ping, PlayMove, Undo, parse
+from games.ratelimit import FrameBudget, Verdict
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"type": "open", "game": "abc"}', Open(game="abc")),
+        ('{"type": "move", "move": "t3-f0", "seq": 4}', PlayMove(move="t3-f0", seq=4)),
+        ('{"type": "move", "move": "deal", "seq": 0, "game": "g"}', PlayMove("deal", 0, "g")),
+        ('{"type": "undo", "seq": 9}', Undo(seq=9)),
+        ('{"type": "autoplay", "seq": 2, "extra": [1]}', Autoplay(seq=2)),
+        ('{"type": "ping"}', Ping()),
+        ('{"type": "ping", "t": 17}', Ping(t=17)),
+    ],
+)
+def test_valid_frames_parse_to_messages(text, message):
+    """Each documented client message parses to its typed message; unknown keys are ignored."""
+    assert parse(text) == message
+
+
+def test_a_frame_of_exactly_the_limit_is_accepted():
+    """4096 bytes is allowed; one more is too large (bytes, not characters)."""
+    base = '{"type": "ping", "pad": ""}'
+    exact = base.replace('""', '"' + "x" * (MAX_FRAME_BYTES - len(base)) + '"')
+    assert len(exact.encode()) == MAX_FRAME_BYTES
+    assert parse(exact) == Ping()
+    wide = base.replace('""', '"' + "é" * ((MAX_FRAME_BYTES - len(base)) // 2 + 1) + '"')
+    assert len(wide) < MAX_FRAME_BYTES < len(wide.encode())
+    with pytest.raises(BadFrame) as refused:
+        parse(wide)
+    assert refused.value.code == "too_large"
+
+
+def test_deep_nesting_is_bad_json_not_a_crash():
+    """A frame nested thousands deep is refused as bad JSON."""
+    with pytest.raises(BadFrame) as refused:
+        parse("[" * 4000)
+    assert refused.value.code in {"bad_json", "too_large"}
+    with pytest.raises(BadFrame) as refused:
+        parse("[" * 2000 + "]" * 2000)
+    assert refused.value.code == "bad_json"
+
+
+def test_errors_name_the_message_type():
+    """A refused message's error refers to its type."""
+    with pytest.raises(BadFrame) as refused:
+        parse('{"type": "undo"}')
+    assert (refused.value.code, refused.value.ref) == ("bad_message", "undo")
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_budget_allows_the_limit_then_refuses():
+    """30 frames in 5 s pass; the 31st is limited; past 120 it is a flood."""
+    clock = FakeClock()
+    budget = FrameBudget(limit=30, flood=120, window=5.0, clock=clock)
+    verdicts = [budget.charge() for _ in range(121)]
+    assert verdicts[:30] == [Verdict.OK] * 30
+    assert verdicts[30:120] == [Verdict.LIMITED] * 90
+    assert verdicts[120] == Verdict.FLOOD
+
+
+def test_the_budget_refills_as_the_window_slides():
+    """Frames older than the window no longer count."""
+    clock = FakeClock()
+    budget = FrameBudget(limit=3, flood=10, window=5.0, clock=clock)
+    assert [budget.charge() for _ in range(4)][-1] == Verdict.LIMITED
+    clock.now += 5.0
+    assert budget.charge() == Verdict.OK
+
+
+def test_a_steady_player_is_never_limited():
+    """Five frames a second, for a minute, all pass."""
+    clock = FakeClock()
+    budget = FrameBudget(clock=clock)
+    for _ in range(300):
+        assert budget.charge() == Verdict.OK
+        clock.now += 0.2
