@@ -1,0 +1,610 @@
+"""Load generator: N simulated racers in M races against a running server on 127.0.0.1.
+
+Each racer is a guest browser: it gets its session and CSRF cookie from the pages, the hosts
+create their races with the "new race" form, the others join with the race page's form, then
+everyone opens /ws/race/<code>/ like the page does. The hosts start; each racer plays a random
+move from the `legal` list of its own board (the player view: it never sees a hidden card) at a
+set pace, one move in flight at a time, and resigns when time is up. A racer whose socket drops
+reconnects (to the next server given) and resolves its move in flight with the protocol's `seq`.
+
+It prints moves sent and acknowledged, errors, the move round trip (median, p95, p99) and the
+throughput, and, given the database (--database-url, the same settings as the server), checks
+that every racer's stored move log is exactly the moves it had acknowledged: nothing lost,
+nothing twice. `--json` ends the output with one line holding the figures.
+
+    python scripts/loadtest.py http://127.0.0.1:8001 http://127.0.0.1:8002 \\
+        --racers 200 --races 25 --pace 1 --duration 30 \\
+        --database-url postgres://postgres@127.0.0.1:5432/solitaire_load --json
+
+or let it start the servers itself: `--spawn 2 --database-url ... --redis-url ...`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import http.client
+import json
+import math
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import websockets
+from tqdm import tqdm
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scripts.servers import ROOT, check_local, create_database, migrate, server_env, start_daphnes
+
+VARIANTS = ("penelopes-web", "eighty-thieves", "penguin", "spiderweb", "queenie")
+MAX_RACERS_PER_RACE = 8
+TIME_LIMIT_CHOICES = (60, 180, 300, 600, 900, 1800, 3600)
+ACK_TIMEOUT_S = 15.0
+MAX_RACERS = 5000
+MAX_DURATION_S = 900
+
+
+# ------------------------------------------------------------------ a guest's browser (HTTP)
+
+
+class Browser:
+    """Cookies, GETs and form POSTs with the CSRF token; redirects are returned, not followed."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        parts = urlsplit(base)
+        self.host, self.port = parts.hostname, parts.port or 80
+        self.cookies: dict[str, str] = {}
+
+    def request(self, method: str, path: str, form: dict | None = None) -> tuple[int, dict, str]:
+        headers = {"Cookie": self.cookie_header(), "User-Agent": "solitaire-loadtest"}
+        body = None
+        if form is not None:
+            body = urlencode({**form, "csrfmiddlewaretoken": self.cookies.get("csrftoken", "")})
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            headers["Origin"] = self.base
+            headers["Referer"] = self.base + path
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        try:
+            conn.request(method, path, body, headers)
+            reply = conn.getresponse()
+            text = reply.read().decode("utf-8", "replace")
+            for value in reply.headers.get_all("Set-Cookie") or []:
+                name, _, rest = value.partition("=")
+                self.cookies[name.strip()] = rest.split(";", 1)[0]
+            return reply.status, dict(reply.headers), text
+        finally:
+            conn.close()
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+
+
+def create_race(browser: Browser, variant: str, time_limit_s: int, name: str) -> str:
+    """The host's "new race" form; the new race's code."""
+    status, _, _ = browser.request("GET", "/races/new/")
+    if status != 200:
+        raise RuntimeError(f"GET /races/new/ answered {status}")
+    form = {
+        "variant": variant,
+        "deal": "random",
+        "seed": "",
+        "max_players": str(MAX_RACERS_PER_RACE),
+        "time_limit": str(time_limit_s),
+        "visibility": "link",
+        "name": name,
+    }
+    status, headers, _ = browser.request("POST", "/races/new/", form)
+    match = re.fullmatch(r"/races/([A-Z0-9]+)/", headers.get("Location", ""))
+    if status != 302 or match is None:
+        raise RuntimeError(f"creating a race answered {status} {headers.get('Location')}")
+    return match.group(1)
+
+
+def join_race(browser: Browser, code: str, name: str) -> None:
+    """The race page, then its join form."""
+    status, _, _ = browser.request("GET", f"/races/{code}/")
+    if status != 200:
+        raise RuntimeError(f"GET /races/{code}/ answered {status}")
+    status, headers, _ = browser.request("POST", f"/races/{code}/join/", {"name": name})
+    if status != 302:
+        raise RuntimeError(f"joining {code} answered {status}")
+
+
+# ------------------------------------------------------------------ figures
+
+
+@dataclass
+class Stats:
+    sent: int = 0
+    acked: int = 0
+    resolved_on_resync: int = 0
+    errors: Counter = field(default_factory=Counter)
+    latencies_ms: list[float] = field(default_factory=list)
+    frames: int = 0
+    reconnects: int = 0
+    first_move_at: float | None = None
+    last_ack_at: float | None = None
+
+    def error(self, code: str) -> None:
+        self.errors[code] += 1
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The q-th percentile (nearest rank), or None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+# ------------------------------------------------------------------ one racer
+
+
+@dataclass
+class Pending:
+    move: str
+    seq: int
+    sent_at: float
+
+
+class Racer:
+    """One simulated player: a browser session, a race socket, its own board, its move log."""
+
+    def __init__(self, index: int, bases: list[str], stats: Stats, args, bar) -> None:
+        self.index = index
+        self.bases = bases
+        self.base = bases[index % len(bases)]
+        self.browser = Browser(self.base)
+        self.name = f"Load{index:04d}"
+        self.stats = stats
+        self.args = args
+        self.bar = bar
+        self.rng = random.Random(args.rng_seed * 100_003 + index)
+        self.code: str | None = None
+        self.host = False
+        self.racer_id: str | None = None
+        self.log: list[str] = []  # every acknowledged move, in order (the expected record)
+        self.board: dict | None = None
+        self.pending: Pending | None = None
+        self.settled = asyncio.Event()
+        self.board_ready = asyncio.Event()
+        self.snapshot_seen = asyncio.Event()
+        self.finished = asyncio.Event()
+        self.ws = None
+        self.reader: asyncio.Task | None = None
+        self.closing = False
+
+    # -- the socket
+
+    def ws_url(self) -> str:
+        return self.base.replace("http://", "ws://", 1) + f"/ws/race/{self.code}/"
+
+    async def connect(self) -> None:
+        self.ws = await websockets.connect(
+            self.ws_url(),
+            origin=self.base,
+            additional_headers={"Cookie": self.browser.cookie_header()},
+            compression=None,
+            open_timeout=60,
+            ping_interval=None,
+            max_size=2**20,
+            max_queue=None,
+        )
+        self.reader = asyncio.create_task(self.read())
+
+    async def reconnect(self) -> None:
+        """The socket is gone: try the servers in turn (the browser's retry), then resolve."""
+        self.stats.reconnects += 1
+        for attempt in range(40):
+            self.base = self.bases[(self.bases.index(self.base) + 1) % len(self.bases)]
+            try:
+                await self.connect()
+                return
+            except (TimeoutError, OSError, websockets.InvalidHandshake):
+                await asyncio.sleep(min(2.0, 0.1 * (attempt + 1)))
+        raise RuntimeError(f"{self.name} could not reconnect")
+
+    async def send(self, frame: dict) -> None:
+        await self.ws.send(json.dumps(frame, separators=(",", ":")))
+
+    async def read(self) -> None:
+        try:
+            async for text in self.ws:
+                self.stats.frames += 1
+                # Progress and other race events are the bulk: only the few that matter are parsed.
+                if text.startswith('{"type":"progress"') or text.startswith('{"type":"pong"'):
+                    continue
+                self.on_frame(json.loads(text))
+        except websockets.ConnectionClosed:
+            pass
+        if not self.closing:
+            self.stats.error("disconnected")
+            asyncio.get_running_loop().create_task(self.recover())
+
+    async def recover(self) -> None:
+        try:
+            await self.reconnect()
+        except RuntimeError:
+            self.stats.error("reconnect_failed")
+            self.finished.set()
+            self.settled.set()
+
+    def on_frame(self, frame: dict) -> None:
+        kind = frame.get("type")
+        if kind == "snapshot":
+            self.racer_id = frame["you"]["racer"]
+            self.snapshot_seen.set()
+        elif kind == "ack":
+            self.on_ack(frame)
+        elif kind == "state":
+            self.on_state(frame)
+        elif kind == "error":
+            self.stats.error(frame.get("code", "?"))
+            # A refused move settles it; a stale seq does not (the board follows).
+            pending_refused = (
+                frame.get("ref") in ("move", "undo") and frame.get("code") != "stale_seq"
+            )
+            if self.pending is not None and pending_refused:
+                self.pending = None
+                self.settled.set()
+        elif kind in ("finished", "cancelled"):
+            self.finished.set()
+            self.settled.set()
+
+    def on_ack(self, frame: dict) -> None:
+        pending = self.pending
+        self.board = frame
+        if pending is None or frame["seq"] != pending.seq + 1 or frame["played"] != [pending.move]:
+            self.stats.error("unexpected_ack")
+            return
+        now = time.perf_counter()
+        self.stats.latencies_ms.append((now - pending.sent_at) * 1000)
+        self.stats.acked += 1
+        self.stats.last_ack_at = now
+        self.log.append(pending.move)
+        self.pending = None
+        self.bar.update(1)
+        self.settled.set()
+
+    def on_state(self, frame: dict) -> None:
+        """The board on (re)connect, or the answer to a resend: settles a move in flight."""
+        self.board = frame
+        self.board_ready.set()
+        pending = self.pending
+        if pending is None:
+            return
+        if frame["seq"] == pending.seq + 1:
+            # It had been applied before the answer was lost (we are this game's only writer).
+            self.log.append(pending.move)
+            self.stats.resolved_on_resync += 1
+            self.stats.acked += 1
+            self.bar.update(1)
+            self.pending = None
+            self.settled.set()
+        elif frame["seq"] == pending.seq:
+            asyncio.get_running_loop().create_task(self.resend(pending))
+
+    async def resend(self, pending: Pending) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await self.send({"type": self.kind_of(pending.move), **self.fields(pending)})
+
+    @staticmethod
+    def kind_of(move: str) -> str:
+        return "undo" if move == "undo" else "move"
+
+    @staticmethod
+    def fields(pending: Pending) -> dict:
+        if pending.move == "undo":
+            return {"seq": pending.seq}
+        return {"move": pending.move, "seq": pending.seq}
+
+    # -- playing
+
+    def choose(self) -> str | None:
+        board = self.board
+        if board is None or board["status"] not in ("playing", "stuck"):
+            return None
+        if board["legal"]:
+            return self.rng.choice(board["legal"])
+        return "undo" if board.get("can_undo") else None
+
+    async def play(self, until: float) -> None:
+        """One move per period until `until`, starting at a random phase of the period."""
+        period = 1.0 / self.args.pace
+        await asyncio.sleep(self.rng.random() * period)
+        next_at = time.perf_counter()
+        while time.perf_counter() < until and not self.finished.is_set():
+            move = self.choose()
+            if move is None:
+                break
+            self.pending = Pending(move, self.board["seq"], time.perf_counter())
+            self.settled.clear()
+            self.stats.sent += 1
+            if self.stats.first_move_at is None:
+                self.stats.first_move_at = self.pending.sent_at
+            # On a closed socket the reader reconnects and resolves the move in flight.
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await self.send({"type": self.kind_of(move), **self.fields(self.pending)})
+            try:
+                await asyncio.wait_for(self.settled.wait(), ACK_TIMEOUT_S)
+            except TimeoutError:
+                self.stats.error("ack_timeout")
+                self.pending = None
+                break
+            next_at += period
+            delay = next_at - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            elif delay < -period:
+                next_at = time.perf_counter()  # far behind: do not burst to catch up
+
+    async def resign(self) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await self.send({"type": "resign"})
+
+    async def close(self) -> None:
+        self.closing = True
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.reader
+
+
+# ------------------------------------------------------------------ the run
+
+
+async def in_threads(items, fn, limit: int, desc: str) -> None:
+    """fn(item) for every item in a few threads (blocking HTTP), with a progress bar."""
+    gate = asyncio.Semaphore(limit)
+    bar = tqdm(total=len(items), desc=desc, unit="req", leave=False, file=sys.stderr)
+
+    async def one(item):
+        async with gate:
+            await asyncio.to_thread(fn, item)
+            bar.update(1)
+
+    try:
+        await asyncio.gather(*(one(item) for item in items))
+    finally:
+        bar.close()
+
+
+async def run(args) -> dict:
+    stats = Stats()
+    bases = [check_local(url) for url in args.base_urls]
+    races = min(args.races, args.racers)
+    per_race = math.ceil(args.racers / races)
+    if per_race > MAX_RACERS_PER_RACE:
+        raise SystemExit(f"{args.racers} racers need {math.ceil(args.racers / 8)} races or more")
+    expected = int(args.racers * args.pace * args.duration)
+    bar = tqdm(total=expected, desc="moves acked", unit="mv", file=sys.stderr, disable=args.quiet)
+    racers = [Racer(i, bases, stats, args, bar) for i in range(args.racers)]
+    groups = [racers[r::races] for r in range(races)]
+    time_limit = next(t for t in TIME_LIMIT_CHOICES if t >= args.duration + 60)
+    setup_started = time.perf_counter()
+
+    def make_race(group: list[Racer]) -> None:
+        host = group[0]
+        host.host = True
+        variant = args.variant or VARIANTS[racers.index(host) % len(VARIANTS)]
+        host.code = create_race(host.browser, variant, time_limit, host.name)
+        for racer in group[1:]:
+            racer.code = host.code
+
+    def join(racer: Racer) -> None:
+        join_race(racer.browser, racer.code, racer.name)
+
+    await in_threads(groups, make_race, args.http_concurrency, "creating races")
+    guests = [r for group in groups for r in group[1:]]
+    await in_threads(guests, join, args.http_concurrency, "joining races")
+
+    gate = asyncio.Semaphore(args.connect_concurrency)
+    connect_bar = tqdm(total=len(racers), desc="connecting", leave=False, file=sys.stderr)
+
+    async def open_socket(racer: Racer) -> None:
+        async with gate:
+            await racer.connect()
+            await asyncio.wait_for(racer.snapshot_seen.wait(), 60)
+            connect_bar.update(1)
+
+    await asyncio.gather(*(open_socket(r) for r in racers))
+    connect_bar.close()
+    setup_s = time.perf_counter() - setup_started
+
+    for group in groups:
+        await group[0].send({"type": "start"})
+    await asyncio.gather(*(asyncio.wait_for(r.board_ready.wait(), 60) for r in racers))
+
+    started = time.perf_counter()
+    until = started + args.duration
+    bar.reset()
+    await asyncio.gather(*(r.play(until) for r in racers))
+    played_s = time.perf_counter() - started
+    bar.close()
+
+    for racer in racers:
+        await racer.resign()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.gather(*(r.finished.wait() for r in racers)), 30)
+    for racer in racers:
+        await racer.close()
+
+    window = (stats.last_ack_at or started) - (stats.first_move_at or started)
+    figures = {
+        "racers": args.racers,
+        "races": races,
+        "servers": len(bases),
+        "pace_per_racer": args.pace,
+        "duration_s": args.duration,
+        "setup_s": round(setup_s, 1),
+        "played_s": round(played_s, 2),
+        "moves_sent": stats.sent,
+        "moves_acked": stats.acked,
+        "resolved_on_resync": stats.resolved_on_resync,
+        "errors": sum(stats.errors.values()),
+        "error_codes": dict(stats.errors),
+        "reconnects": stats.reconnects,
+        "frames_received": stats.frames,
+        "latency_ms": {
+            "median": rounded(
+                statistics.median(stats.latencies_ms) if stats.latencies_ms else None
+            ),
+            "p95": rounded(percentile(stats.latencies_ms, 95)),
+            "p99": rounded(percentile(stats.latencies_ms, 99)),
+            "max": rounded(max(stats.latencies_ms, default=None)),
+        },
+        "throughput_moves_per_s": round(stats.acked / window, 1) if window > 0 else 0.0,
+    }
+    if args.database_url:
+        figures.update(await asyncio.to_thread(verify, racers, args.database_url))
+    return figures
+
+
+def rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+# ------------------------------------------------------------------ the check against the record
+
+
+def verify(racers: list[Racer], database_url: str) -> dict:
+    """Compare every racer's stored move log with the moves it saw acknowledged."""
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "solitaire_site.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from races.models import Racer as RacerRow
+
+    rows = {
+        r.public_id: r
+        for r in RacerRow.objects.filter(public_id__in=[r.racer_id for r in racers]).select_related(
+            "game"
+        )
+    }
+    lost = extra = mismatched = unverified = 0
+    for racer in racers:
+        row = rows.get(racer.racer_id)
+        if row is None or row.game is None:
+            unverified += 1
+            continue
+        stored = list(row.game.moves.order_by("seq").values_list("move", flat=True))
+        expected = [m.removesuffix(":1") for m in racer.log]
+        common = 0
+        while common < min(len(stored), len(expected)) and stored[common] == expected[common]:
+            common += 1
+        lost += len(expected) - common
+        extra += len(stored) - common
+        mismatched += stored != expected
+    return {
+        "verified_racers": len(racers) - unverified,
+        "unverified_racers": unverified,
+        "mismatched_racers": mismatched,
+        "lost_moves": lost,
+        "duplicate_or_unexpected_moves": extra,
+    }
+
+
+# ------------------------------------------------------------------ command line
+
+
+def parse_args(argv: list[str] | None = None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "base_urls", nargs="*", default=[], help="servers to spread racers over (127.0.0.1 only)"
+    )
+    parser.add_argument("--racers", type=int, default=16)
+    parser.add_argument("--races", type=int, default=2)
+    parser.add_argument("--pace", type=float, default=1.0, help="moves per second per racer")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds of play")
+    parser.add_argument("--variant", choices=VARIANTS, help="one variant for all (default: mix)")
+    parser.add_argument("--database-url", default="", help="check the move logs in this database")
+    parser.add_argument("--spawn", type=int, default=0, help="start this many Daphnes first")
+    parser.add_argument("--redis-url", default="", help="for --spawn: the servers' Redis")
+    parser.add_argument("--http-concurrency", type=int, default=8)
+    parser.add_argument("--connect-concurrency", type=int, default=50)
+    parser.add_argument("--rng-seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="end with one line of JSON figures")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if not 1 <= args.racers <= MAX_RACERS:
+        parser.error(f"--racers is 1 to {MAX_RACERS}")
+    if not 0 < args.duration <= MAX_DURATION_S:
+        parser.error(f"--duration is at most {MAX_DURATION_S} s")
+    if not 0 < args.pace <= 5:
+        parser.error("--pace is above 0 and at most 5 moves per second (the frame budget)")
+    if args.races < 1:
+        parser.error("--races is at least 1")
+    if not args.base_urls and not args.spawn:
+        args.base_urls = ["http://127.0.0.1:8000"]
+    try:
+        for url in args.base_urls:
+            check_local(url)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return args
+
+
+def print_figures(figures: dict) -> None:
+    lat = figures["latency_ms"]
+    lines = [
+        f"racers {figures['racers']} in {figures['races']} races on {figures['servers']} "
+        f"server(s), {figures['pace_per_racer']:g} move/s each, {figures['duration_s']:g} s",
+        f"moves sent {figures['moves_sent']}, acknowledged {figures['moves_acked']} "
+        f"({figures['resolved_on_resync']} resolved on resync), errors {figures['errors']} "
+        f"{figures['error_codes'] or ''}",
+        f"move round trip ms: median {lat['median']}, p95 {lat['p95']}, p99 {lat['p99']}, "
+        f"max {lat['max']}",
+        f"throughput {figures['throughput_moves_per_s']} moves/s; "
+        f"frames received {figures['frames_received']}; reconnects {figures['reconnects']}",
+    ]
+    if "lost_moves" in figures:
+        lines.append(
+            f"record check: {figures['verified_racers']} racers verified, "
+            f"{figures['mismatched_racers']} mismatched, lost {figures['lost_moves']}, "
+            f"duplicate/unexpected {figures['duplicate_or_unexpected_moves']}"
+        )
+    print("\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    servers = []
+    if args.spawn:
+        if not args.database_url:
+            raise SystemExit("--spawn needs --database-url (the servers' database)")
+        env = server_env(args.database_url, args.redis_url)
+        create_database(args.database_url)
+        migrate(env)
+        servers = start_daphnes(args.spawn, env, Path(tempfile.gettempdir()) / "solitaire-loadtest")
+        args.base_urls = [s.url for s in servers]
+    try:
+        figures = asyncio.run(run(args))
+    finally:
+        for server in servers:
+            server.stop()
+    print_figures(figures)
+    figures["ok"] = figures["errors"] == 0 and figures.get("lost_moves", 0) == 0
+    figures["ok"] = figures["ok"] and figures.get("duplicate_or_unexpected_moves", 0) == 0
+    if args.json:
+        print(json.dumps(figures, separators=(",", ":")))
+    return 0 if figures["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+"""Local server processes for load runs, fault drills and end-to-end tests.
+
+Starts Daphne on a port of 127.0.0.1 with a given database and Redis, waits until it answers
+/healthz, and stops or kills it; makes a PostgreSQL database and migrates it; runs a private
+redis-server (never the system one) for drills that restart Redis. Everything here is plain
+subprocess work: the server's own settings come from the environment it is given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+
+def check_local(url: str) -> str:
+    """The URL, if it points at this machine; ValueError otherwise (load stays on 127.0.0.1)."""
+    host = urlsplit(url).hostname or ""
+    if host not in LOCAL_HOSTS:
+        raise ValueError(f"{url}: only 127.0.0.1 / localhost may be targeted")
+    return url.rstrip("/")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def server_env(database_url: str = "", redis_url: str = "", **extra: str) -> dict[str, str]:
+    """The environment a Daphne of the project reads its settings from (production-like)."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "solitaire_site.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": env.get("SECRET_KEY") or "load-and-drill-key-not-for-production",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+def wait_until_up(url: str, timeout: float = 30.0, proc: subprocess.Popen | None = None) -> None:
+    """Poll GET /healthz until it answers 200; RuntimeError if the process dies or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the server on {url} exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the server on {url} did not come up in {timeout:g} s")
+
+
+@dataclass
+class Daphne:
+    """One Daphne process serving the project on 127.0.0.1:port."""
+
+    port: int
+    env: dict[str, str]
+    log_path: Path
+    proc: subprocess.Popen | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+    def start(self, timeout: float = 30.0) -> Daphne:
+        command = [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "solitaire_site.asgi:application",
+        ]
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it
+        self.proc = subprocess.Popen(
+            command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
+        )
+        log.close()
+        wait_until_up(self.url, timeout, self.proc)
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: the process dies mid-whatever, as in a crash."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+def start_daphnes(
+    count: int, env: dict[str, str], log_dir: Path, ports: list[int] | None = None
+) -> list[Daphne]:
+    log_dir.mkdir(parents=True, exist_ok=True)
+    ports = ports or [free_port() for _ in range(count)]
+    servers = [Daphne(port, env, log_dir / f"daphne-{port}.log") for port in ports[:count]]
+    try:
+        for server in servers:
+            server.start()
+    except Exception:
+        for server in servers:
+            server.stop()
+        raise
+    return servers
+
+
+def migrate(env: dict[str, str]) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+
+
+def create_database(database_url: str, drop: bool = False) -> None:
+    """Make the PostgreSQL database the URL names (dropping it first when asked)."""
+    import psycopg
+
+    parts = urlsplit(database_url)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if exists and drop:
+            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+            exists = None
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+@dataclass
+class PrivateRedis:
+    """A redis-server of our own (no persistence) on its own port, for drills that restart it."""
+
+    port: int
+    proc: subprocess.Popen | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> PrivateRedis:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed")
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+            + ["--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), 1),
+            ):
+                return self
+            time.sleep(0.05)
+        raise RuntimeError(f"redis-server on port {self.port} did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def restart_empty(self) -> None:
+        """Kill it and start a fresh, empty one on the same port."""
+        self.stop()
+        self.start()
