@@ -1,0 +1,98 @@
+"""Eighty Thieves: four decks, ten piles built down in suit, a stock dealt once to the waste."""
+
+from .builds import check_builds, check_onto_foundation, foundation_targets
+from .cards import ACE, PRETTY, RANK
+from .errors import IllegalMove
+from .game import Game
+from .notation import DEAL, TF, TT, WF, WT
+
+
+class EightyThieves(Game):
+    """Only the front card of a pile or the top of the waste moves: onto the card of its suit
+    one rank higher, onto any empty pile, or to a foundation built up in suit from the Ace."""
+
+    VARIANT = "eighty-thieves"
+    NAME = "Eighty Thieves"
+    DECKS = 4
+    TABLEAU = 10
+    FOUNDATIONS = 16
+    HAS_STOCK = True
+    HAS_WASTE = True
+    MAX_STOCK = 128
+    SUMMARY = (
+        "Four decks, ten piles built down in suit, one card at a time, and a single pass "
+        "through the stock to sixteen foundations."
+    )
+
+    @classmethod
+    def _lay_out(cls, deck, seed):
+        tableau, stock = cls.deal_in_rounds(deck, [8] * 10)
+        return cls(tableau, [0] * 10, [[] for _ in range(16)], [], stock, [], seed)
+
+    @classmethod
+    def _check_foundations(cls, foundations):
+        check_builds(cls.NAME, foundations)
+
+    def legal_moves(self):
+        out = []
+        empty_f, wanted = foundation_targets(self.f)
+        under = {}  # a card -> the piles whose front card it may go on
+        empty_t = []
+        for i, pile in enumerate(self.t):
+            if pile:
+                top = pile[-1]
+                if RANK[top] > ACE:
+                    if top - 1 in under:
+                        under[top - 1].append(i)
+                    else:
+                        under[top - 1] = [i]
+            else:
+                empty_t.append(i)
+        for i, pile in enumerate(self.t):
+            if not pile:
+                continue
+            card = pile[-1]
+            names = TT[i]
+            for j in under.get(card, ()):
+                out.append(names[j])
+            for j in empty_t:
+                out.append(names[j])
+            names = TF[i]
+            for j in empty_f if RANK[card] == ACE else wanted.get(card, ()):
+                out.append(names[j])
+        if self.w:
+            card = self.w[-1]
+            for j in under.get(card, ()):
+                out.append(WT[j])
+            for j in empty_t:
+                out.append(WT[j])
+            for j in empty_f if RANK[card] == ACE else wanted.get(card, ()):
+                out.append(WF[j])
+        if self.stock:
+            out.append(DEAL)
+        return out
+
+    def _check(self, sk, si, src, dk, di, dst, n):
+        if sk == "f":
+            raise IllegalMove("cards never leave a foundation")
+        if dk == "w":
+            raise IllegalMove("only the stock deals to the waste")
+        if n != 1:
+            raise IllegalMove("only single cards move in Eighty Thieves")
+        card = src[-1]
+        if dk == "f":
+            check_onto_foundation(card, dst)
+        elif dst:
+            top = dst[-1]
+            if card != top - 1 or RANK[top] == ACE:
+                raise IllegalMove(f"{PRETTY[card]} cannot go on {PRETTY[top]}")
+
+    def _deal_stock(self):
+        """Turn the next stock card onto the waste."""
+        if not self.stock:
+            raise IllegalMove("the stock is empty")
+        self.w.append(self.stock.pop())
+        return (DEAL, 1)
+
+    def _undeal(self, count):
+        self.stock.append(self.w.pop())
