@@ -1,0 +1,60 @@
+// Move strings in the engine contract's notation, and an index over the server's `legal` list.
+//
+// The page holds no rules: what may be dragged and where it may land comes only from the list
+// of legal moves the server sends with every state.
+
+const MOVE_RE = /^([tfc](?:0|[1-9]\d*)|w)-([tfc](?:0|[1-9]\d*))(?::([1-9]\d*))?$/;
+
+/** {move, src, dst, count} for "t2-t5:3"; {move, deal: true} for "deal"; null if malformed. */
+export function parseMove(move) {
+  if (move === "deal") return { move, deal: true, src: "stock", dst: null, count: 0 };
+  const m = MOVE_RE.exec(move);
+  if (!m || m[1] === m[2]) return null;
+  return { move, deal: false, src: m[1], dst: m[2], count: m[3] ? Number(m[3]) : 1 };
+}
+
+/** The move string for moving `count` front cards of `src` onto `dst`. */
+export function formatMove(src, dst, count = 1) {
+  return count > 1 ? `${src}-${dst}:${count}` : `${src}-${dst}`;
+}
+
+/** The kind of pile a name denotes: "tableau", "foundation", "cell", "waste" or "stock". */
+export function pileKind(pile) {
+  if (pile === "stock") return "stock";
+  if (pile === "w") return "waste";
+  return { t: "tableau", f: "foundation", c: "cell" }[pile[0]];
+}
+
+/** Lookups over one position's legal moves. */
+export class LegalMoves {
+  constructor(legal = []) {
+    this.list = [...legal];
+    this.moves = this.list.map(parseMove).filter(Boolean);
+    this.canDeal = this.moves.some((m) => m.deal);
+  }
+
+  /** Moves that take exactly `count` cards from `src` (any count if omitted). */
+  from(src, count) {
+    return this.moves.filter((m) => m.src === src && (count === undefined || m.count === count));
+  }
+
+  /** Group sizes that can leave `src`, largest first. */
+  counts(src) {
+    return [...new Set(this.from(src).map((m) => m.count))].sort((a, b) => b - a);
+  }
+
+  /** The legal move string for (src, dst, count), or null. */
+  find(src, dst, count) {
+    const m = this.moves.find((x) => x.src === src && x.dst === dst && x.count === count);
+    return m ? m.move : null;
+  }
+
+  /** Destination piles open to `count` cards from `src`. */
+  targets(src, count) {
+    return new Set(this.from(src, count).map((m) => m.dst));
+  }
+
+  get size() {
+    return this.list.length;
+  }
+}
