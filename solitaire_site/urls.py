@@ -7,6 +7,7 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("games.urls")),
     path("races/", include("races.urls")),
+    path("", include("daily.urls")),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),

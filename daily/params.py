@@ -1,0 +1,79 @@
+"""Checking query and path parameters: each check returns the value or raises BadParameter."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from django.utils import timezone
+
+from daily.dealpick import utc_day
+from games.models import Player, Variant
+
+MAX_PER_PAGE = 100
+DEFAULT_PER_PAGE = 25
+MAX_PAGE = 100_000
+_INT = re.compile(r"[0-9]{1,9}")
+
+
+class BadParameter(ValueError):
+    """A parameter that cannot be used; ``reason`` says which and why."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        self.reason = reason
+
+
+def variant(value: str) -> str:
+    if value not in Variant.values:
+        raise BadParameter(
+            "variant", f"unknown variant {value!r}; one of {', '.join(Variant.values)}"
+        )
+    return value
+
+
+def day(value: str) -> dt.date:
+    """A UTC date as YYYY-MM-DD, not after today."""
+    try:
+        parsed = dt.date.fromisoformat(value) if len(value) == 10 else None
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        raise BadParameter("day", f"{value!r} is not a date written YYYY-MM-DD")
+    if parsed > utc_day(timezone.now()):
+        raise BadParameter("day", f"{value} has not begun yet (UTC)")
+    return parsed
+
+
+def whole(name: str, value: str | None, default: int, low: int, high: int) -> int:
+    if value is None or value == "":
+        return default
+    if not _INT.fullmatch(value) or not low <= int(value) <= high:
+        raise BadParameter(name, f"{value!r} is not a whole number from {low} to {high}")
+    return int(value)
+
+
+def page(query) -> tuple[int, int]:
+    """(page, per_page) from ?page=&per_page=; pages count from 1."""
+    return (
+        whole("page", query.get("page"), 1, 1, MAX_PAGE),
+        whole("per_page", query.get("per_page"), DEFAULT_PER_PAGE, 1, MAX_PER_PAGE),
+    )
+
+
+def player(value: str | None) -> Player | None:
+    """?player=<id>: a player whose row to find, or None when not asked."""
+    if value is None or value == "":
+        return None
+    found = Player.objects.filter(pk=whole("player", value, 0, 1, 2**31 - 1)).first()
+    if found is None:
+        raise BadParameter("player", f"there is no player {value}")
+    return found
+
+
+def allowed(query, names: set[str]) -> None:
+    """Unknown parameters are refused rather than silently ignored (a typo would mislead)."""
+    unknown = sorted(set(query) - names)
+    if unknown:
+        raise BadParameter(unknown[0], f"unknown parameter; allowed: {', '.join(sorted(names))}")

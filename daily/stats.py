@@ -1,0 +1,134 @@
+"""A player's record, for their page: games, wins and best times per variant, streaks, races."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db.models import Count, F, Min, Q
+from django.urls import reverse
+from django.utils import timezone
+
+from daily.dealpick import utc_day
+from daily.models import DailyAttempt
+from daily.replay import is_finished
+from daily.streaks import current_streak, longest_streak
+from games.engine import VARIANT_INFO, VARIANTS
+from games.models import Game, Player
+
+RECENT = 15
+
+
+def variant_rows(player: Player) -> list[dict]:
+    """Per variant: games played, games won, the fastest win (any kind) and the best ranked daily."""
+    counts = {
+        row["variant"]: row
+        for row in player.games.values("variant").annotate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(status=Game.Status.WON)),
+            best=Min(F("finished_at") - F("started_at"), filter=Q(status=Game.Status.WON)),
+        )
+    }
+    best_daily = dict(
+        DailyAttempt.objects.filter(player=player, ranked=True, game__status=Game.Status.WON)
+        .values("challenge__variant")
+        .annotate(ms=Min("elapsed_ms"))
+        .values_list("challenge__variant", "ms")
+    )
+    rows = []
+    for variant in VARIANTS:
+        row = counts.get(variant, {})
+        best = row.get("best")
+        rows.append(
+            {
+                "variant": variant,
+                "name": VARIANT_INFO[variant]["name"],
+                "games": row.get("games", 0),
+                "wins": row.get("wins", 0),
+                "best_ms": None if best is None else int(best / dt.timedelta(milliseconds=1)),
+                "best_daily_ms": best_daily.get(variant),
+            }
+        )
+    return rows
+
+
+def daily_streaks(player: Player) -> dict:
+    """Days in a row with a ranked daily win (any variant): the current run and the longest."""
+    days = list(
+        DailyAttempt.objects.filter(
+            player=player, ranked=True, game__status=Game.Status.WON
+        ).values_list("challenge__day", flat=True)
+    )
+    return {
+        "current": current_streak(days, utc_day(timezone.now())),
+        "longest": longest_streak(days),
+        "days_won": len(set(days)),
+    }
+
+
+def recent_games(player: Player) -> list[dict]:
+    """The player's latest games, with a replay link for each finished one."""
+    games = player.games.select_related("racer__race", "daily_attempt__challenge").order_by(
+        "-started_at"
+    )[:RECENT]
+    out = []
+    for game in games:
+        attempt = getattr(game, "daily_attempt", None)
+        out.append(
+            {
+                "game": game.public_id,
+                "variant": game.variant,
+                "kind": game.kind,
+                "ranked": bool(attempt and attempt.ranked),
+                "status": game.status,
+                "started_at": game.started_at.isoformat(),
+                "time_ms": int((game.finished_at - game.started_at) / dt.timedelta(milliseconds=1))
+                if game.status == Game.Status.WON and game.finished_at
+                else None,
+                "moves": game.move_count,
+                "replay": reverse("daily:replay", args=[game.public_id])
+                if is_finished(game)
+                else None,
+            }
+        )
+    return out
+
+
+def recent_races(player: Player, viewer: Player | None) -> list[dict]:
+    """The player's latest races (link-only races are listed to the player alone)."""
+    from races.models import Race
+
+    racers = player.racers.select_related("race", "game").order_by("-joined_at")
+    if viewer is None or viewer.pk != player.pk:
+        racers = racers.filter(race__visibility=Race.Visibility.PUBLIC)
+    out = []
+    for racer in racers[:RECENT]:
+        race = racer.race
+        out.append(
+            {
+                "code": race.code,
+                "variant": race.variant,
+                "status": race.status,
+                "place": racer.place,
+                "racers": race.racers.count(),
+                "finish_ms": racer.finish_ms,
+                "url": race.get_absolute_url(),
+                "replay": reverse("daily:replay", args=[racer.game.public_id])
+                if racer.game_id and is_finished(racer.game)
+                else None,
+            }
+        )
+    return out
+
+
+def player_dict(player: Player, viewer: Player | None) -> dict:
+    return {
+        "id": player.pk,
+        "nickname": player.nickname,
+        "guest": player.is_guest,
+        "since": player.created_at.date().isoformat(),
+        "url": reverse("daily:player", args=[player.pk]),
+        "variants": variant_rows(player),
+        "daily_streak": daily_streaks(player),
+        "recent_games": recent_games(player),
+        "recent_races": recent_races(player, viewer),
+    }

@@ -1,0 +1,42 @@
+"""Template filters of the daily pages."""
+
+from django import template
+
+from daily.tables import format_ms
+from games.engine import VARIANT_INFO
+
+register = template.Library()
+
+
+@register.filter
+def clock(ms) -> str:
+    """Milliseconds as 1:02.345 (a dash when there is no time)."""
+    return format_ms(ms)
+
+
+@register.filter
+def variant_name(variant: str) -> str:
+    info = VARIANT_INFO.get(variant)
+    return info["name"] if info else variant
+
+
+@register.filter
+def status_label(status: str | None) -> str:
+    return {
+        "won": "Won",
+        "playing": "Playing",
+        "stuck": "Stuck",
+        "resigned": "Gave up",
+        None: "",
+    }.get(status, status or "")
+
+
+@register.filter
+def when(iso_text: str | None) -> str:
+    """An ISO timestamp as "2026-11-22 01:02 UTC"."""
+    if not iso_text:
+        return "–"
+    import datetime as dt
+
+    moment = dt.datetime.fromisoformat(iso_text.replace("Z", "+00:00")).astimezone(dt.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")

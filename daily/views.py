@@ -1,0 +1,331 @@
+"""Pages: the daily challenge (start, play, resign), boards, player pages, replays, ghost races.
+
+Thin: check the parameters, call one action or read, render. The JSON twins are in daily/api.py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from daily import leaderboard, params, replay, stats
+from daily.actions import AttemptRefused, do_resign, get_challenge, start_attempt
+from daily.boards import ALL_TIME, DAILY, TITLES, Board
+from daily.dealpick import next_reset, utc_day
+from daily.models import DailyAttempt
+from daily.races import recent_races_page
+from daily.tables import board_dict, format_ms
+from games.engine import VARIANT_INFO, VARIANTS
+from games.frames import iso
+from games.identity import current_player
+from games.models import Game
+
+PREVIEW_ROWS = 5
+_ONE_DAY = dt.timedelta(days=1)
+
+
+def check_variant(variant: str) -> dict:
+    if variant not in VARIANTS:
+        raise Http404(f"There is no variant called “{variant}”.")
+    return {"id": variant, **VARIANT_INFO[variant]}
+
+
+def bad_request(request: HttpRequest, reason: str) -> HttpResponse:
+    return HttpResponseBadRequest(
+        render(request, "daily/bad_request.html", {"reason": reason}).content
+    )
+
+
+def _attempts_today(player, today):
+    """The player's attempts at today's challenges, per variant: the ranked one and any other."""
+    if player is None:
+        return {}
+    found: dict[str, dict] = {}
+    attempts = DailyAttempt.objects.filter(
+        player=player, challenge__day=today, ghost__isnull=True
+    ).select_related("game", "challenge")
+    for attempt in attempts.order_by("created_at"):
+        slot = found.setdefault(attempt.challenge.variant, {"ranked": None, "latest": None})
+        if attempt.ranked:
+            slot["ranked"] = attempt
+        slot["latest"] = attempt
+    return found
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """Today's five challenges, the countdown to tomorrow's, and the top of each board."""
+    now = timezone.now()
+    today = utc_day(now)
+    player = current_player(request, create=False)
+    mine = _attempts_today(player, today)
+    cards = []
+    for variant in VARIANTS:
+        page = leaderboard.read_page(
+            Board(DAILY, variant, today), 1, PREVIEW_ROWS, player.pk if player else None
+        )
+        cards.append(
+            {
+                "variant": check_variant(variant),
+                "board": board_dict(page, player),
+                "mine": mine.get(variant, {}),
+            }
+        )
+    context = {"today": today, "next_reset": iso(next_reset(now)), "cards": cards}
+    return render(request, "daily/home.html", context)
+
+
+@require_GET
+def variant_page(request: HttpRequest, variant: str) -> HttpResponse:
+    """Resume today's unfinished attempt, or offer to start one (ranked if still possible)."""
+    info = check_variant(variant)
+    now = timezone.now()
+    today = utc_day(now)
+    player = current_player(request, create=False)
+    mine = _attempts_today(player, today).get(variant, {})
+    latest = mine.get("latest")
+    if latest is not None and not latest.game.is_over:
+        return redirect("daily:play", public_id=latest.game.public_id)
+    ranked = mine.get("ranked")
+    context = {
+        "variant": info,
+        "today": today,
+        "next_reset": iso(next_reset(now)),
+        "is_guest": player is None or player.is_guest,
+        "ranked": ranked,
+        "ranked_time": format_ms(ranked.elapsed_ms) if ranked else None,
+        "can_rank": player is not None and not player.is_guest and ranked is None,
+        "board_url": reverse("daily:board", args=[variant, today.isoformat()]),
+    }
+    return render(request, "daily/start.html", context)
+
+
+@require_POST
+def start(request: HttpRequest, variant: str) -> HttpResponse:
+    """Start (or resume) today's attempt: the server's clock starts now."""
+    check_variant(variant)
+    player = current_player(request)
+    challenge = get_challenge(variant, utc_day(timezone.now()))
+    attempt, _ = start_attempt(player, challenge)
+    return redirect("daily:play", public_id=attempt.game.public_id)
+
+
+def _own_attempt(request: HttpRequest, public_id: str) -> DailyAttempt:
+    player = current_player(request, create=False)
+    attempt = (
+        DailyAttempt.objects.filter(game__public_id=public_id)
+        .select_related("game", "challenge", "ghost__player")
+        .first()
+    )
+    if attempt is None or player is None or attempt.player_id != player.pk:
+        raise Http404("There is no daily game of yours with this id.")
+    return attempt
+
+
+@require_GET
+def play(request: HttpRequest, public_id: str) -> HttpResponse:
+    """The board of one of your daily attempts (the deal's seed is never on this page)."""
+    attempt = _own_attempt(request, public_id)
+    game = attempt.game
+    challenge = attempt.challenge
+    info = check_variant(challenge.variant)
+    ghost = None
+    if attempt.ghost is not None:
+        replayed = replay.frames(attempt.ghost)
+        ghost = {
+            "game": attempt.ghost.public_id,
+            "nickname": attempt.ghost.player.nickname,
+            "status": attempt.ghost.status,
+            "progress": replay.progress(replayed),
+            "end_ms": replayed[-1].ms,
+            "replay": reverse("daily:replay", args=[attempt.ghost.public_id]),
+        }
+    config = {
+        "game": game.public_id,
+        "variant": challenge.variant,
+        "variant_name": info["name"],
+        "kind": game.kind,
+        "ws_path": "/ws/daily/",
+        "layout": info,
+        "ranked": attempt.ranked,
+        "day": challenge.day.isoformat(),
+        "next_reset": iso(next_reset(timezone.now())),
+        "board_url": reverse("daily:board", args=[challenge.variant, challenge.day.isoformat()]),
+        "board_api": reverse(
+            "daily:api_board", args=[challenge.variant, challenge.day.isoformat()]
+        ),
+        "replay_url": reverse("daily:replay", args=[game.public_id]),
+        "resign_url": reverse("daily:resign", args=[game.public_id]),
+        "player": attempt.player_id,
+        "ghost": ghost,
+    }
+    context = {"attempt": attempt, "variant": info, "config": config}
+    return render(request, "daily/play.html", context)
+
+
+@require_POST
+def resign(request: HttpRequest, public_id: str) -> HttpResponse:
+    """Give up an attempt where it stands: it ends (and ranks by the cards home)."""
+    attempt = _own_attempt(request, public_id)
+    try:
+        do_resign(attempt)
+    except AttemptRefused as exc:
+        messages.error(request, str(exc))
+    return redirect("daily:play", public_id=public_id)
+
+
+@require_POST
+def ghost(request: HttpRequest, public_id: str) -> HttpResponse:
+    """Race a recorded daily run: a practice attempt on its deal, with the run beside you."""
+    player = current_player(request)
+    recorded = Game.objects.filter(public_id=public_id, kind=Game.Kind.DAILY).first()
+    attempt = getattr(recorded, "daily_attempt", None) if recorded else None
+    if attempt is None:
+        raise Http404("There is no daily run with this id.")
+    try:
+        replay.check_replay(recorded, player, timezone.now())
+    except replay.ReplayRefused as exc:
+        messages.error(request, f"You cannot race this run yet. {exc}")
+        challenge = attempt.challenge
+        return redirect("daily:board", variant=challenge.variant, day=challenge.day.isoformat())
+    mine, _ = start_attempt(player, attempt.challenge, ghost=recorded)
+    return redirect("daily:play", public_id=mine.game.public_id)
+
+
+def _board_page(request: HttpRequest, board: Board, template_extra: dict) -> HttpResponse:
+    try:
+        params.allowed(request.GET, {"page", "per_page", "player"})
+        page, per_page = params.page(request.GET)
+        asked = params.player(request.GET.get("player"))
+    except params.BadParameter as exc:
+        return bad_request(request, f"{exc.name}: {exc.reason}")
+    viewer = current_player(request, create=False)
+    focus = asked or viewer
+    result = leaderboard.read_page(board, page, per_page, focus.pk if focus else None)
+    data = board_dict(result, viewer)
+    off_page = data["player"] is not None and data["player"]["page"] != data["page"]
+    context = {
+        "board": board,
+        "data": data,
+        "variant": check_variant(board.variant),
+        "focus": focus,
+        "viewer": viewer,
+        "pages": _page_links(result.page, result.pages),
+        "my_rows": [data["player"]] if off_page else [],
+        "is_daily": board.kind == DAILY,
+        "variants": [check_variant(v) for v in VARIANTS],
+        **template_extra,
+    }
+    return render(request, "daily/board.html", context)
+
+
+def _page_links(page: int, pages: int) -> list[int | None]:
+    """Page numbers to link: the first, the last, and two either side of this one (None: a gap)."""
+    wanted = sorted({1, pages, *range(max(1, page - 2), min(pages, page + 2) + 1)})
+    links: list[int | None] = []
+    for number in wanted:
+        if links and number - links[-1] > 1:
+            links.append(None)
+        links.append(number)
+    return links
+
+
+@require_GET
+def daily_board(request: HttpRequest, variant: str, day: str) -> HttpResponse:
+    """One day's board for one variant; past days stay browsable, with ghost races."""
+    check_variant(variant)
+    try:
+        the_day = params.day(day)
+    except params.BadParameter as exc:
+        return bad_request(request, exc.reason)
+    today = utc_day(timezone.now())
+    extra = {
+        "day": the_day,
+        "is_today": the_day == today,
+        "next_reset": iso(next_reset(timezone.now())),
+        "previous_day": (the_day - _ONE_DAY).isoformat(),
+        "next_day": (the_day + _ONE_DAY).isoformat() if the_day < today else None,
+    }
+    return _board_page(request, Board(DAILY, variant, the_day), extra)
+
+
+@require_GET
+def all_time_board(request: HttpRequest, kind: str, variant: str) -> HttpResponse:
+    if kind not in ALL_TIME:
+        raise Http404(f"There is no board called “{kind}”.")
+    check_variant(variant)
+    return _board_page(request, Board(kind, variant), {})
+
+
+@require_GET
+def leaderboards(request: HttpRequest) -> HttpResponse:
+    """Every board: today's daily boards, the all-time boards, recent races."""
+    today = utc_day(timezone.now())
+    rows = [
+        {
+            "variant": check_variant(variant),
+            "daily": reverse("daily:board", args=[variant, today.isoformat()]),
+            "all_time": [
+                (TITLES[kind], reverse("daily:all_time", args=[kind, variant])) for kind in ALL_TIME
+            ],
+        }
+        for variant in VARIANTS
+    ]
+    return render(
+        request,
+        "daily/leaderboards.html",
+        {"rows": rows, "today": today, "races": recent_races_page(1, 10)},
+    )
+
+
+@require_GET
+def races_board(request: HttpRequest) -> HttpResponse:
+    """Recent finished public races, paginated."""
+    try:
+        params.allowed(request.GET, {"page", "per_page"})
+        page, per_page = params.page(request.GET)
+    except params.BadParameter as exc:
+        return bad_request(request, f"{exc.name}: {exc.reason}")
+    data = recent_races_page(page, per_page)
+    return render(
+        request,
+        "daily/races.html",
+        {"data": data, "pages": _page_links(page, data["pages"])},
+    )
+
+
+@require_GET
+def player_page(request: HttpRequest, player_id: int) -> HttpResponse:
+    from games.models import Player
+
+    found = Player.objects.filter(pk=player_id).first()
+    if found is None:
+        raise Http404("There is no such player.")
+    data = stats.player_dict(found, current_player(request, create=False))
+    return render(request, "daily/player.html", {"profile": found, "data": data})
+
+
+@require_GET
+def replay_page(request: HttpRequest, public_id: str) -> HttpResponse:
+    """Step through a finished game, move by move; the address is shareable."""
+    game = Game.objects.filter(public_id=public_id).select_related("player").first()
+    if game is None:
+        raise Http404("There is no game with this id.")
+    try:
+        replay.check_replay(game, current_player(request, create=False), timezone.now())
+    except replay.ReplayRefused as exc:
+        return render(
+            request, "daily/replay_refused.html", {"game": game, "reason": str(exc)}, status=403
+        )
+    data = replay.replay_dict(game)
+    info = check_variant(game.variant)
+    config = {"variant": game.variant, "layout": info, "replay": data}
+    attempt = getattr(game, "daily_attempt", None)
+    context = {"game": game, "variant": info, "config": config, "data": data, "attempt": attempt}
+    return render(request, "daily/replay.html", context)

@@ -1,0 +1,205 @@
+// The daily challenge's play page: your attempt over /ws/daily/ (the practice protocol, see
+// docs/protocol.md), the server's clock, and, in a ghost race, the recorded run beside you.
+// The server deals, checks every move and keeps the time; this page draws what it is sent.
+//
+// For tests the page sets on #daily: data-socket (connecting/open/closed), data-seq (the last
+// state applied), data-status (playing/stuck/won/resigned), data-rank once the board answers.
+
+import { Board } from "./board.js";
+import { cardsHome, GhostRace } from "./ghost.js";
+
+const config = JSON.parse(document.getElementById("daily-config").textContent);
+const root = document.getElementById("daily");
+const $ = (id) => document.getElementById(id);
+const TOTAL_CARDS = (config.layout.decks || 1) * 52;
+
+let socket = null;
+let retry = 0;
+let offset = 0; // the server's clock minus ours, in ms
+let bestRtt = Infinity;
+let frame = null; // the last state/ack applied
+let pending = null; // the frame sent and not yet answered
+let board = null;
+let finished = false;
+const ghost = config.ghost ? new GhostRace($("ghost"), config.ghost, config.variant, TOTAL_CARDS) : null;
+
+const serverNow = () => Date.now() + offset;
+
+// ------------------------------------------------------------------ the socket
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${scheme}://${location.host}${config.ws_path}`);
+  root.dataset.socket = "connecting";
+  socket.addEventListener("open", () => {
+    retry = 0;
+    root.dataset.socket = "open";
+    send({ type: "open", game: config.game });
+    ping();
+  });
+  socket.addEventListener("message", (e) => onFrame(JSON.parse(e.data)));
+  socket.addEventListener("close", () => {
+    root.dataset.socket = "closed";
+    if (finished) return;
+    notice("Connection lost; reconnecting…");
+    retry += 1;
+    setTimeout(connect, Math.min(8000, 250 * 2 ** retry));
+  });
+}
+
+function send(message) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function ping() {
+  send({ type: "ping", t: Date.now() });
+}
+setInterval(ping, 15000);
+
+// ------------------------------------------------------------------ frames
+
+function onFrame(message) {
+  switch (message.type) {
+    case "pong": {
+      const rtt = Date.now() - message.t;
+      if (rtt <= bestRtt) {
+        bestRtt = rtt;
+        offset = message.server_time_ms - (message.t + rtt / 2);
+      }
+      return;
+    }
+    case "state":
+    case "ack":
+      return onState(message);
+    case "error":
+      pending = null;
+      board?.cancelPending();
+      if (message.code === "stale_seq") send({ type: "open", game: config.game });
+      notice(message.reason);
+      return;
+    default:
+  }
+}
+
+function onState(state) {
+  if (frame && state.seq < frame.seq) return;
+  pending = null;
+  if (bestRtt === Infinity && state.started_at) {
+    offset = Date.parse(state.started_at) + state.elapsed_ms - Date.now();
+  }
+  frame = state;
+  if (!board) {
+    board = new Board($("board"), {
+      variant: config.variant,
+      layout: config.layout,
+      interactive: true,
+      onMove: (move) => act({ type: "move", move }),
+      onNotice: notice,
+    });
+  }
+  const over = state.status === "won" || state.status === "resigned";
+  board.render(state.view, over ? [] : state.legal);
+  $("moves").textContent = state.moves;
+  $("cards").textContent = cardsHome(state.view, config.variant);
+  $("undo").disabled = !state.can_undo;
+  $("autoplay").disabled = over;
+  $("resign").disabled = over;
+  root.dataset.seq = String(state.seq);
+  root.dataset.status = state.status;
+  if (state.status === "stuck") notice("No move left: undo, or give up to end the game.");
+  else if (!over) notice("");
+  tick();
+  if (over) finish(state);
+}
+
+function act(message) {
+  if (!frame || pending || finished) {
+    board?.cancelPending();
+    return;
+  }
+  pending = { ...message, seq: frame.seq };
+  send(pending);
+}
+
+function notice(text) {
+  $("notice").textContent = text || "";
+}
+
+// ------------------------------------------------------------------ the clock and the ghost
+
+function elapsedMs() {
+  if (!frame) return 0;
+  if (frame.finished_at) return frame.elapsed_ms;
+  return Math.max(0, serverNow() - Date.parse(frame.started_at));
+}
+
+function clock(ms) {
+  const tenths = Math.floor(ms / 100);
+  const m = Math.floor(tenths / 600);
+  const s = Math.floor((tenths % 600) / 10);
+  return `${m}:${String(s).padStart(2, "0")}.${tenths % 10}`;
+}
+
+function tick() {
+  const ms = elapsedMs();
+  $("clock").textContent = clock(ms);
+  if (ghost && frame) ghost.update(ms, cardsHome(frame.view, config.variant));
+}
+setInterval(tick, 100);
+
+// ------------------------------------------------------------------ the end
+
+async function finish(state) {
+  if (finished) return;
+  finished = true;
+  const won = state.status === "won";
+  $("result").hidden = false;
+  $("result-title").textContent = won
+    ? `Won in ${clock(state.elapsed_ms)} (${state.moves} moves)`
+    : `Game over: ${cardsHome(state.view, config.variant)} cards home`;
+  if (!config.ranked) {
+    $("result-rank").textContent = "This game was practice: it is not on the board.";
+    return;
+  }
+  // The board is updated after the move's commit; ask until it shows us (a few tries).
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const response = await fetch(`${config.board_api}?player=${config.player}&per_page=1`);
+      const data = await response.json();
+      if (data.player) {
+        $("result-rank").textContent = `You are #${data.player.rank} of ${data.total} today.`;
+        root.dataset.rank = String(data.player.rank);
+        return;
+      }
+    } catch (err) {
+      // try again
+    }
+    await new Promise((r) => setTimeout(r, 400 * (attempt + 1)));
+  }
+}
+
+// ------------------------------------------------------------------ controls
+
+$("undo").addEventListener("click", () => act({ type: "undo" }));
+$("autoplay").addEventListener("click", () => act({ type: "autoplay" }));
+$("resign-form").addEventListener("submit", (e) => {
+  const message = config.ranked
+    ? "Give up your ranked game? It ends here and ranks by the cards you have home."
+    : "Give up this game?";
+  if (!window.confirm(message)) e.preventDefault();
+});
+document.addEventListener("keydown", (e) => {
+  if (e.target.closest && e.target.closest("input, textarea, select")) return;
+  if ((e.key === "z" && (e.ctrlKey || e.metaKey)) || (e.key === "u" && !e.ctrlKey)) {
+    e.preventDefault();
+    if (frame?.can_undo) act({ type: "undo" });
+    return;
+  }
+  if (e.key === "a" && !e.ctrlKey && !e.metaKey) {
+    act({ type: "autoplay" });
+    return;
+  }
+  if (board?.handleKey(e)) e.preventDefault();
+});
+
+connect();

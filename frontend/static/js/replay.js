@@ -1,0 +1,104 @@
+// A finished game's replay: every position, computed on the server from the move log, stepped
+// through forwards and back with the buttons, the slider or the keys (←/→ one move, Home/End,
+// Space play/pause). The address keeps the position (?at=N), so a link shows that very move.
+//
+// For tests #replay-board carries data-at (the position shown) and data-move (its move).
+
+import { Board } from "./board.js";
+
+const config = JSON.parse(document.getElementById("replay-config").textContent);
+const frames = config.replay.frames;
+const host = document.getElementById("replay-board");
+const slider = document.querySelector(".replay-slider");
+const where = document.querySelector(".replay-where");
+const playButton = document.querySelector('[data-step="play"]');
+const speed = document.querySelector(".replay-speed select");
+
+const board = new Board(host, { variant: config.variant, layout: config.layout, interactive: false });
+let at = 0;
+let timer = null;
+
+function clock(ms) {
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function show(index, { push = false } = {}) {
+  at = Math.max(0, Math.min(frames.length - 1, index));
+  const frame = frames[at];
+  board.render(frame.view, []);
+  slider.value = String(at);
+  host.dataset.at = String(at);
+  host.dataset.move = frame.move || "";
+  const what = frame.move === null ? "the deal" : frame.move === "undo" ? "undo" : frame.move;
+  where.textContent = `${at} / ${frames.length - 1} · ${what} · ${clock(frame.ms)} · ${frame.cards} cards home`;
+  const url = new URL(location.href);
+  if (at) url.searchParams.set("at", String(at));
+  else url.searchParams.delete("at");
+  history[push ? "pushState" : "replaceState"](null, "", url);
+}
+
+function step(how) {
+  if (how === "first") show(0);
+  else if (how === "last") show(frames.length - 1);
+  else if (how === "back") show(at - 1);
+  else if (how === "forward") show(at + 1);
+  else if (how === "play") toggle();
+}
+
+function stop() {
+  clearTimeout(timer);
+  timer = null;
+  playButton.textContent = "▶";
+  playButton.setAttribute("aria-pressed", "false");
+}
+
+function scheduleNext() {
+  if (at >= frames.length - 1) return stop();
+  const fixed = Number(speed.value);
+  const gap = fixed || Math.min(10_000, Math.max(60, frames[at + 1].ms - frames[at].ms));
+  timer = setTimeout(() => {
+    show(at + 1);
+    scheduleNext();
+  }, gap);
+}
+
+function toggle() {
+  if (timer) return stop();
+  if (at >= frames.length - 1) show(0);
+  playButton.textContent = "⏸";
+  playButton.setAttribute("aria-pressed", "true");
+  scheduleNext();
+}
+
+for (const button of document.querySelectorAll("[data-step]")) {
+  button.addEventListener("click", () => {
+    if (button.dataset.step !== "play") stop();
+    step(button.dataset.step);
+  });
+}
+slider.addEventListener("input", () => {
+  stop();
+  show(Number(slider.value));
+});
+document.addEventListener("keydown", (e) => {
+  if (e.target.closest && e.target.closest("input, select, textarea")) return;
+  const keys = { ArrowLeft: "back", ArrowRight: "forward", Home: "first", End: "last", " ": "play" };
+  const how = keys[e.key];
+  if (!how) return;
+  e.preventDefault();
+  if (how !== "play") stop();
+  step(how);
+});
+document.querySelector(".copy-link").addEventListener("click", async (e) => {
+  try {
+    await navigator.clipboard.writeText(location.href);
+    e.target.textContent = "Copied";
+  } catch (err) {
+    e.target.textContent = location.href;
+  }
+  setTimeout(() => (e.target.textContent = "Copy link"), 2000);
+});
+
+const start = Number(new URL(location.href).searchParams.get("at")) || 0;
+show(start);

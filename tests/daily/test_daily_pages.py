@@ -1,0 +1,160 @@
+"""The daily pages: start, play (never the seed), resign, boards, player pages, ghosts."""
+
+import datetime as dt
+import json
+import re
+
+import pytest
+
+from daily.actions import do_resign, start_attempt
+from daily.models import DailyAttempt
+from games.models import Game
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def account_client(client, account):
+    client.force_login(account.user)
+    return client
+
+
+def page_config(response, element="daily-config"):
+    html = response.content.decode()
+    match = re.search(rf'<script id="{element}" type="application/json">(.*?)</script>', html, re.S)
+    return json.loads(match.group(1))
+
+
+def test_home_lists_every_variant_with_a_countdown(client):
+    """The daily home shows the five challenges and the countdown to the next day."""
+    html = client.get("/daily/").content.decode()
+    assert html.count('class="daily-card"') == 5
+    assert 'data-countdown="' in html
+
+
+def test_starting_redirects_to_the_game_and_the_page_never_has_the_seed(
+    account_client, account, challenge
+):
+    """Start deals the game and opens its page; neither the page nor its config has the seed."""
+    response = account_client.post("/daily/penguin/start/")
+    attempt = DailyAttempt.objects.get(player=account)
+    assert attempt.ranked
+    assert response.status_code == 302
+    assert response["Location"] == f"/daily/play/{attempt.game.public_id}/"
+    page = account_client.get(response["Location"])
+    assert page.status_code == 200
+    config = page_config(page)
+    assert "seed" not in config and config["ws_path"] == "/ws/daily/" and config["ranked"]
+    assert str(challenge.seed) not in page.content.decode()
+
+
+def test_the_variant_page_resumes_an_unfinished_attempt(account_client, account, challenge):
+    """Coming back to the day's variant page resumes the running game."""
+    attempt, _ = start_attempt(account, challenge)
+    response = account_client.get("/daily/penguin/")
+    assert response["Location"] == f"/daily/play/{attempt.game.public_id}/"
+
+
+def test_the_start_page_offers_the_ranked_game_or_practice(
+    client, account_client, account, challenge
+):
+    """An account is offered its ranked game; after it, practice; a guest, practice only."""
+    assert b'data-start="ranked"' in account_client.get("/daily/penguin/").content
+    do_resign(start_attempt(account, challenge)[0])
+    assert b"Play it again (practice)" in account_client.get("/daily/penguin/").content
+    client.logout()
+    assert b'data-start="practice"' in client.get("/daily/penguin/").content
+
+
+def test_someone_elses_attempt_is_not_found(client, account, challenge, make_account):
+    """Only the player sees their attempt's page."""
+    attempt, _ = start_attempt(account, challenge)
+    client.force_login(make_account("mallory").user)
+    assert client.get(f"/daily/play/{attempt.game.public_id}/").status_code == 404
+    assert client.post(f"/daily/play/{attempt.game.public_id}/resign/").status_code == 404
+
+
+def test_resigning_ends_the_attempt(account_client, account, challenge):
+    """Give up ends the ranked game where it stands."""
+    attempt, _ = start_attempt(account, challenge)
+    account_client.post(f"/daily/play/{attempt.game.public_id}/resign/")
+    attempt.refresh_from_db()
+    assert attempt.game.status == Game.Status.RESIGNED and attempt.elapsed_ms is not None
+
+
+def test_unknown_variant_is_404(client, db):
+    assert client.get("/daily/klondike/").status_code == 404
+    assert client.post("/daily/klondike/start/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/leaderboards/",
+        "/leaderboards/races/",
+        "/leaderboards/fastest/penguin/",
+        "/leaderboards/wins/queenie/",
+        "/leaderboards/streak/spiderweb/",
+    ],
+)
+def test_board_pages_render(client, db, path):
+    assert client.get(path).status_code == 200
+
+
+def test_the_daily_board_page_shows_your_rank_off_the_first_page(
+    client, make_account, challenge, set_result
+):
+    """Far down the board, your row and rank are shown under the first page."""
+    players = [make_account(f"p{i}") for i in range(4)]
+    for i, player in enumerate(players):
+        set_result(start_attempt(player, challenge)[0], won_ms=1000 * (i + 1))
+    client.force_login(players[-1].user)
+    html = client.get(f"/daily/penguin/{challenge.day.isoformat()}/?per_page=2").content.decode()
+    assert 'data-my-rank="4"' in html
+    assert f'<tr class="me" data-player="{players[-1].pk}" data-rank="4">' in html
+
+
+def test_board_page_bad_parameters_get_400(client, db, today):
+    assert client.get(f"/daily/penguin/{today.isoformat()}/?page=zero").status_code == 400
+    assert client.get("/daily/penguin/2026-02-30/").status_code == 400
+
+
+def test_player_page(client, account, challenge, set_result):
+    """A player's page shows their games and links to their replays."""
+    attempt, _ = start_attempt(account, challenge)
+    set_result(attempt, won_ms=61_234)
+    html = client.get(f"/players/{account.pk}/").content.decode()
+    assert "alice" in html and "1:01.234" in html
+    assert f"/replay/{attempt.game.public_id}/" in html
+    assert client.get("/players/999999/").status_code == 404
+
+
+def test_a_ghost_race_on_a_past_day(client, account, make_account, make_challenge, today):
+    """Anyone may race a past day's finished run: a practice attempt with the ghost beside it."""
+    old = make_challenge("penguin", day=today - dt.timedelta(days=2))
+    run, _ = start_attempt(account, old)
+    do_resign(run)
+    racer = make_account("bob")
+    client.force_login(racer.user)
+    response = client.post(f"/ghost/{run.game.public_id}/")
+    attempt = DailyAttempt.objects.get(player=racer)
+    assert not attempt.ranked and attempt.ghost_id == run.game_id
+    page = client.get(response["Location"])
+    config = page_config(page)
+    assert config["ghost"]["game"] == run.game.public_id
+    assert config["ghost"]["progress"][0][0] == 0
+
+
+def test_no_ghost_of_todays_run_by_someone_else(client, account, make_account, challenge):
+    """Today's runs are nobody else's to race until the day ends (that would show the deal)."""
+    run, _ = start_attempt(account, challenge)
+    do_resign(run)
+    client.force_login(make_account("bob").user)
+    client.post(f"/ghost/{run.game.public_id}/")
+    assert not DailyAttempt.objects.filter(ghost=run.game).exists()
+
+
+def test_login_page_exists_for_guests(client, db):
+    """The start page links guests to log in or sign up."""
+    html = client.get("/daily/queenie/").content.decode()
+    assert "/accounts/login/" in html and "/accounts/signup/" in html
