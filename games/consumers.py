@@ -42,10 +42,15 @@ class GameConsumer(AsyncWebsocketConsumer):
     kinds: tuple[str, ...] = (Game.Kind.PRACTICE,)
 
     async def connect(self) -> None:
-        self.player = await database_sync_to_async(player_from_scope)(self.scope)
         self.game: Game | None = None
         self.seq_sent = -1
         self.budget = FrameBudget()
+        try:
+            self.player = await database_sync_to_async(player_from_scope)(self.scope)
+        except Exception:
+            # The socket still opens: its frames get errors, not a dead connection.
+            logger.exception("could not tell who is on a /ws/game/ socket")
+            self.player = None
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
