@@ -1,0 +1,328 @@
+// The practice page: one game over /ws/game/ (docs/protocol.md), drawn by a Board.
+//
+// The server is the authority: a move is drawn when its `ack` arrives, never before. One
+// message is in flight at a time; if the line drops before the answer, it is sent again with
+// the same `seq` after the reconnect (the server answers a duplicate with `state`).
+//
+// For tests: body[data-ws-ready="1"] once the socket is open and the first state is drawn,
+// body[data-moves] after every state/ack, #play[data-status] (playing/won/stuck).
+
+import { applySavedCardPreferences, fourColour, setFourColour } from "./cards.js";
+import { Board } from "./board.js";
+import { LegalMoves, pileKind } from "./moves.js";
+import { ReconnectingSocket } from "./socket.js";
+
+const $ = (id) => document.getElementById(id);
+
+/** "1:05", "12:00", "1:02:03" from milliseconds. */
+export function formatClock(ms) {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+/** Whether autoplay would send anything: a legal move to a foundation (in Spiderweb, where an
+ * empty foundation is also a cell, only a whole suit counts). */
+export function autoplayUseful(variant, legal) {
+  return new LegalMoves(legal).moves.some(
+    (m) => !m.deal && pileKind(m.dst) === "foundation" && (variant !== "spiderweb" || m.count === 13),
+  );
+}
+
+class Toast {
+  constructor(node) {
+    this.node = node;
+    this.timer = null;
+  }
+
+  show(text, kind = "info", ms = 3500) {
+    if (!text) return;
+    this.node.textContent = text;
+    this.node.dataset.kind = kind;
+    this.node.hidden = false;
+    this.node.classList.remove("leaving");
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.hide(), ms);
+  }
+
+  hide() {
+    this.node.classList.add("leaving");
+    this.timer = setTimeout(() => {
+      this.node.hidden = true;
+    }, 200);
+  }
+}
+
+class Timer {
+  constructor(node) {
+    this.node = node;
+    this.base = 0;
+    this.at = performance.now();
+    this.running = false;
+    setInterval(() => this.paint(), 250);
+  }
+
+  /** From the server's elapsed_ms at the frame's arrival; runs only while playing. */
+  sync(elapsedMs, running) {
+    this.base = elapsedMs || 0;
+    this.at = performance.now();
+    this.running = running;
+    this.paint();
+  }
+
+  now() {
+    return this.base + (this.running ? performance.now() - this.at : 0);
+  }
+
+  paint() {
+    const text = formatClock(this.now());
+    if (this.node.textContent !== text) this.node.textContent = text;
+  }
+}
+
+export class PracticeGame {
+  constructor(config) {
+    this.config = config;
+    this.frame = null; // the last state/ack drawn
+    this.pending = null; // the message awaiting its answer
+    this.overlayFor = null; // status whose overlay was shown (not shown twice)
+    this.root = $("play");
+    this.toast = new Toast($("toast"));
+    this.timer = new Timer($("timer"));
+    this.board = new Board($("board"), {
+      variant: config.variant,
+      layout: config.layout,
+      interactive: true,
+      onMove: (move) => this.act({ type: "move", move }),
+      onNotice: (text) => this.toast.show(text, "info", 2200),
+    });
+    this.socket = new ReconnectingSocket(config.ws_path);
+    this.socket.addEventListener("open", () => this.socket.send({ type: "open", game: config.game }));
+    this.socket.addEventListener("message", (e) => this.onFrame(e.detail));
+    this.socket.addEventListener("status", (e) => this.onStatus(e.detail));
+    this.socket.addEventListener("close", () => {
+      document.body.dataset.wsReady = "0";
+    });
+    this.bindControls();
+    this.socket.connect();
+  }
+
+  // ------------------------------------------------------------ server frames
+
+  onFrame(frame) {
+    if (!frame || typeof frame !== "object") return;
+    if (frame.type === "state" || frame.type === "ack") this.onState(frame);
+    else if (frame.type === "error") this.onError(frame);
+  }
+
+  onState(frame) {
+    if (frame.game && frame.game !== this.config.game) return;
+    if (this.frame && frame.seq < this.frame.seq) return; // an older frame overtaken
+    const pending = this.pending;
+    if (pending && frame.seq > pending.seq) this.pending = null; // applied (maybe before a drop)
+    this.frame = frame;
+    const legal = frame.status === "playing" ? frame.legal || [] : [];
+    this.board.render(frame.view, legal);
+    this.timer.sync(frame.elapsed_ms, frame.status === "playing");
+    $("move-count").textContent = String(frame.moves);
+    document.body.dataset.moves = String(frame.moves);
+    this.root.dataset.status = frame.status;
+    this.root.dataset.seq = String(frame.seq);
+    this.paintButtons();
+    this.showOutcome(frame);
+    if (this.socket.isOpen) document.body.dataset.wsReady = "1";
+    // a state at the same seq after a reconnect: our message never arrived, send it again
+    if (this.pending && frame.type === "state" && frame.seq === this.pending.seq) {
+      this.socket.send(this.pending);
+    }
+  }
+
+  onError(frame) {
+    const mine = this.pending && (frame.ref === this.pending.type || frame.ref == null);
+    if (mine) {
+      this.pending = null;
+      this.board.cancelPending();
+      this.paintButtons();
+    }
+    if (frame.code === "stale_seq" || frame.code === "server_error" || frame.code === "no_game") {
+      this.socket.send({ type: "open", game: this.config.game }); // resync
+    }
+    const quiet = frame.code === "rate_limited" ? "Slow down a little." : null;
+    this.toast.show(quiet || frame.reason || frame.code, "error");
+  }
+
+  onStatus({ state, retryIn }) {
+    const node = $("conn");
+    node.dataset.state = state;
+    const label = {
+      connecting: "Connecting…",
+      open: "Online",
+      reconnecting:
+        retryIn == null || retryIn < 1000
+          ? "Reconnecting…"
+          : `Offline · retry in ${Math.ceil(retryIn / 1000)} s`,
+      closed: "Offline",
+    }[state];
+    node.querySelector(".conn-label").textContent = label;
+    node.title =
+      state === "open"
+        ? "Connected: every move is saved on the server"
+        : "Not connected: your moves are safe on the server; reconnecting by itself";
+    if (state !== "open") document.body.dataset.wsReady = "0";
+    clearTimeout(this._statusTimer);
+    if (state === "reconnecting" && retryIn > 1000) {
+      this._statusTimer = setTimeout(
+        () => this.onStatus({ state: this.socket.state, retryIn: this.socket.retryIn() }),
+        1000,
+      );
+    }
+  }
+
+  // ------------------------------------------------------------ actions
+
+  /** Send a move/undo/autoplay with the current seq; one at a time. */
+  act(message) {
+    if (!this.frame || this.pending) {
+      this.board.cancelPending();
+      return false;
+    }
+    if (this.frame.status === "won") {
+      this.board.cancelPending();
+      return false;
+    }
+    this.pending = { ...message, seq: this.frame.seq, game: this.config.game };
+    this.paintButtons();
+    if (!this.socket.send(this.pending)) {
+      this.toast.show("Offline: the move is sent when the connection is back.", "info");
+    }
+    return true;
+  }
+
+  undo() {
+    if (this.frame && this.frame.can_undo) this.act({ type: "undo" });
+  }
+
+  autoplay() {
+    if (this.frame && this.frame.status === "playing") this.act({ type: "autoplay" });
+  }
+
+  newDeal() {
+    location.href = $("btn-new").href;
+  }
+
+  paintButtons() {
+    const f = this.frame;
+    const busy = !!this.pending;
+    $("btn-undo").disabled = !f || !f.can_undo || busy;
+    $("btn-autoplay").disabled =
+      !f || f.status !== "playing" || busy || !autoplayUseful(this.config.variant, f.legal || []);
+    $("overlay-undo").hidden = !f || !f.can_undo;
+  }
+
+  // ------------------------------------------------------------ outcome overlay
+
+  showOutcome(frame) {
+    const status = frame.status;
+    if (status === "playing") {
+      this.overlayFor = null;
+      this.hideOverlay();
+      return;
+    }
+    if (this.overlayFor === status) return;
+    this.overlayFor = status;
+    const won = status === "won";
+    $("overlay").dataset.kind = status;
+    $("overlay-icon").textContent = won ? "\u2605" : "\u2715";
+    $("overlay-title").textContent = won ? "You won!" : "No moves left";
+    $("overlay-text").textContent = won
+      ? `${this.config.variant_name} solved in ${frame.moves} moves and ${formatClock(frame.elapsed_ms)}.`
+      : "There is no legal move left. Take some moves back and try another way, or deal again.";
+    $("overlay").hidden = false;
+    this.board.clearSelection();
+    (won ? $("overlay-new") : $("overlay-undo")).focus({ preventScroll: true });
+    if (won) this.celebrate();
+  }
+
+  hideOverlay() {
+    $("overlay").hidden = true;
+  }
+
+  /** Suits falling over the table, once, when the game is won (skipped for reduced motion). */
+  celebrate() {
+    if (window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+    const layer = document.createElement("div");
+    layer.className = "confetti";
+    layer.setAttribute("aria-hidden", "true");
+    const symbols = ["\u2660", "\u2665", "\u2666", "\u2663"];
+    for (let i = 0; i < 36; i++) {
+      const s = document.createElement("span");
+      s.textContent = symbols[i % 4];
+      s.className = i % 4 === 1 || i % 4 === 2 ? "red" : "black";
+      s.style.left = `${Math.random() * 100}%`;
+      s.style.animationDelay = `${Math.random() * 1.2}s`;
+      s.style.animationDuration = `${2.2 + Math.random() * 1.6}s`;
+      s.style.fontSize = `${16 + Math.random() * 22}px`;
+      layer.appendChild(s);
+    }
+    $("board").appendChild(layer);
+    setTimeout(() => layer.remove(), 4500);
+  }
+
+  // ------------------------------------------------------------ controls and keys
+
+  bindControls() {
+    $("btn-undo").addEventListener("click", () => this.undo());
+    $("btn-autoplay").addEventListener("click", () => this.autoplay());
+    $("overlay-undo").addEventListener("click", () => this.undo());
+    $("overlay-close").addEventListener("click", () => this.hideOverlay());
+    const colours = $("btn-colours");
+    const paintColours = () => colours.setAttribute("aria-pressed", String(fourColour()));
+    colours.addEventListener("click", () => {
+      setFourColour(!fourColour());
+      paintColours();
+    });
+    paintColours();
+    document.addEventListener("keydown", (e) => this.onKey(e));
+  }
+
+  onKey(e) {
+    const t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const help = $("help");
+    if (e.key === "Escape" && !$("overlay").hidden) {
+      this.hideOverlay();
+      e.preventDefault();
+      return;
+    }
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "z") {
+      this.undo();
+      e.preventDefault();
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const key = e.key.toLowerCase();
+    if (key === "?" || key === "h") {
+      help.togglePopover();
+      e.preventDefault();
+      return;
+    }
+    if (help.matches(":popover-open")) return;
+    if (key === "u") this.undo();
+    else if (key === "a") this.autoplay();
+    else if (key === "n") this.newDeal();
+    else if (!this.board.handleKey(e)) return;
+    e.preventDefault();
+  }
+}
+
+function main() {
+  applySavedCardPreferences();
+  const node = $("board-config");
+  if (!node) return;
+  const config = JSON.parse(node.textContent);
+  window.practice = new PracticeGame(config);
+}
+
+main();
