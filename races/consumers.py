@@ -171,6 +171,7 @@ class RaceConsumer(AsyncWebsocketConsumer):
             self.last_event = view.snapshot["event"]
             await self.send_frame(view.snapshot)
         else:
+            self.last_event = since
             for frame in view.events:
                 await self.send_event(frame)
         if view.board is not None:

@@ -242,7 +242,7 @@ function renderLobby(phase) {
 
 function badge(text, extra = "") {
   const span = document.createElement("span");
-  span.className = `badge ${extra}`.trim();
+  span.className = `race-badge ${extra}`.trim();
   span.textContent = text;
   return span;
 }
@@ -328,7 +328,8 @@ function renderOver(phase) {
   }
 }
 
-// The clocks and the countdown follow the server's clock, whatever this machine's says.
+// The clocks and the countdown follow the server's clock, whatever this machine's says. A timer,
+// not animation frames: those stop in a background tab, and the countdown must not.
 function tick() {
   if (model.loaded) {
     const now = serverNow();
@@ -354,7 +355,6 @@ function tick() {
         race.time_limit_s && phase === "running" ? `${clock(race.ends_at - now)} left` : "";
     }
   }
-  requestAnimationFrame(tick);
 }
 
 // ------------------------------------------------------------------ controls
@@ -381,4 +381,4 @@ $("copy-link").addEventListener("click", async () => {
 });
 
 connect();
-requestAnimationFrame(tick);
+setInterval(tick, 100);

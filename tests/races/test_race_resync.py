@@ -1,0 +1,213 @@
+"""Nothing lost, nothing twice: reconnects, second tabs, gaps and restarts."""
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games.actions import engines
+from races.models import RaceEvent
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_countdown")]
+
+
+def apply_event(model: dict, frame: dict) -> None:
+    """The protocol's rule for each event, applied to a snapshot-shaped dict (docs/protocol.md)."""
+    racers = {r["id"]: r for r in model["racers"]}
+    kind = frame["type"]
+    if kind in ("joined", "progress"):
+        racers[frame["racer"]["id"]] = frame["racer"]
+    elif kind == "left":
+        racers.pop(frame["racer"])
+    elif kind == "host":
+        racers = {i: {**r, "host": i == frame["racer"]} for i, r in racers.items()}
+    elif kind == "ready":
+        racers[frame["racer"]] = {**racers[frame["racer"]], "ready": frame["ready"]}
+    elif kind in ("countdown", "finished"):
+        model["race"] = frame["race"]
+        racers = {r["id"]: r for r in frame["racers"]}
+    elif kind == "cancelled":
+        model["race"] = frame["race"]
+    elif kind == "rematch":
+        model["race"] = {**model["race"], "rematch": frame["code"]}
+    model["racers"] = list(racers.values())
+    if "standings" in frame:
+        model["standings"] = frame["standings"]
+    model["event"] = frame["event"]
+
+
+def comparable(snapshot: dict) -> dict:
+    return {
+        "event": snapshot["event"],
+        "race": snapshot["race"],
+        "racers": sorted(snapshot["racers"], key=lambda r: r["id"]),
+        "standings": snapshot["standings"],
+    }
+
+
+@pytest.fixture
+async def lobby(make_client, make_race, race_socket, run):
+    ann, bob = await run(make_client, "Ann"), await run(make_client, "Bob")
+    race = await run(make_race, ann, time_limit_s=60)
+    ann_socket = await race_socket(ann, race.code)
+    await ann_socket.expect("snapshot")
+    bob_socket = await race_socket(bob, race.code)
+    await bob_socket.expect("snapshot")
+    await bob_socket.request({"type": "join"}, "joined")
+    await ann_socket.expect("joined")
+    return race, (ann, ann_socket), (bob, bob_socket)
+
+
+@pytest.fixture
+async def running(lobby):
+    race, (ann, ann_socket), (bob, bob_socket) = lobby
+    await ann_socket.request({"type": "start"}, "countdown")
+    await bob_socket.expect("countdown")
+    return (
+        race,
+        (ann, ann_socket, await ann_socket.board()),
+        (bob, bob_socket, await bob_socket.board()),
+    )
+
+
+async def test_snapshot_plus_events_equals_a_fresh_snapshot(lobby, race_socket):
+    """A socket that kept its first snapshot and applied every event since sees what a new one sees."""
+    race, (ann, ann_socket), (bob, bob_socket) = lobby
+    first = comparable(next(f for f in ann_socket.seen if f["type"] == "snapshot"))
+    await bob_socket.request({"type": "ready"}, "ready")
+    await bob_socket.request({"type": "ready", "ready": False}, "ready")
+    await ann_socket.request({"type": "start"}, "countdown")
+    board = await ann_socket.board()
+    await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    await ann_socket.expect("progress")
+    await bob_socket.request({"type": "resign"}, "progress")
+    await ann_socket.request({"type": "resign"}, "finished")
+    for frame in ann_socket.seen:
+        if "event" in frame and frame["type"] != "snapshot" and frame["event"] > first["event"]:
+            apply_event(first, frame)
+    fresh = await race_socket(ann, race.code)
+    assert comparable(first) == comparable(await fresh.expect("snapshot"))
+
+
+async def test_a_reconnect_with_since_gets_only_the_missed_events(lobby, race_socket, run):
+    """?since=N answers with the events after N, in order, and no snapshot."""
+    race, (ann, ann_socket), (bob, bob_socket) = lobby
+    seen = max(f.get("event", 0) for f in bob_socket.seen)
+    await bob_socket.disconnect()
+    await ann_socket.request({"type": "ready"}, "ready")
+    await ann_socket.request({"type": "ready", "ready": False}, "ready")
+    back = await race_socket(bob, race.code, since=seen)
+    frames = [await back.next(), await back.next()]
+    assert [f["type"] for f in frames] == ["ready", "ready"]
+    assert [f["event"] for f in frames] == [seen + 1, seen + 2]
+    await back.quiet()
+
+
+async def test_a_reconnect_too_far_behind_gets_a_snapshot(lobby, race_socket):
+    """A `since` from the future (another server's numbers) is answered with a snapshot."""
+    race, (ann, _), _ = lobby
+    back = await race_socket(ann, race.code, since=999)
+    assert (await back.next())["type"] == "snapshot"
+
+
+async def test_sync_mid_connection_resends_the_missed_events(lobby):
+    """`sync` with an older number gets the events after it again."""
+    race, (ann, ann_socket), _ = lobby
+    again = await ann_socket.request({"type": "sync", "since": 0}, "joined")
+    assert again["event"] == 1
+
+
+async def test_a_reload_mid_race_resumes_the_board_exactly(running, race_socket):
+    """A new socket of the same racer gets their board at the same seq and position."""
+    race, (ann, ann_socket, board), _ = running
+    ack = await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    await ann_socket.disconnect()
+    engines.clear()  # as if another process served the reconnect
+    back = await race_socket(ann, race.code)
+    await back.expect("snapshot")
+    state = await back.expect("state")
+    assert (state["seq"], state["view"], state["moves"]) == (ack["seq"], ack["view"], ack["moves"])
+
+
+async def test_a_second_tab_follows_the_first(running, race_socket):
+    """Two tabs of one racer: a move in one shows in the other, once."""
+    race, (ann, ann_socket, board), _ = running
+    tab = await race_socket(ann, race.code)
+    await tab.expect("snapshot")
+    await tab.expect("state")
+    ack = await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    followed = await tab.expect("state")
+    assert followed["seq"] == ack["seq"] and followed["view"] == ack["view"]
+    await tab.expect("progress")
+    await tab.quiet()
+
+
+async def test_a_move_resent_from_a_second_tab_is_not_applied_twice(running, race_socket, run):
+    """Both tabs send the same move at the same seq: one applies it, the other gets the board."""
+    race, (ann, ann_socket, board), (bob, bob_socket, _) = running
+    tab = await race_socket(ann, race.code)
+    await tab.expect("snapshot")
+    await tab.expect("state")
+    move = board["legal"][0]
+    await ann_socket.request({"type": "move", "move": move, "seq": 0}, "ack")
+    answer = await tab.request({"type": "move", "move": move, "seq": 0}, "state")
+    assert answer["seq"] == 1
+    await bob_socket.expect("progress")
+    await bob_socket.quiet()
+    moves = await run(lambda: RaceEvent.objects.filter(race=race, kind="progress").count())
+    assert moves == 1
+
+
+async def test_a_restarted_process_loses_nothing(running, race_socket, run):
+    """With the engine cache and the rank store gone, a new socket resumes the same race."""
+    race, (ann, ann_socket, board), (bob, bob_socket, _) = running
+    ack = await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    before = await ann_socket.expect("progress")
+    await ann_socket.disconnect()
+    engines.clear()
+    await run(_forget_standings, race)
+    back = await race_socket(ann, race.code)
+    snap = await back.expect("snapshot")
+    assert snap["standings"] == before["standings"]
+    assert snap["event"] == before["event"]
+    assert (await back.expect("state"))["seq"] == ack["seq"]
+
+
+def _forget_standings(race):
+    from games.rankstore import get_rank_store
+    from races.actions import standings_key
+
+    get_rank_store().delete(standings_key(race))
+
+
+async def test_a_dropped_group_message_is_filled_in_from_the_record(lobby, run):
+    """A socket that misses event N (a full channel) still gets it, before N+1."""
+    from races import actions
+
+    race, (ann, ann_socket), (bob, bob_socket) = lobby
+    real_broadcast = actions.broadcast
+    dropped = []
+
+    def lossy(group, message):
+        if not dropped:
+            dropped.append(message)
+            return
+        real_broadcast(group, message)
+
+    actions.broadcast = lossy
+    try:
+        await bob_socket.send_json_to({"type": "ready"})
+        await bob_socket.send_json_to({"type": "ready", "ready": False})
+        first = await ann_socket.expect("ready")
+        second = await ann_socket.expect("ready")
+    finally:
+        actions.broadcast = real_broadcast
+    assert dropped and [first["event"], second["event"]] == [3, 4]
+    assert (first["ready"], second["ready"]) == (True, False)
+
+
+async def test_the_event_numbers_survive_in_the_database(lobby):
+    """Events are rows: numbered 1, 2, … with nothing missing."""
+    race, _, _ = lobby
+    seqs = await sync_to_async(list)(
+        RaceEvent.objects.filter(race=race).order_by("seq").values_list("seq", flat=True)
+    )
+    assert seqs == list(range(1, len(seqs) + 1))
