@@ -14,6 +14,8 @@ ALTERNATE_BELOW = [
 ]
 """For every card, the two cards that may go on it: one rank lower, of the other colour."""
 
+KINGS = tuple(card_of(KING, suit) for suit in range(4))
+
 
 class Queenie(Game):
     """Any card moves with all the cards in front of it; the group's back card goes onto a
@@ -42,32 +44,29 @@ class Queenie(Game):
 
     def legal_moves(self):
         out = []
-        empty_f, wanted = foundation_targets(self.f)
-        # a card -> the piles whose front card it may go on (one rank higher, other colour)
-        under = {}
+        # a card -> the piles a group with that card at its back may go onto
+        targets: dict[int, list[int]] = {}
         empty_t = []
         for i, pile in enumerate(self.t):
             if pile:
-                top = pile[-1]
-                for card in ALTERNATE_BELOW[top]:
-                    if card in under:
-                        under[card].append(i)
+                for card in ALTERNATE_BELOW[pile[-1]]:
+                    if card in targets:
+                        targets[card].append(i)
                     else:
-                        under[card] = [i]
+                        targets[card] = [i]
             else:
                 empty_t.append(i)
+        if empty_t:
+            for king in KINGS:
+                targets[king] = empty_t
+        empty_f, wanted = foundation_targets(self.f)
         for i, pile in enumerate(self.t):
             if not pile:
                 continue
             names = TT[i]
-            size = len(pile)
-            for k in range(1, size + 1):
-                back = pile[size - k]
-                if RANK[back] == KING:
-                    for j in empty_t:
-                        out.append(names[j] + SUFFIX[k])
-                elif back in under:
-                    for j in under[back]:
+            for k, back in enumerate(reversed(pile), 1):
+                if back in targets:
+                    for j in targets[back]:
                         if j != i:
                             out.append(names[j] + SUFFIX[k])
             card = pile[-1]

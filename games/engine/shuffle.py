@@ -6,10 +6,12 @@ its algorithms are not promised to stay the same across Python versions.
 """
 
 import hashlib
-from collections.abc import Iterator, Sequence
+import struct
+from collections.abc import Sequence
 
 MAX_SEED = 2**63 - 1
 _WORD = 1 << 32
+_EIGHT_WORDS = struct.Struct(">8I")
 
 
 def check_seed(seed: object) -> int:
@@ -26,31 +28,36 @@ def stream_key(variant: str, seed: int) -> bytes:
     return f"solitaire-race:{variant}:{seed}".encode("ascii")
 
 
-def words(key: bytes) -> Iterator[int]:
-    """32-bit words: SHA-256(key + counter as 8 bytes big-endian), counter 0, 1, 2, …,
-    each digest read as eight big-endian words."""
-    counter = 0
-    while True:
-        digest = hashlib.sha256(key + counter.to_bytes(8, "big")).digest()
-        for k in range(0, 32, 4):
-            yield int.from_bytes(digest[k : k + 4], "big")
-        counter += 1
+def words(key: bytes, count: int, start: int = 0) -> list[int]:
+    """32-bit words ``start`` .. ``start+count-1`` of the stream: SHA-256(key + counter as 8
+    bytes big-endian) for counter 0, 1, 2, …, each digest read as eight big-endian words."""
+    first, last = start // 8, (start + count + 7) // 8
+    out: list[int] = []
+    for counter in range(first, last):
+        out.extend(_EIGHT_WORDS.unpack(hashlib.sha256(key + counter.to_bytes(8, "big")).digest()))
+    skip = start - first * 8
+    return out[skip : skip + count]
 
 
 def shuffled(items: Sequence[int], key: bytes) -> list[int]:
     """Fisher–Yates: for i from n-1 down to 1, swap item i with item j, j uniform in 0..i.
 
-    j is the first word u of the stream with u < 2**32 - (2**32 mod (i+1)), taken mod (i+1);
-    the words at or above that bound are skipped, which keeps j unbiased.
+    j is the next word u of the stream with u < 2**32 - (2**32 mod (i+1)), taken mod (i+1);
+    words at or above that bound are skipped (rejection sampling), which keeps j unbiased.
     """
     deck = list(items)
-    stream = words(key)
+    stream = words(key, len(deck))
+    used = 0
     for i in range(len(deck) - 1, 0, -1):
         n = i + 1
         limit = _WORD - _WORD % n
-        u = next(stream)
-        while u >= limit:
-            u = next(stream)
+        while True:
+            if used == len(stream):
+                stream += words(key, 64, used)
+            u = stream[used]
+            used += 1
+            if u < limit:
+                break
         j = u % n
         deck[i], deck[j] = deck[j], deck[i]
     return deck

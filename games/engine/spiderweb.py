@@ -61,40 +61,46 @@ class Spiderweb(Game):
 
     def legal_moves(self):
         out = []
-        by_rank = {}
+        onto: dict[int, list[int]] = {}  # a rank -> the piles whose front card is one above it
         empty_t = []
         for i, pile in enumerate(self.t):
             if pile:
-                r = RANK[pile[-1]]
-                if r in by_rank:
-                    by_rank[r].append(i)
+                r = RANK[pile[-1]] - 1
+                if r in onto:
+                    onto[r].append(i)
                 else:
-                    by_rank[r] = [i]
+                    onto[r] = [i]
             else:
                 empty_t.append(i)
         empty_f = [j for j, p in enumerate(self.f) if not p]
+        down = self.down
         for i, pile in enumerate(self.t):
             if not pile:
                 continue
             names = TT[i]
-            run = self.run_length(pile, self.down[i])
-            for k in range(1, run + 1):
+            top = len(pile) - 1
+            card = pile[top]
+            k = 1
+            while True:  # the runs of 1, 2, … front cards
                 suffix = SUFFIX[k]
-                r = RANK[pile[-k]]
-                for j in by_rank.get(r + 1, ()):
+                for j in onto.get(RANK[card], ()):
                     out.append(names[j] + suffix)
                 for j in empty_t:
                     out.append(names[j] + suffix)
+                if top - k < down[i] or pile[top - k] != card + 1 or RANK[card] == KING:
+                    break
+                card += 1
+                k += 1
             names = TF[i]
             for j in empty_f:
                 out.append(names[j])
-            if run == 13:
+            if k == 13:
                 for j in empty_f:
                     out.append(names[j] + ":13")
         for j, cell in enumerate(self.f):
             if len(cell) == 1:
                 names = FT[j]
-                for i in by_rank.get(RANK[cell[0]] + 1, ()):
+                for i in onto.get(RANK[cell[0]], ()):
                     out.append(names[i])
                 for i in empty_t:
                     out.append(names[i])
