@@ -197,3 +197,35 @@ def finished_race(make_client, make_race, no_countdown):
     race.refresh_from_db()
     race.clients = (ann, bob)
     return race
+
+
+def near_won_penelopes_web() -> dict:
+    """Penelope's Web one move from the win: every card home but the King of spades, on t0."""
+    from games.engine import new_game
+
+    ranks = "A23456789TJQK"
+    foundations = [[rank + suit for rank in ranks] for suit in "CDHS"]
+    tableau = [[foundations[3].pop()]] + [[] for _ in range(7)]
+    state = new_game("penelopes-web", 0).to_dict()
+    return {**state, "tableau": tableau, "down": [0] * 8, "foundations": foundations}
+
+
+@pytest.fixture
+def near_win_for(monkeypatch):
+    """near_win_for(player): when the race starts, that player's game is one move (t0-f3) from
+    won.
+
+    A real race cannot reach a chosen position, so the test starts that racer's game from a
+    constructed one (the games app's `start_state`, as its own tests do); every rule of the race
+    is untouched, and the record (start position + move log) stays true for the leak checks.
+    """
+    rigged = set()
+    real = actions.do_create_game
+
+    def create(player, variant, seed, **kwargs):
+        if player.pk in rigged:
+            kwargs["start_state"] = near_won_penelopes_web()
+        return real(player, variant, seed, **kwargs)
+
+    monkeypatch.setattr(actions, "do_create_game", create)
+    return lambda player: rigged.add(player.pk)
