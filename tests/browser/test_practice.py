@@ -1,0 +1,205 @@
+"""The practice page in a real browser against a live Daphne.
+
+The page is checked against the engine itself: after every move the board's cards (their
+data-card attributes, pile by pile) must be the engine's player view of the same position, and
+no card the player may not see may reach the page, in the DOM or in a websocket frame.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from games.engine import new_game
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshot.png"
+
+# Spiderweb deal 1 opens with t0-t2 and t1-t3 both legal, on four different piles, and has
+# face-down cards (one of which the first move turns up) and a stock.
+SPIDERWEB_SEED = 1
+DRAG_MOVE = "t0-t2"
+CLICK_MOVE = "t1-t3"
+
+READ_BOARD = """() => Object.fromEntries(
+  [...document.querySelectorAll('#board [data-pile]')].map((pile) => [
+    pile.dataset.pile,
+    [...pile.querySelectorAll('[data-card]')].map((card) => card.dataset.card),
+  ]))"""
+
+READ_FACE_DOWN = """() => [...document.querySelectorAll('#board .card.face-down')].map(
+  (card) => ({card: card.dataset.card, text: card.textContent, label: card.ariaLabel}))"""
+
+
+def open_game(page, live_url: str, variant: str, seed: int, frames: list[str] | None = None):
+    if frames is not None:
+        page.on(
+            "websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload))
+        )
+    page.goto(f"{live_url}/play/{variant}/{seed}/")
+    page.wait_for_selector('body[data-ws-ready="1"]')
+
+
+def wait_moves(page, count: int) -> None:
+    page.wait_for_selector(f'body[data-moves="{count}"]')
+
+
+def front_card(page, pile: str):
+    return page.locator(f'#board [data-pile="{pile}"] > .card').last
+
+
+def hidden_cards(game) -> set[str]:
+    """The cards the player may not see in the game's position: face-down and stock cards."""
+    full = game.to_dict()
+    hidden = set(full["stock"])
+    for cards, down in zip(full["tableau"], full["down"], strict=True):
+        hidden.update(cards[:down])
+    return hidden
+
+
+def assert_board_shows(page, game) -> None:
+    """The page draws the engine's player view: every tableau card in order, "??" where the
+    view hides one, the stock as backs only, the top of every foundation."""
+    view = game.to_dict(view="player")
+    board = page.evaluate(READ_BOARD)
+    for i, cards in enumerate(view["tableau"]):
+        assert board[f"t{i}"] == cards, f"pile t{i}"
+    for i, cards in enumerate(view["foundations"]):
+        assert board[f"f{i}"] == cards[-2:], f"foundation f{i}"
+    for i, card in enumerate(view["cells"]):
+        assert board[f"c{i}"] == ([card] if card else []), f"cell c{i}"
+    if "stock" in board:
+        assert set(board["stock"]) <= {"??"}
+        count = page.locator('#board [data-pile="stock"] .stock-count').inner_text()
+        assert int(count) == len(view["stock"])
+    for card in page.evaluate(READ_FACE_DOWN):
+        assert card == {"card": "??", "text": "", "label": "face-down card"}
+
+
+class LeakCheck:
+    """No face-down or stock card's name is in the page, or in a frame the page received while
+    the card was hidden (an undo may hide a card seen before: it was no secret then)."""
+
+    def __init__(self, page, frames: list[str]) -> None:
+        self.page = page
+        self.frames = frames
+        self.checked = 0
+
+    def check(self, game) -> None:
+        html = self.page.content()
+        new = self.frames[self.checked :]
+        self.checked = len(self.frames)
+        for card in hidden_cards(game):
+            assert f'data-card="{card}"' not in html
+            for frame in new:
+                assert f'"{card}"' not in frame, f"{card} was sent to the browser"
+
+
+def drag(page, source, target) -> None:
+    """Press on `source`, move in steps (as a hand does) and release over `target`."""
+    a = source.bounding_box()
+    b = target.bounding_box()
+    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=12)
+    page.mouse.up()
+
+
+def test_moves_by_drag_and_click_undo_and_reload_keep_the_position(page, live_url):
+    """A drag and a click each play their move, undo takes the last back, and a reload shows
+    the same position; hidden cards never reach the page."""
+    game = new_game("spiderweb", seed=SPIDERWEB_SEED)
+    assert {DRAG_MOVE, CLICK_MOVE} <= set(game.legal_moves())
+    frames: list[str] = []
+    leaks = LeakCheck(page, frames)
+    open_game(page, live_url, "spiderweb", SPIDERWEB_SEED, frames)
+    wait_moves(page, 0)
+    assert_board_shows(page, game)
+    leaks.check(game)
+
+    drag(page, front_card(page, "t0"), front_card(page, "t2"))
+    wait_moves(page, 1)
+    game.play(DRAG_MOVE)
+    assert_board_shows(page, game)
+    leaks.check(game)
+
+    front_card(page, "t1").click()
+    assert page.locator('#board [data-pile="t1"] > .card.selected').count() == 1
+    front_card(page, "t3").click()
+    wait_moves(page, 2)
+    game.play(CLICK_MOVE)
+    assert_board_shows(page, game)
+    leaks.check(game)
+
+    page.click("#btn-undo")
+    wait_moves(page, 1)
+    game.undo()
+    assert_board_shows(page, game)
+    leaks.check(game)
+    before = page.evaluate(READ_BOARD)
+
+    page.reload()
+    page.wait_for_selector('body[data-ws-ready="1"]')
+    wait_moves(page, 1)
+    assert page.evaluate(READ_BOARD) == before
+    assert_board_shows(page, game)
+    leaks.check(game)
+    assert [json.loads(f)["type"] for f in frames].count("ack") == 3
+
+
+def test_illegal_drop_is_explained_and_the_card_goes_back(page, live_url):
+    """A card dropped where it may not go comes back, and the server's reason is shown."""
+    game = new_game("spiderweb", seed=SPIDERWEB_SEED)
+    legal = set(game.legal_moves())
+    assert "t0-t1" not in legal
+    open_game(page, live_url, "spiderweb", SPIDERWEB_SEED)
+    before = page.evaluate(READ_BOARD)
+    drag(page, front_card(page, "t0"), front_card(page, "t1"))
+    toast = page.locator("#toast")
+    toast.wait_for(state="visible")
+    assert toast.inner_text().strip()
+    assert toast.get_attribute("data-kind") == "error"
+    page.wait_for_selector('#board[data-pending=""]')
+    assert page.evaluate(READ_BOARD) == before
+    assert page.evaluate("document.body.dataset.moves") == "0"
+
+
+def test_keys_pick_a_pile_and_put_it_down(page, live_url):
+    """Number keys pick a pile's movable card and put it on another pile; U undoes."""
+    open_game(page, live_url, "spiderweb", SPIDERWEB_SEED)
+    page.keyboard.press("1")
+    assert page.locator('#board [data-pile="t0"] > .card.selected').count() == 1
+    assert page.locator('#board [data-pile="t2"].target').count() == 1
+    page.keyboard.press("3")
+    wait_moves(page, 1)
+    page.keyboard.press("u")
+    wait_moves(page, 0)
+    game = new_game("spiderweb", seed=SPIDERWEB_SEED)
+    assert_board_shows(page, game)
+
+
+def test_screenshot_of_a_game_in_progress(page, live_url):
+    """A Penguin game a few moves in, drawn for the README (docs/screenshot.png)."""
+    seed = 12
+    game = new_game("penguin", seed=seed)
+    open_game(page, live_url, "penguin", seed)
+    for played in range(1, 4):
+        legal = game.legal_moves()
+        move = next((m for m in legal if m.split("-")[1][0] in "tf"), legal[0])
+        src, dst = move.split(":")[0].split("-")
+        count = int(move.split(":")[1]) if ":" in move else 1
+        page.locator(f'#board [data-pile="{src}"] > .card').nth(-count).click()
+        target = page.locator(f'#board [data-pile="{dst}"]')
+        target.click(position={"x": 10, "y": 10})
+        wait_moves(page, played)
+        game.play(move)
+    assert_board_shows(page, game)
+    # show where the front card of the first pile may go
+    front_card(page, "t0").click()
+    page.mouse.move(0, 0)
+    page.evaluate("Promise.all(document.getAnimations().map((a) => a.finished))")
+    page.screenshot(path=str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 10_000
