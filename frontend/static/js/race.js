@@ -2,60 +2,59 @@
 // the standings beside it, and the end. It draws what the server sends over /ws/race/<code>/
 // (docs/protocol.md, "Races"); the server checks every move and keeps the clock.
 //
-// The page sets data attributes on #race for tests to wait on: data-socket (open/closed),
+// The page sets data attributes on #race for tests to wait on: data-socket (connecting, open,
+// reconnecting, closed),
 // data-phase, data-event (the last event applied), data-seq (your board's seq).
 
 import { Board } from "./board.js";
 import { clock, RaceModel, STATUS_LABELS } from "./race-state.js";
+import { ReconnectingSocket, socketUrl } from "./socket.js";
 
 const config = JSON.parse(document.getElementById("race-config").textContent);
 const root = document.getElementById("race");
 const $ = (id) => document.getElementById(id);
 
 const model = new RaceModel();
-let socket = null;
-let retry = 0;
 let offset = 0; // server clock minus ours, ms
 let bestRtt = Infinity;
 let board = null; // your Board
 let boardFrame = null; // the last state/ack applied to it
 let pending = null; // {type, move, seq} sent and not yet answered
 const spectatorBoards = new Map(); // racer id -> {board, frame, node}
-let leavingOnPurpose = false;
 
 const serverNow = () => Date.now() + offset;
 
 // ------------------------------------------------------------------ the socket
 
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const since = model.loaded ? `?since=${model.event}` : "";
-  socket = new WebSocket(`${scheme}://${location.host}${config.ws_path}${since}`);
-  root.dataset.socket = "connecting";
-  socket.addEventListener("open", () => {
-    retry = 0;
-    root.dataset.socket = "open";
-    ping();
-    if (pending) send(pending); // a move sent before the drop: the server answers it once
-  });
-  socket.addEventListener("message", (e) => onFrame(JSON.parse(e.data)));
-  socket.addEventListener("close", (e) => {
-    root.dataset.socket = "closed";
-    if (leavingOnPurpose || e.code === 4004) return;
-    setStatus("Connection lost; reconnecting…");
-    retry += 1;
-    setTimeout(connect, Math.min(8000, 250 * 2 ** retry));
-  });
-}
+// A reconnect asks for the events after the last one applied (?since=N): the server answers
+// with exactly those (or a fresh snapshot), then the board as it stands.
+const sock = new ReconnectingSocket(config.ws_path);
+sock.addEventListener("open", () => {
+  ping();
+  if (pending) send(pending); // a move sent before the drop: the server applies it once
+});
+sock.addEventListener("message", (e) => onFrame(e.detail));
+sock.addEventListener("close", (e) => {
+  if (e.detail.code === 4004) sock.close(); // no such race: nothing to come back to
+  sock.url = socketUrl(`${config.ws_path}${model.loaded ? `?since=${model.event}` : ""}`);
+});
+sock.addEventListener("status", (e) => {
+  root.dataset.socket = e.detail.state;
+  if (e.detail.state === "reconnecting") setStatus("Connection lost; reconnecting…", true);
+});
 
 function send(frame) {
-  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+  sock.send(frame);
 }
 
 function ping() {
-  send({ type: "ping", t: Date.now() });
+  send({ type: "ping", t: performance.now() });
 }
-setInterval(ping, 15000);
+
+function leavePage(go) {
+  sock.close();
+  go();
+}
 
 // ------------------------------------------------------------------ frames
 
@@ -63,10 +62,11 @@ function onFrame(frame) {
   if (typeof frame.now === "number" && bestRtt === Infinity) offset = frame.now - Date.now();
   switch (frame.type) {
     case "pong": {
-      const rtt = Date.now() - frame.t;
+      // The server's clock at the middle of the round trip; the shortest trip is the best guess.
+      const rtt = performance.now() - frame.t;
       if (rtt <= bestRtt) {
         bestRtt = rtt;
-        offset = frame.server_time_ms - (frame.t + rtt / 2);
+        offset = frame.server_time_ms - (Date.now() - rtt / 2);
       }
       return;
     }
@@ -92,8 +92,7 @@ function onFrame(frame) {
   root.dataset.event = String(model.event);
   if (frame.type === "rematch" && model.you.racer) goToRematch(frame.url);
   if (iLeft) {
-    leavingOnPurpose = true;
-    location.reload(); // back to the page as a visitor, with the join form
+    leavePage(() => location.reload()); // back to the page as a visitor, with the join form
     return;
   }
   render();
@@ -113,8 +112,19 @@ function onBoard(frame) {
       onNotice: (text) => setStatus(text),
     });
   }
-  board.render(frame.view, frame.status === "won" ? [] : frame.legal);
+  board.render(frame.view, canPlay() ? frame.legal : []);
   renderMe();
+}
+
+/** Whether this racer may still move: racing, and not won, resigned or out of time. */
+function canPlay() {
+  const me = model.me;
+  return Boolean(me) && ["playing", "stuck"].includes(me.status) && model.phase(serverNow()) === "running";
+}
+
+/** Redraw the board without targets once this racer is done (or the race is). */
+function freezeBoardIfDone() {
+  if (board && boardFrame && !canPlay() && board.legal.list.length) board.render(boardFrame.view, []);
 }
 
 function play(frame) {
@@ -162,8 +172,7 @@ function onError(frame) {
 }
 
 function goToRematch(url) {
-  leavingOnPurpose = true;
-  location.assign(url);
+  leavePage(() => location.assign(url));
 }
 
 // ------------------------------------------------------------------ drawing
@@ -191,6 +200,8 @@ function render() {
   renderOver(phase);
   renderMe();
   renderStatusLine(phase);
+  freezeBoardIfDone();
+  tick();
 }
 
 function renderStatusLine(phase) {
@@ -380,5 +391,5 @@ $("copy-link").addEventListener("click", async () => {
   }
 });
 
-connect();
+sock.connect();
 setInterval(tick, 100);
