@@ -1,0 +1,164 @@
+"""Two Daphne processes, one race: players on different processes race together.
+
+The processes share a SQLite file (the record) and Redis (the channel layer and the
+leaderboards). Ann's socket is on process A, Bob's on process B; every event reaches both. Bob
+then drops his socket and comes back on the other process with ?since=N, and gets exactly what
+he missed and his board as it was: nothing lives only in one process's memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.cookiejar
+import json
+import re
+import tempfile
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+import redis
+import websockets
+from django.conf import settings
+
+from tests.live import live_server_process
+
+pytestmark = pytest.mark.slow
+
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> str:
+    url = settings.REDIS_URL or DEFAULT_REDIS
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except redis.RedisError:
+        pytest.skip(f"no Redis at {url}: two processes need a shared channel layer")
+    return url
+
+
+@pytest.fixture(scope="module")
+def two_servers(redis_url):
+    """Base URLs of two Daphnes serving one service (one SQLite file, one Redis)."""
+    with tempfile.TemporaryDirectory(prefix="race-live-") as tmp:
+        env = {"DATABASE_URL": f"sqlite:///{Path(tmp) / 'race.sqlite3'}", "REDIS_URL": redis_url}
+        with live_server_process(env=dict(env)) as a, live_server_process(env=dict(env)) as b:
+            yield a, b
+
+
+class Visitor:
+    """A browser without a browser: cookies, the CSRF token, and websockets with its session."""
+
+    def __init__(self) -> None:
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def cookie(self, name: str) -> str:
+        return next(c.value for c in self.jar if c.name == name)
+
+    def get(self, url: str) -> str:
+        with self.opener.open(url, timeout=10) as response:
+            return response.read().decode()
+
+    def post(self, url: str, data: dict) -> str:
+        """POST a form (with the CSRF token); the URL it ended on after redirects."""
+        fields = {**data, "csrfmiddlewaretoken": self.cookie("csrftoken")}
+        body = urllib.parse.urlencode(fields).encode()
+        request = urllib.request.Request(url, data=body, headers={"Referer": url})
+        with self.opener.open(request, timeout=30) as response:
+            return response.geturl()
+
+    async def socket(self, base: str, code: str, since: int | None = None):
+        ws_url = base.replace("http://", "ws://") + f"/ws/race/{code}/"
+        if since is not None:
+            ws_url += f"?since={since}"
+        cookies = f"sessionid={self.cookie('sessionid')}"
+        return await websockets.connect(
+            ws_url, additional_headers={"Cookie": cookies, "Origin": base}, open_timeout=10
+        )
+
+
+async def expect(ws, frame_type: str, timeout: float = 10) -> dict:
+    """The next frame of this type (earlier frames of other types are skipped)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            frame = json.loads(await ws.recv())
+            if frame["type"] == frame_type:
+                return frame
+
+
+def race_code(url: str) -> str:
+    return re.search(r"/races/([A-Z0-9]{6})/", url).group(1)
+
+
+async def test_racers_on_two_processes_race_together(two_servers):
+    """Start, moves, progress and the finish reach both processes; a reconnect on the other
+    process resumes exactly."""
+    a, b = two_servers
+    ann, bob = Visitor(), Visitor()
+    ann.get(f"{a}/races/new/")
+    code = race_code(
+        ann.post(
+            f"{a}/races/new/",
+            {
+                "variant": "penelopes-web",
+                "deal": "random",
+                "max_players": 8,
+                "time_limit": "300",
+                "visibility": "link",
+                "name": "Ann",
+            },
+        )
+    )
+    bob.get(f"{b}/races/{code}/")
+    bob.post(f"{b}/races/{code}/join/", {"name": "Bob"})
+
+    ann_ws = await ann.socket(a, code)
+    bob_ws = await bob.socket(b, code)
+    try:
+        assert len((await expect(ann_ws, "snapshot"))["racers"]) == 2
+        await expect(bob_ws, "snapshot")
+
+        await bob_ws.send(json.dumps({"type": "ready"}))
+        ready = await expect(ann_ws, "ready")  # from process B to process A
+        await ann_ws.send(json.dumps({"type": "ready"}))
+        countdown_a = await expect(ann_ws, "countdown")
+        countdown_b = await expect(bob_ws, "countdown")
+        assert countdown_a["race"] == countdown_b["race"]
+        assert countdown_a["event"] == countdown_b["event"] == ready["event"] + 2
+
+        ann_board = await expect(ann_ws, "state")
+        bob_board = await expect(bob_ws, "state")
+        assert ann_board["view"] == bob_board["view"], "one deal for everyone"
+
+        await ann_ws.send(json.dumps({"type": "move", "move": ann_board["legal"][0], "seq": 0}))
+        ann_ack = await expect(ann_ws, "ack")
+        progress = await expect(bob_ws, "progress")
+        assert progress["racer"]["name"] == "Ann" and progress["racer"]["moves"] == 1
+
+        # Bob drops off; Ann plays on; Bob comes back on the other process.
+        seen = progress["event"]
+        await bob_ws.close()
+        await ann_ws.send(json.dumps({"type": "undo", "seq": ann_ack["seq"]}))
+        await expect(ann_ws, "ack")
+        missed = await expect(ann_ws, "progress")
+        bob_ws = await bob.socket(a, code, since=seen)
+        caught_up = await expect(bob_ws, "progress")
+        assert caught_up["event"] == missed["event"] == seen + 1
+        assert caught_up["racer"]["moves"] == 0
+        assert (await expect(bob_ws, "state"))["view"] == bob_board["view"]
+
+        await ann_ws.send(json.dumps({"type": "resign"}))
+        await bob_ws.send(json.dumps({"type": "resign"}))
+        finished_a = await expect(ann_ws, "finished")
+        finished_b = await expect(bob_ws, "finished")
+        assert finished_a == {**finished_b, "now": finished_a["now"]}
+        assert sorted(r["place"] for r in finished_a["racers"]) == [1, 2]
+    finally:
+        await ann_ws.close()
+        await bob_ws.close()
+
+    results = bob.get(f"{b}/races/{code}/results/")
+    assert f"Deal number {finished_a['race']['seed']}" in results
