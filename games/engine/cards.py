@@ -23,8 +23,22 @@ RED = [SUIT[card] in (1, 2) for card in range(52)]
 PRETTY = [RANK_LABELS[RANK[c] - 1] + SUIT_SYMBOLS[SUIT[c]] for c in range(52)]
 """What a player reads: ``PRETTY[CARD_BY_NAME["TH"]] == "10♥"``."""
 
-ONE_DECK = tuple(range(52))
-"""A fresh deck before shuffling: A♣..K♣, A♦..K♦, A♥..K♥, A♠..K♠."""
+RANK_WORDS = (
+    "an Ace",
+    "a 2",
+    "a 3",
+    "a 4",
+    "a 5",
+    "a 6",
+    "a 7",
+    "an 8",
+    "a 9",
+    "a 10",
+    "a Jack",
+    "a Queen",
+    "a King",
+)
+"""A rank in a sentence: ``RANK_WORDS[rank - 1]``."""
 
 
 def card_of(rank: int, suit: int) -> int:

@@ -2,7 +2,7 @@
 
 from functools import cache
 
-from .cards import NAMES, PRETTY, RANK, RANK_LABELS, SUIT, card_of
+from .cards import NAMES, PRETTY, RANK, RANK_LABELS, RANK_WORDS, SUIT, card_of
 from .errors import IllegalMove
 from .game import Game
 from .notation import CC, CF, CT, SUFFIX, TC, TF, TT
@@ -180,10 +180,8 @@ class Penguin(Game):
                 if self.sits_on[back] != dst[-1]:
                     raise IllegalMove(f"{PRETTY[back]} cannot go on {PRETTY[dst[-1]]}")
             elif RANK[back] != self.space_rank:
-                label = RANK_LABELS[self.space_rank - 1]
-                raise IllegalMove(
-                    f"only a {label}, one rank below the beak, may fill an empty pile"
-                )
+                rank = RANK_WORDS[self.space_rank - 1]
+                raise IllegalMove(f"only {rank}, one rank below the beak, may fill an empty pile")
         elif dk == "c":
             if dst:
                 raise IllegalMove(f"c{di} already holds {PRETTY[dst[0]]}")
@@ -194,5 +192,5 @@ class Penguin(Game):
             if SUIT[back] != SUIT[top] or RANK[back] != next_rank(RANK[top]):
                 raise IllegalMove(f"{PRETTY[back]} cannot go on {PRETTY[top]} on a foundation")
         elif RANK[back] != self.beak:
-            label = RANK_LABELS[self.beak - 1]
-            raise IllegalMove(f"only a {label} (the beak's rank) may start a foundation")
+            rank = RANK_WORDS[self.beak - 1]
+            raise IllegalMove(f"only {rank} (the beak's rank) may start a foundation")
