@@ -1,0 +1,145 @@
+"""Two browsers race each other on a live Daphne, with a third watching.
+
+A real race deals a real deal, and no test can steer it to a win, so the race ends the way an
+unfinished race really ends: Ann plays a move by clicking, Bob sees it in the standings, Ann
+resigns, Bob plays and resigns, and both land on the finished race with links to the results
+(standings, chart, replays), where one click on "Rematch" takes both to a new lobby.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.browser.conftest import CHROMIUM_ARGS, DESKTOP, browser, live_url  # noqa: F401
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+class Player:
+    """One browser context: its page, every frame its socket got, and its errors."""
+
+    def __init__(self, browser, base: str) -> None:  # noqa: F811
+        self.context = browser.new_context(viewport=DESKTOP)
+        self.page = self.context.new_page()
+        self.base = base
+        self.frames: list[dict] = []
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("dialog", lambda dialog: dialog.accept())
+        self.page.on("websocket", self._watch)
+
+    def _watch(self, ws) -> None:
+        ws.on("framereceived", lambda payload: self.frames.append(json.loads(payload)))
+
+    def wait(self, selector: str, timeout: float = 10_000) -> None:
+        self.page.wait_for_selector(selector, timeout=timeout)
+
+    def board(self) -> dict:
+        """The last board (`state` or `ack`) the server sent this racer."""
+        return [f for f in self.frames if f["type"] in ("state", "ack")][-1]
+
+    def click_move(self, move: str) -> None:
+        """Play a move the way a person does: click its cards, then where they go."""
+        src, dst = move.split(":")[0].split("-")
+        count = int(move.split(":")[1]) if ":" in move else 1
+        self.page.locator(f'#board [data-pile="{src}"] > .card').nth(-count).click()
+        target = self.page.locator(f'#board [data-pile="{dst}"] > .card')
+        if target.count():
+            target.last.click()
+        else:
+            self.page.locator(f'#board [data-pile="{dst}"]').click(position={"x": 10, "y": 10})
+
+    def close(self) -> None:
+        self.context.close()
+        assert not self.errors, f"JavaScript errors: {self.errors}"
+
+
+@pytest.fixture
+def people(browser, live_url):  # noqa: F811
+    made: list[Player] = []
+
+    def make() -> Player:
+        made.append(Player(browser, live_url))
+        return made[-1]
+
+    yield make
+    for player in made:
+        player.close()
+
+
+def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811
+    """Create, join by link, ready, the shared countdown, moves seen live, the end, results,
+    rematch."""
+    ann, bob, eve = people(), people(), people()
+
+    ann.page.goto(f"{live_url}/races/new/")
+    ann.page.fill("#id_name", "Ann")
+    ann.page.select_option("#id_time_limit", "300")
+    ann.page.click("button[type=submit]")
+    ann.wait('#race[data-socket="open"][data-role="racer"]')
+    link = ann.page.input_value("#invite-link")
+    code = ann.page.text_content("#race-code").strip()
+    assert link.endswith(f"/races/{code}/")
+
+    bob.page.goto(link)
+    bob.page.fill("#id_name", "Bob")
+    bob.page.click("#join-button")
+    bob.wait('#race[data-socket="open"][data-role="racer"]')
+    ann.page.wait_for_function(
+        "document.querySelectorAll('#lobby-racers li').length === 2", polling=100
+    )
+    eve.page.goto(link)
+    eve.wait('#race[data-socket="open"][data-role="spectator"]')
+
+    bob.page.click("#ready-button")
+    ann.wait("#lobby-racers li.ready")
+    ann.page.click("#ready-button")  # everyone ready: the race starts by itself
+    for player in (ann, bob):
+        player.wait('#race[data-phase="countdown"]')
+        player.wait("#countdown:not([hidden])")
+    countdowns = [next(f for f in p.frames if f["type"] == "countdown") for p in (ann, bob)]
+    assert countdowns[0]["race"]["starts_at"] == countdowns[1]["race"]["starts_at"]
+
+    ann.wait('#race[data-phase="running"][data-seq="0"]')
+    bob.wait('#race[data-phase="running"][data-seq="0"]')
+    assert ann.board()["view"] == bob.board()["view"], "one deal for both"
+    eve.page.wait_for_function(
+        "document.querySelectorAll('.spectator-board').length === 2", polling=100
+    )
+
+    ann.click_move(ann.board()["legal"][0])
+    ann.wait('#race[data-seq="1"]')
+    bob.page.wait_for_function(
+        """() => [...document.querySelectorAll('#standings li')].some(
+             (li) => li.textContent.includes('Ann') && li.textContent.includes('1 moves'))""",
+        polling=100,
+    )
+    assert not [f for f in bob.frames if f["type"] == "board"], "racers never get boards"
+    eve.page.wait_for_function(
+        "[...document.querySelectorAll('.spectator-board figcaption')].some("
+        "(c) => c.textContent.includes('Ann') && c.textContent.includes('1 moves'))",
+        polling=100,
+    )
+
+    ann.page.click("#resign-button")
+    bob.wait('#standings li[data-status="resigned"]')
+    bob.click_move(bob.board()["legal"][0])
+    bob.wait('#race[data-seq="1"]')
+    bob.page.click("#resign-button")
+    for player in (ann, bob, eve):
+        player.wait('#race[data-phase="finished"]')
+        player.wait("#race-over:not([hidden])")
+    assert eve.page.is_hidden("#rematch-button")
+
+    ann.page.click("#results-link")
+    ann.wait("#results-chart")
+    assert ann.page.locator("#results-chart polyline").count() == 2
+    assert ann.page.locator("#results a[href^='/replay/']").count() == 2
+
+    ann.page.click("#rematch")
+    ann.wait('#race[data-phase="lobby"][data-socket="open"]')
+    bob.page.wait_for_url(ann.page.url, timeout=10_000)
+    bob.wait('#race[data-phase="lobby"][data-role="racer"]')
+    assert ann.page.url != link
