@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from datetime import UTC, datetime
 
 from asgiref.sync import async_to_sync
@@ -36,8 +37,8 @@ from races.standings import Progress
 
 logger = logging.getLogger(__name__)
 
-WINNABLE_TRIES = 12
-WINNABLE_SECONDS_PER_DEAL = 1.5
+WINNABLE_BUDGET_S = 8.0
+WINNABLE_SECONDS_PER_DEAL = 2.0
 RESULTS_KEEP_S = 24 * 3600
 """How long a finished race's sorted set stays in the rank store (the database keeps it all)."""
 
@@ -210,17 +211,24 @@ def random_seed() -> int:
     return secrets.randbelow(MAX_SEED + 1)
 
 
-def winnable_seed(variant: str) -> int:
-    """A random deal the solver wins within its budget; RaceRuleError if none turns up."""
+def winnable_seed(variant: str, budget_s: float | None = None) -> int:
+    """A random deal the solver wins, searched for `budget_s` seconds at most in all.
+
+    The solver is asked about fresh random deals one after another, each with a share of what
+    is left of the budget; a deal it proves won is taken. RaceRuleError (`no_winnable_deal`)
+    if none is proved in time: some variants are rarely proved so fast, and the page says so.
+    """
     from games.solver import Verdict, solve
 
-    for _ in range(WINNABLE_TRIES):
+    deadline = time.monotonic() + (WINNABLE_BUDGET_S if budget_s is None else budget_s)
+    while (left := deadline - time.monotonic()) > 0.05:
         seed = random_seed()
-        result = solve(new_game(variant, seed), max_seconds=WINNABLE_SECONDS_PER_DEAL)
+        result = solve(new_game(variant, seed), max_seconds=min(left, WINNABLE_SECONDS_PER_DEAL))
         if result.verdict == Verdict.WON:
             return seed
     raise RaceRuleError(
-        "no_winnable_deal", "no winnable deal was found in time; try again or use a random deal"
+        "no_winnable_deal",
+        "the solver proved no deal winnable in time; try again, or race on a random deal",
     )
 
 
