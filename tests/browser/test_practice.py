@@ -203,3 +203,80 @@ def test_screenshot_of_a_game_in_progress(page, live_url):
     page.evaluate("Promise.all(document.getAnimations().map((a) => a.finished))")
     page.screenshot(path=str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 10_000
+
+
+# Break the line at the first move: "lost" drops the frame before it leaves, "cut" lets it go
+# and closes the socket before the answer can arrive.
+BREAK_AT_FIRST_MOVE = """(mode) => {
+  const send = WebSocket.prototype.send;
+  let broken = false;
+  WebSocket.prototype.send = function (data) {
+    if (!broken && JSON.parse(data).type === "move") {
+      broken = true;
+      if (mode === "cut") send.call(this, data);
+      this.close();
+      return;
+    }
+    return send.call(this, data);
+  };
+}"""
+
+
+@pytest.mark.parametrize("mode", ["lost", "cut"])
+def test_a_move_caught_in_a_dropped_connection_is_played_once(page, live_url, mode):
+    """The page reconnects by itself and the move is played exactly once: resent with its seq
+    if the server never had it, not played twice if it had."""
+    open_game(page, live_url, "spiderweb", SPIDERWEB_SEED)
+    page.evaluate(BREAK_AT_FIRST_MOVE, mode)
+    front_card(page, "t0").click()
+    front_card(page, "t2").click()
+    page.wait_for_selector('body[data-ws-ready="0"]')
+    page.wait_for_selector('body[data-ws-ready="1"]')
+    wait_moves(page, 1)
+    page.wait_for_selector('#conn[data-state="open"]')
+    game = new_game("spiderweb", seed=SPIDERWEB_SEED)
+    game.play(DRAG_MOVE)
+    assert_board_shows(page, game)
+    page.reload()
+    page.wait_for_selector('body[data-ws-ready="1"]')
+    wait_moves(page, 1)
+    assert_board_shows(page, game)
+
+
+def test_a_deal_without_moves_says_so(page, live_url):
+    """Penelope's Web deal 10 has no legal move: the page says so and offers a new deal."""
+    assert new_game("penelopes-web", seed=10).is_stuck()
+    open_game(page, live_url, "penelopes-web", 10)
+    page.wait_for_selector('#play[data-status="stuck"]')
+    overlay = page.locator("#overlay")
+    assert overlay.is_visible()
+    assert page.locator("#overlay-title").inner_text() == "No moves left"
+    assert page.locator("#overlay-new").get_attribute("href") == "/play/penelopes-web/"
+    assert not page.locator("#overlay-undo").is_visible()
+    assert page.locator("#btn-autoplay").is_disabled()
+    page.click("#overlay-close")
+    assert not overlay.is_visible()
+
+
+def test_autoplay_finishes_a_won_game(page, live_url):
+    """Played to where only foundation moves are left, A sends every card home and the page
+    shows the win; the won board takes no more moves."""
+    from games.solver.solve import solve
+
+    seed = 1
+    line = solve(new_game("penguin", seed=seed), max_nodes=200_000).moves
+    assert line
+    tail = 0
+    while "-f" in line[-1 - tail]:
+        tail += 1
+    open_game(page, live_url, "penguin", seed)
+    for count, move in enumerate(line[: len(line) - tail], start=1):
+        page.evaluate("(move) => window.practice.act({type: 'move', move})", move)
+        wait_moves(page, count)
+    page.keyboard.press("a")
+    page.wait_for_selector('#play[data-status="won"]')
+    assert page.locator("#overlay-title").inner_text() == "You won!"
+    assert page.locator("#btn-undo").is_disabled()
+    assert page.locator("#board .card.movable").count() == 0
+    board = page.evaluate(READ_BOARD)
+    assert all(not board[f"t{i}"] for i in range(7))

@@ -27,6 +27,10 @@ const FAN_UP = 0.27; // vertical offset of a face-up card, in card heights
 const FAN_UP_MIN = 0.19;
 const FAN_DOWN = 0.1;
 const FAN_DOWN_MIN = 0.05;
+// Narrow cards (phones) get a bigger index, so they fan wider to keep it readable.
+const NARROW_CARD_W = 48;
+const FAN_UP_NARROW = 0.34;
+const FAN_UP_MIN_NARROW = 0.27;
 const DRAG_THRESHOLD = 5; // px before a press becomes a drag
 const DOUBLE_CLICK_MS = 380;
 
@@ -329,8 +333,10 @@ export class Board {
       const below = beak ? "A23456789TJQK"[("A23456789TJQK".indexOf(beak) + 12) % 13] : null;
       box.innerHTML = beak
         ? `<span class="beak-rank" title="The beak's rank">${rankLabel(beak)}</span>` +
-          `<span class="beak-text">Foundations build up from <b>${rankLabel(beak)}</b>, ` +
-          `turning the corner K\u2192A. Empty piles take a <b>${rankLabel(below)}</b>.</span>`
+          `<span class="beak-text long">Foundations build up from <b>${rankLabel(beak)}</b>, ` +
+          `turning the corner K\u2192A. Empty piles take a <b>${rankLabel(below)}</b>.</span>` +
+          `<span class="beak-text short">Up from <b>${rankLabel(beak)}</b>, K\u2192A.<br>` +
+          `Spaces: <b>${rankLabel(below)}</b></span>`
         : "";
       box.setAttribute("aria-label", beak ? `Beak rank ${rankLabel(beak)}` : "Beak");
     }
@@ -371,6 +377,8 @@ export class Board {
     s.setProperty("--gap", `${gap}px`);
     this.cardW = cw;
     this.cardH = ch;
+    this.narrow = cw < NARROW_CARD_W;
+    this.root.classList.toggle("narrow", this.narrow);
     const topH = rows * ch + rows * gap;
     const tabAvail = avail ? Math.max(avail - topH - gap, ch * 3) : Infinity;
     let tallest = ch;
@@ -393,11 +401,11 @@ export class Board {
     const n = cards.length;
     const up = Math.max(0, n - down - 1);
     const downGaps = Math.min(down, Math.max(n - 1, 0));
-    let fu = FAN_UP * ch;
+    let fu = (this.narrow ? FAN_UP_NARROW : FAN_UP) * ch;
     let fd = FAN_DOWN * ch;
     const need = ch + downGaps * fd + up * fu;
     if (need > limit) {
-      const minFu = FAN_UP_MIN * ch;
+      const minFu = (this.narrow ? FAN_UP_MIN_NARROW : FAN_UP_MIN) * ch;
       const minFd = FAN_DOWN_MIN * ch;
       const room = limit - ch;
       // squeeze the backs first, then the faces

@@ -7,18 +7,16 @@
 
 import { Board } from "./board.js";
 import { cardsHome, GhostRace } from "./ghost.js";
+import { ReconnectingSocket } from "./socket.js";
 
 const config = JSON.parse(document.getElementById("daily-config").textContent);
 const root = document.getElementById("daily");
 const $ = (id) => document.getElementById(id);
 const TOTAL_CARDS = (config.layout.decks || 1) * 52;
 
-let socket = null;
-let retry = 0;
-let offset = 0; // the server's clock minus ours, in ms
-let bestRtt = Infinity;
+let offset = 0; // the server's clock minus ours, in ms (from each state's elapsed_ms)
 let frame = null; // the last state/ack applied
-let pending = null; // the frame sent and not yet answered
+let pending = null; // the message sent and not yet answered (resent after a reconnect)
 let board = null;
 let finished = false;
 const ghost = config.ghost ? new GhostRace($("ghost"), config.ghost, config.variant, TOTAL_CARDS) : null;
@@ -27,66 +25,35 @@ const serverNow = () => Date.now() + offset;
 
 // ------------------------------------------------------------------ the socket
 
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}${config.ws_path}`);
-  root.dataset.socket = "connecting";
-  socket.addEventListener("open", () => {
-    retry = 0;
-    root.dataset.socket = "open";
-    send({ type: "open", game: config.game });
-    ping();
-  });
-  socket.addEventListener("message", (e) => onFrame(JSON.parse(e.data)));
-  socket.addEventListener("close", () => {
-    root.dataset.socket = "closed";
-    if (finished) return;
-    notice("Connection lost; reconnecting…");
-    retry += 1;
-    setTimeout(connect, Math.min(8000, 250 * 2 ** retry));
-  });
-}
-
-function send(message) {
-  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-}
-
-function ping() {
-  send({ type: "ping", t: Date.now() });
-}
-setInterval(ping, 15000);
+const socket = new ReconnectingSocket(config.ws_path);
+socket.addEventListener("status", (e) => {
+  root.dataset.socket = e.detail.state;
+  if (e.detail.state === "reconnecting" && !finished) notice("Connection lost; reconnecting…");
+});
+socket.addEventListener("open", () => socket.send({ type: "open", game: config.game }));
+socket.addEventListener("message", (e) => onFrame(e.detail));
 
 // ------------------------------------------------------------------ frames
 
 function onFrame(message) {
-  switch (message.type) {
-    case "pong": {
-      const rtt = Date.now() - message.t;
-      if (rtt <= bestRtt) {
-        bestRtt = rtt;
-        offset = message.server_time_ms - (message.t + rtt / 2);
-      }
-      return;
-    }
-    case "state":
-    case "ack":
-      return onState(message);
-    case "error":
-      pending = null;
-      board?.cancelPending();
-      if (message.code === "stale_seq") send({ type: "open", game: config.game });
-      notice(message.reason);
-      return;
-    default:
+  if (message.type === "state" || message.type === "ack") {
+    onState(message);
+  } else if (message.type === "error") {
+    pending = null;
+    board?.cancelPending();
+    if (message.code === "stale_seq") socket.send({ type: "open", game: config.game });
+    notice(message.reason);
   }
 }
 
 function onState(state) {
   if (frame && state.seq < frame.seq) return;
-  pending = null;
-  if (bestRtt === Infinity && state.started_at) {
-    offset = Date.parse(state.started_at) + state.elapsed_ms - Date.now();
+  if (pending && state.type === "state" && state.seq === pending.seq) {
+    socket.send(pending); // sent before a reconnect and never applied: send it again
+  } else {
+    pending = null;
   }
+  if (!state.finished_at) offset = Date.parse(state.started_at) + state.elapsed_ms - Date.now();
   frame = state;
   if (!board) {
     board = new Board($("board"), {
@@ -118,7 +85,7 @@ function act(message) {
     return;
   }
   pending = { ...message, seq: frame.seq };
-  send(pending);
+  socket.send(pending);
 }
 
 function notice(text) {
@@ -202,4 +169,4 @@ document.addEventListener("keydown", (e) => {
   if (board?.handleKey(e)) e.preventDefault();
 });
 
-connect();
+socket.connect();

@@ -238,7 +238,9 @@ export class PracticeGame {
     $("overlay-title").textContent = won ? "You won!" : "No moves left";
     $("overlay-text").textContent = won
       ? `${this.config.variant_name} solved in ${frame.moves} moves and ${formatClock(frame.elapsed_ms)}.`
-      : "There is no legal move left. Take some moves back and try another way, or deal again.";
+      : frame.can_undo
+        ? "There is no legal move left. Take some moves back and try another way, or deal again."
+        : "This deal has no legal move at all. Try another one.";
     $("overlay").hidden = false;
     this.board.clearSelection();
     (won ? $("overlay-new") : $("overlay-undo")).focus({ preventScroll: true });

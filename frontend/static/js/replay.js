@@ -49,7 +49,7 @@ function step(how) {
 function stop() {
   clearTimeout(timer);
   timer = null;
-  playButton.textContent = "▶";
+  playButton.textContent = "Play";
   playButton.setAttribute("aria-pressed", "false");
 }
 
@@ -66,7 +66,7 @@ function scheduleNext() {
 function toggle() {
   if (timer) return stop();
   if (at >= frames.length - 1) show(0);
-  playButton.textContent = "⏸";
+  playButton.textContent = "Pause";
   playButton.setAttribute("aria-pressed", "true");
   scheduleNext();
 }
