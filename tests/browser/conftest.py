@@ -6,6 +6,8 @@ a fresh context (a new guest: its own cookies) that fails the test on any page e
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 
 from tests.live import live_server_process
@@ -15,9 +17,31 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 DESKTOP = {"width": 1280, "height": 800}
 
 
+def live_server_env() -> dict[str, str]:
+    """The live server's database and Redis follow the test settings: with PostgreSQL (CI) it
+    gets a database of its own beside the test one, and the same Redis; else its own SQLite."""
+    from django.conf import settings
+
+    from scripts.servers import create_database
+
+    env: dict[str, str] = {}
+    db = settings.DATABASES["default"]
+    if db["ENGINE"] == "django.db.backends.postgresql":
+        auth = quote(db["USER"] or "", safe="")
+        if db.get("PASSWORD"):
+            auth += ":" + quote(db["PASSWORD"], safe="")
+        host = f"{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
+        url = f"postgres://{auth}@{host}/{db['NAME']}_browser"
+        create_database(url, drop=True)
+        env["DATABASE_URL"] = url
+    if settings.REDIS_URL:
+        env["REDIS_URL"] = settings.REDIS_URL
+    return env
+
+
 @pytest.fixture(scope="session")
 def live_url():
-    with live_server_process() as url:
+    with live_server_process(env=live_server_env()) as url:
         yield url
 
 

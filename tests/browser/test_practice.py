@@ -258,6 +258,7 @@ def test_a_deal_without_moves_says_so(page, live_url):
     assert not overlay.is_visible()
 
 
+@pytest.mark.slow
 def test_autoplay_finishes_a_won_game(page, live_url):
     """Played to where only foundation moves are left, A sends every card home and the page
     shows the win; the won board takes no more moves."""
