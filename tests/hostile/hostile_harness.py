@@ -111,7 +111,7 @@ def cookie_header(client: Client | None) -> list[tuple[bytes, bytes]]:
     return [(b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie.value}".encode())]
 
 
-@dataclass
+@dataclass(eq=False)
 class Session:
     """One socket through the real ASGI application; `log` keeps every frame it received."""
 
@@ -136,6 +136,13 @@ class Session:
         text = await self.communicator.receive_from(timeout)
         self.log.append(text)
         return json.loads(text)
+
+    async def until(self, frame_type: str, timeout: float = 5) -> dict:
+        """The next frame of this type (the ones before it are only logged)."""
+        while True:
+            frame = await self.receive(timeout)
+            if frame["type"] == frame_type:
+                return frame
 
     async def drain(self, quiet: float = 0.3) -> list[dict]:
         """Everything that arrives until the socket is quiet for `quiet` seconds."""

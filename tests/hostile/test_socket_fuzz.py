@@ -95,7 +95,7 @@ def test_hostile_frames_on_the_race_socket_change_nothing(running_race, check_hi
 
     async def play() -> list[tuple[tuple, list[dict]]]:
         assert await session.open()
-        await session.drain()
+        await session.until("state")  # the snapshot, then the racer's board
         results = [(frame, await session.answers(*frame)) for frame in frames]
         await session.close()
         return results
