@@ -160,21 +160,31 @@ def _engine_for(game: Game) -> EngineGame:
     return engine if engine is not None else replay(game)
 
 
-def status_of(engine: EngineGame) -> str:
+def status_of(engine: EngineGame, legal: list[str] | None = None) -> str:
+    """Won, stuck (not won, no legal move) or playing; `legal` saves computing the moves again."""
     if engine.is_won():
         return Game.Status.WON
-    if engine.is_stuck():
+    if not (engine.legal_moves() if legal is None else legal):
         return Game.Status.STUCK
     return Game.Status.PLAYING
 
 
-def _update(game: Game, engine: EngineGame, played: Iterable[str] = (), **kw) -> GameUpdate:
-    legal = () if game.is_over else tuple(engine.legal_moves())
+def _update(
+    game: Game,
+    engine: EngineGame,
+    played: Iterable[str] = (),
+    legal: list[str] | None = None,
+    **kw,
+) -> GameUpdate:
+    if game.is_over:
+        legal = []
+    elif legal is None:
+        legal = engine.legal_moves()
     return GameUpdate(
         game=game,
         played=tuple(played),
         view=engine.to_dict(view="player"),
-        legal=legal,
+        legal=tuple(legal),
         can_undo=engine.move_count > 0 and not game.is_over,
         **kw,
     )
@@ -274,7 +284,8 @@ def _act(game: Game, seq: int, act: Callable[[EngineGame], list[str]]) -> GameUp
     the current game, nothing applied), ahead of it an error.
     """
     with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game.pk)
+        # The snapshot is only written here, never read: leave it in the database.
+        game = Game.objects.select_for_update().defer("state").get(pk=game.pk)
         if seq < game.seq:
             engine = _engine_for(game)
             transaction.on_commit(lambda: engines.put(game, game.seq, engine))
@@ -290,9 +301,10 @@ def _act(game: Game, seq: int, act: Callable[[EngineGame], list[str]]) -> GameUp
             # The engine changes nothing when it refuses a move: it stays usable.
             engines.put(game, game.seq, engine)
             raise MoveRefused(str(exc)) from exc
+        legal = engine.legal_moves()
         if played:
-            _record(game, engine, played)
-        update = _update(game, engine, played)
+            _record(game, engine, played, legal)
+        update = _update(game, engine, played, legal)
         seq_after = game.seq
         transaction.on_commit(lambda: engines.put(game, seq_after, engine))
         if played:
@@ -300,7 +312,7 @@ def _act(game: Game, seq: int, act: Callable[[EngineGame], list[str]]) -> GameUp
     return update
 
 
-def _record(game: Game, engine: EngineGame, played: list[str]) -> None:
+def _record(game: Game, engine: EngineGame, played: list[str], legal: list[str]) -> None:
     now = timezone.now()
     Move.objects.bulk_create(
         Move(game=game, seq=game.seq + i, move=move, at=now) for i, move in enumerate(played, 1)
@@ -308,7 +320,7 @@ def _record(game: Game, engine: EngineGame, played: list[str]) -> None:
     game.seq += len(played)
     game.move_count = engine.move_count
     game.state = engine.to_dict()
-    game.status = status_of(engine)
+    game.status = status_of(engine, legal)
     game.finished_at = now if game.status == Game.Status.WON else None
     game.save(update_fields=["seq", "move_count", "state", "status", "finished_at"])
 

@@ -1,7 +1,7 @@
 """/ws/game/: a player's practice games over a websocket (docs/protocol.md, "Practice play").
 
 The consumer parses frames into messages (games/messages.py), checks who may do what, and calls
-the actions (games/actions.py) through database_sync_to_async. Every refusal is an `error` frame
+the actions (games/actions.py) in a worker thread. Every refusal is an `error` frame
 that changes nothing and leaves the socket open; nothing raised ever escapes to Channels.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import IntegrityError
 
@@ -25,6 +25,18 @@ logger = logging.getLogger(__name__)
 
 # Close code for a connection that floods past FrameBudget.flood (4000-4999: application codes).
 CLOSE_FLOOD = 4008
+
+UNRESOLVED = object()
+
+
+def in_worker(function):
+    """`function` (sync, using the ORM) as a coroutine run in the thread pool.
+
+    Not Channels' default single shared thread: frames of different sockets then reach the
+    database side by side, and one slow query does not hold up every socket of the process.
+    Moves into one game are still ordered by its row lock, and one socket's frames one by one.
+    """
+    return DatabaseSyncToAsync(function, thread_sensitive=False)
 
 
 class NotOpen(actions.ActionError):
@@ -45,13 +57,16 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.game: Game | None = None
         self.seq_sent = -1
         self.budget = FrameBudget()
-        try:
-            self.player = await database_sync_to_async(player_from_scope)(self.scope)
-        except Exception:
-            # The socket still opens: its frames get errors, not a dead connection.
-            logger.exception("could not tell who is on a /ws/game/ socket")
-            self.player = None
+        self._player = UNRESOLVED
+        # Accept at once: who the player is is looked up with the first frame that needs it, so
+        # the handshake never waits for the database.
         await self.accept()
+
+    async def current_player(self):
+        """The socket's Player (None: a socket without one owns no game), looked up once."""
+        if self._player is UNRESOLVED:
+            self._player = await in_worker(player_from_scope)(self.scope)
+        return self._player
 
     async def disconnect(self, code: int) -> None:
         await self._leave_group()
@@ -62,7 +77,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         verdict = self.budget.charge()
         if verdict is Verdict.FLOOD:
             logger.warning(
-                "closing a flooding socket of player %s", getattr(self.player, "pk", None)
+                "closing a flooding socket of player %s", getattr(self._player, "pk", None)
             )
             await self.close(code=CLOSE_FLOOD)
             return
@@ -107,8 +122,9 @@ class GameConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------------ checks and actions
 
     async def open_game(self, public_id: str) -> None:
-        game = await database_sync_to_async(actions.access_game)(self.player, public_id, self.kinds)
-        update = await database_sync_to_async(actions.get_game_update)(game)
+        player = await self.current_player()
+        game = await in_worker(actions.access_game)(player, public_id, self.kinds)
+        update = await in_worker(actions.get_game_update)(game)
         await self._leave_group()
         self.game = update.game
         await self.channel_layer.group_add(actions.group_name(self.game), self.channel_name)
@@ -117,7 +133,8 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def check_open_game(self, public_id: str | None) -> Game:
         """The socket's open game; a `game` named in the frame must be it."""
         if public_id is not None and (self.game is None or public_id != self.game.public_id):
-            await database_sync_to_async(actions.access_game)(self.player, public_id, self.kinds)
+            player = await self.current_player()
+            await in_worker(actions.access_game)(player, public_id, self.kinds)
             raise NotOpen(f"game {public_id} is not open on this socket; send `open` first")
         if self.game is None:
             raise NotOpen()
@@ -125,10 +142,10 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def run_action(self, action, game: Game, *args) -> None:
         try:
-            update = await database_sync_to_async(action)(game, *args)
+            update = await in_worker(action)(game, *args)
         except IntegrityError:
             # Another process wrote this seq first: the client's view is behind; resync it.
-            update = await database_sync_to_async(actions.get_game_update)(game)
+            update = await in_worker(actions.get_game_update)(game)
             await self.send_update("state", update)
             return
         self.game = update.game
