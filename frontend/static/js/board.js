@@ -100,7 +100,10 @@ export class Board {
         if (pile) this.focusedPile = pile.dataset.pile;
       });
     }
-    this._resizeObserver = new ResizeObserver(() => this._measureAndPlace());
+    // only a change of width re-sizes the cards (the board's own height follows its piles)
+    this._resizeObserver = new ResizeObserver(() => {
+      if (this.root.clientWidth !== this._measuredWidth) this._measureAndPlace();
+    });
     this._resizeObserver.observe(root);
     this._onWindowResize = () => this._measureAndPlace();
     window.addEventListener("resize", this._onWindowResize);
@@ -358,6 +361,7 @@ export class Board {
     if (!this.view || !this.plan) return;
     const { cols, rows } = this.plan;
     const width = this.root.clientWidth;
+    this._measuredWidth = width;
     if (!width) return;
     const gap = Math.round(Math.max(3, Math.min(14, width * 0.012)));
     const byWidth = Math.floor((width - gap * (cols - 1)) / cols);
@@ -645,7 +649,10 @@ export class Board {
   _pointerDown(e) {
     if (e.button !== 0 || this.pending) return;
     const t = this._target(e);
-    if (!t) return;
+    if (!t) {
+      if (this.selection) this.clearSelection(); // a press on the bare table drops the pick
+      return;
+    }
     let count = 0;
     if (t.card && t.card.classList.contains("face-up") && pileKind(t.name) !== "stock") {
       count = this._movableCount(t.name, this._countAt(t.name, t.index));
@@ -868,13 +875,20 @@ export class Board {
     if (this.pending) return true;
     const names = [...this.piles.keys()].filter((n) => pileKind(n) === kind);
     const sel = this.selection;
+    const movable = names.filter((n) => this.legal.from(n).length);
+    if (sel && pileKind(sel.src) === kind) {
+      // again: pick up from the next such pile, then put the pick down
+      const next = movable[movable.indexOf(sel.src) + 1];
+      this.clearSelection();
+      if (next) this._keyActivate(next);
+      return true;
+    }
     if (sel) {
       const dst = names.find((n) => this.legal.find(sel.src, n, sel.count));
       if (dst) this._send(sel.src, dst, sel.count);
       else this.onNotice(`That cannot go to a ${kind} now.`);
       return true;
     }
-    const movable = names.filter((n) => this.legal.from(n).length);
     if (!movable.length) {
       this.onNotice(`Nothing can move from a ${kind} now.`);
       return true;
