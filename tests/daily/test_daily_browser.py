@@ -1,0 +1,114 @@
+"""The daily challenge in a real browser against a live Daphne: sign up, play the day's Penguin
+deal to the end by clicks, find yourself on the board, then step through the replay.
+
+The test knows the winning line because the day's deal is a pure function of the date: it picks
+the deal itself with the same prover the server uses, and gets the server's deal and the
+solver's proof of it.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.utils import timezone
+
+from daily import dealpick
+
+pytestmark = pytest.mark.browser
+
+VARIANT = "penguin"
+# The server allows 30 frames per 5 s on a socket; a test clicks faster than any hand.
+MOVE_GAP_S = 0.2
+
+
+def sign_up(page, live_url, name: str) -> None:
+    page.goto(f"{live_url}/accounts/signup/")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password1]", "a-long-test-passphrase-42")
+    page.fill("input[name=password2]", "a-long-test-passphrase-42")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_url}/")
+
+
+def click_move(page, move: str) -> None:
+    """Play a move as a player does: click the card (the run's back card), then the pile."""
+    piles, _, count = move.partition(":")
+    src, dst = piles.split("-")
+    card = page.locator(f'#board [data-pile="{src}"] > .card').nth(-int(count or 1))
+    card.click(position={"x": 12, "y": 6})  # the top strip: the part of a fanned card in view
+    page.locator(f'#board [data-pile="{dst}"]').click(position={"x": 8, "y": 8})
+
+
+def test_play_the_daily_to_the_end_and_find_yourself_on_the_board(page, live_url):
+    """A ranked daily game won in the browser lands its player on the day's board; no frame
+    ever carried the seed; the replay steps through the game."""
+    today = dealpick.utc_day(timezone.now())
+    pick = dealpick.pick_deal(VARIANT, today, dealpick.default_prover())
+    assert pick.verdict == "won", "the day's Penguin deal should be proved winnable"
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+
+    sign_up(page, live_url, "dailywinner")
+    page.goto(f"{live_url}/daily/{VARIANT}/")
+    page.click('[data-start="ranked"]')
+    page.wait_for_selector('#daily[data-seq="0"]')
+    assert page.locator(".daily-badge.ranked").is_visible()
+
+    for seq, move in enumerate(pick.moves, start=1):
+        started = time.monotonic()
+        click_move(page, move)
+        page.wait_for_selector(f'#daily[data-seq="{seq}"]')
+        time.sleep(max(0.0, MOVE_GAP_S - (time.monotonic() - started)))
+
+    page.wait_for_selector('#daily[data-status="won"]')
+    page.wait_for_selector("#daily[data-rank]")
+    assert page.get_attribute("#daily", "data-rank") == "1"
+    assert page.locator("#result-title").inner_text().startswith("Won in")
+    assert frames and not any(str(pick.seed) in str(frame) for frame in frames)
+
+    page.click("#result-board")
+    row = page.locator("tr.me")
+    assert row.get_attribute("data-rank") == "1"
+    assert "dailywinner" in row.inner_text()
+
+    page.goto(f"{live_url}/daily/{VARIANT}/")  # the ranked game is spent: practice only now
+    assert page.locator('[data-start="ranked"]').count() == 0
+    assert page.locator("text=Play it again (practice)").is_visible()
+
+
+def test_the_replay_steps_forwards_and_back(page, live_url):
+    """Buttons, slider and keys move through a finished game; the address keeps the position."""
+    today = dealpick.utc_day(timezone.now())
+    pick = dealpick.pick_deal("queenie", today, dealpick.default_prover())
+    sign_up(page, live_url, "replayer")
+    page.goto(f"{live_url}/daily/queenie/")
+    page.click('[data-start="ranked"]')
+    page.wait_for_selector('#daily[data-seq="0"]')
+    for seq, move in enumerate(pick.moves[:6], start=1):
+        click_move(page, move)
+        page.wait_for_selector(f'#daily[data-seq="{seq}"]')
+        time.sleep(MOVE_GAP_S)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#resign")
+    page.wait_for_selector('#daily[data-status="resigned"]')
+    page.click("text=Watch your replay")
+    host = "#replay-board"
+    page.wait_for_selector(f'{host}[data-at="0"]')
+    last = int(page.get_attribute(host, "data-frames")) - 1
+    assert last == 6
+    page.keyboard.press("End")
+    page.wait_for_selector(f'{host}[data-at="6"]')
+    assert page.url.endswith("?at=6")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector(f'{host}[data-at="5"][data-move="{pick.moves[4]}"]')
+    page.click('[data-step="back"]')
+    page.wait_for_selector(f'{host}[data-at="4"]')
+    page.fill(".replay-slider", "2")
+    page.wait_for_selector(f'{host}[data-at="2"]')
+    page.click('[data-step="forward"]')
+    page.wait_for_selector(f'{host}[data-at="3"]')
+    page.reload()  # a shared link opens at its position
+    page.wait_for_selector(f'{host}[data-at="3"]')
+    page.click('[data-step="first"]')
+    page.wait_for_selector(f'{host}[data-at="0"][data-move=""]')
