@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -81,12 +82,12 @@ class RaceSocket(RecordingCommunicator):
         super().__init__(*args, **kwargs)
         self.seen: list[dict] = []
 
-    async def next(self, timeout: float = 3) -> dict:
+    async def next(self, timeout: float = 10) -> dict:
         frame = await self.receive_json_from(timeout)
         self.seen.append(frame)
         return frame
 
-    async def expect(self, frame_type: str, timeout: float = 3, **match) -> dict:
+    async def expect(self, frame_type: str, timeout: float = 10, **match) -> dict:
         """The next frame of this type (and these field values); frames before it are kept."""
         while True:
             frame = await self.next(timeout)
@@ -229,3 +230,42 @@ def near_win_for(monkeypatch):
 
     monkeypatch.setattr(actions, "do_create_game", create)
     return lambda player: rigged.add(player.pk)
+
+
+@dataclass
+class Duo:
+    """Ann's race (Penelope's Web, 60 s limit) with Bob in it: clients, sockets, ids, boards."""
+
+    race: Race
+    clients: dict[str, Client]
+    sockets: dict[str, RaceSocket]
+    ids: dict[str, str]
+    boards: dict[str, dict] = field(default_factory=dict)
+
+
+@pytest.fixture
+def open_duo(make_client, make_race, race_socket, run):
+    """await open_duo(start=False, before_start=None): Ann hosts, Bob (a guest nicknamed Robert)
+    joins as "Bob", both sockets past their snapshots and the join; with `start`, Ann starts
+    and both have their boards (`before_start(duo)` runs first)."""
+
+    async def open_(start: bool = False, before_start=None) -> Duo:
+        ann, bob = await run(make_client, "Ann"), await run(make_client, "Robert")
+        race = await run(make_race, ann, time_limit_s=60)
+        sockets = {"ann": await race_socket(ann, race.code)}
+        snapshot = await sockets["ann"].expect("snapshot")
+        sockets["bob"] = await race_socket(bob, race.code)
+        await sockets["bob"].expect("snapshot")
+        joined = await sockets["bob"].request({"type": "join", "name": "Bob"}, "joined")
+        await sockets["ann"].expect("joined")
+        ids = {"ann": snapshot["you"]["racer"], "bob": joined["racer"]["id"]}
+        duo = Duo(race, {"ann": ann, "bob": bob}, sockets, ids)
+        if start:
+            if before_start is not None:
+                before_start(duo)
+            await sockets["ann"].request({"type": "start"}, "countdown")
+            await sockets["bob"].expect("countdown")
+            duo.boards = {name: await socket.board() for name, socket in sockets.items()}
+        return duo
+
+    return open_

@@ -8,26 +8,10 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 
 @pytest.fixture
-async def running(make_client, make_race, race_socket, run, near_win_for):
-    """Ann and Bob racing (Penelope's Web, 60 s limit), each with their board; Bob's game
-    starts one move (t0-f3) from the win."""
-    ann, bob = await run(make_client, "Ann"), await run(make_client, "Bob")
-    near_win_for(bob.player)
-    race = await run(make_race, ann, time_limit_s=60)
-    ann_socket = await race_socket(ann, race.code)
-    await ann_socket.expect("snapshot")
-    bob_socket = await race_socket(bob, race.code)
-    await bob_socket.expect("snapshot")
-    await bob_socket.request({"type": "join"}, "joined")
-    await ann_socket.request({"type": "start"}, "countdown")
-    await bob_socket.expect("countdown")
-    await ann_socket.board()
-    await bob_socket.board()
-    ids = {
-        "ann": next(f for f in ann_socket.seen if f["type"] == "snapshot")["you"]["racer"],
-        "bob": next(f for f in bob_socket.seen if f["type"] == "joined")["racer"]["id"],
-    }
-    return race, ann_socket, bob_socket, ids
+async def running(open_duo, near_win_for):
+    """Ann and Bob racing, each with their board; Bob's game starts one move (t0-f3) from won."""
+    duo = await open_duo(start=True, before_start=lambda d: near_win_for(d.clients["bob"].player))
+    return duo.race, duo.sockets["ann"], duo.sockets["bob"], duo.ids
 
 
 async def test_the_winning_move_finishes_the_racer_with_the_servers_time(running, run):

@@ -16,32 +16,21 @@ def ann(make_client):
 
 
 @pytest.fixture
-def bob(make_client):
-    return make_client("Bob")
-
-
-@pytest.fixture
-async def lobby(ann, bob, make_race, race_socket, run):
+async def lobby(open_duo):
     """Ann's race with Ann and Bob in the lobby, each on a socket, past their snapshots."""
-    race = await run(make_race, ann, time_limit_s=60)
-    ann_socket = await race_socket(ann, race.code)
-    await ann_socket.expect("snapshot")
-    bob_socket = await race_socket(bob, race.code)
-    await bob_socket.expect("snapshot")
-    await bob_socket.request({"type": "join", "name": "Bobby"}, "joined")
-    await ann_socket.expect("joined")
-    return race, ann_socket, bob_socket
+    duo = await open_duo()
+    return duo.race, duo.sockets["ann"], duo.sockets["bob"]
 
 
 @pytest.fixture
-async def running(lobby):
-    """The lobby's race started and running; both racers have their boards."""
-    race, ann_socket, bob_socket = lobby
-    await ann_socket.request({"type": "start"}, "countdown")
-    await bob_socket.expect("countdown")
-    ann_board = await ann_socket.board()
-    bob_board = await bob_socket.board()
-    return race, (ann_socket, ann_board), (bob_socket, bob_board)
+async def running(open_duo):
+    """The race started and running; both racers have their boards."""
+    duo = await open_duo(start=True)
+    return (
+        duo.race,
+        (duo.sockets["ann"], duo.boards["ann"]),
+        (duo.sockets["bob"], duo.boards["bob"]),
+    )
 
 
 async def test_the_host_gets_a_lobby_snapshot(ann, make_race, race_socket, run):
@@ -62,14 +51,14 @@ async def test_an_unknown_code_is_refused_and_closed(ann, race_socket):
     """A socket on a race that does not exist gets `not_found` and is closed."""
     socket = await race_socket(ann, "ZZZZZZ")
     assert (await socket.expect("error"))["code"] == "not_found"
-    assert (await socket.receive_output(1))["type"] == "websocket.close"
+    assert (await socket.receive_output(5))["type"] == "websocket.close"
 
 
 async def test_joining_is_seen_by_everyone(lobby):
     """A join is a numbered event to every socket, with the racer's chosen name."""
     race, ann_socket, bob_socket = lobby
     joined = [f for f in ann_socket.seen if f["type"] == "joined"][-1]
-    assert joined["event"] == 2 and joined["racer"]["name"] == "Bobby"
+    assert joined["event"] == 2 and joined["racer"]["name"] == "Bob"  # not his nickname
     assert joined["standings"] == [r["id"] for r in bob_socket.seen[0]["racers"]] + [
         joined["racer"]["id"]
     ]
@@ -268,7 +257,7 @@ async def test_the_time_limit_closes_the_race_on_the_servers_clock(
     await socket.request({"type": "start"}, "countdown")
     board = await socket.board()
     await socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
-    finished = await socket.expect("finished", timeout=4)
+    finished = await socket.expect("finished", timeout=15)
     assert finished["reason"] == "time_limit"
     [racer] = finished["racers"]
     assert racer["status"] == "out_of_time" and racer["place"] == 1

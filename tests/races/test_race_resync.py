@@ -44,28 +44,16 @@ def comparable(snapshot: dict) -> dict:
 
 
 @pytest.fixture
-async def lobby(make_client, make_race, race_socket, run):
-    ann, bob = await run(make_client, "Ann"), await run(make_client, "Bob")
-    race = await run(make_race, ann, time_limit_s=60)
-    ann_socket = await race_socket(ann, race.code)
-    await ann_socket.expect("snapshot")
-    bob_socket = await race_socket(bob, race.code)
-    await bob_socket.expect("snapshot")
-    await bob_socket.request({"type": "join"}, "joined")
-    await ann_socket.expect("joined")
-    return race, (ann, ann_socket), (bob, bob_socket)
+async def lobby(open_duo):
+    duo = await open_duo()
+    ann, bob = (duo.clients[n] for n in ("ann", "bob"))
+    return duo.race, (ann, duo.sockets["ann"]), (bob, duo.sockets["bob"])
 
 
 @pytest.fixture
-async def running(lobby):
-    race, (ann, ann_socket), (bob, bob_socket) = lobby
-    await ann_socket.request({"type": "start"}, "countdown")
-    await bob_socket.expect("countdown")
-    return (
-        race,
-        (ann, ann_socket, await ann_socket.board()),
-        (bob, bob_socket, await bob_socket.board()),
-    )
+async def running(open_duo):
+    duo = await open_duo(start=True)
+    return duo.race, *((duo.clients[n], duo.sockets[n], duo.boards[n]) for n in ("ann", "bob"))
 
 
 async def test_snapshot_plus_events_equals_a_fresh_snapshot(lobby, race_socket):
