@@ -154,3 +154,9 @@ def position():
 def check():
     """The ``check_move`` helper, as a fixture."""
     return check_move
+
+
+@pytest.fixture
+def listing_exact():
+    """The ``assert_listing_exact`` helper, as a fixture."""
+    return assert_listing_exact
