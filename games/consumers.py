@@ -124,10 +124,14 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def open_game(self, public_id: str) -> None:
         player = await self.current_player()
         game = await in_worker(actions.access_game)(player, public_id, self.kinds)
-        update = await in_worker(actions.get_game_update)(game)
         await self._leave_group()
+        # Join before reading the state: a move another tab makes meanwhile is then either in
+        # the state or in a notification after it, never in neither.
+        self.game = game
+        self.seq_sent = -1
+        await self.channel_layer.group_add(actions.group_name(game), self.channel_name)
+        update = await in_worker(actions.get_game_update)(game)
         self.game = update.game
-        await self.channel_layer.group_add(actions.group_name(self.game), self.channel_name)
         await self.send_update("state", update)
 
     async def check_open_game(self, public_id: str | None) -> Game:
