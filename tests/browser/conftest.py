@@ -1,7 +1,8 @@
 """Browser fixtures: one live Daphne and one Debian chromium per test session.
 
-`live_url` is the server's base URL; `browser` the Playwright browser; `page` a fresh page in
-a fresh context (a new guest: its own cookies) that fails the test on any page error.
+`live_url` is the server's base URL; `browser` the Playwright browser; `make_page(width,
+height)` a fresh page in a fresh context (a new guest: its own cookies) that fails the test on
+any page error, and `page` one of those at desktop size.
 """
 
 from __future__ import annotations
@@ -55,12 +56,26 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
-    """A page of a new browser context; JavaScript errors on it fail the test."""
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
+def make_page(browser):
+    """make_page(width=1280, height=800) -> a page of a new browser context (a new guest);
+    JavaScript errors on any of them fail the test."""
+    contexts = []
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
+
+    def make(width: int = DESKTOP["width"], height: int = DESKTOP["height"]):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def page(make_page):
+    """A desktop-sized page of a new guest."""
+    return make_page()

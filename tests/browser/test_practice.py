@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import new_game
+from games.engine import VARIANT_INFO, VARIANTS, new_game
 
 pytestmark = pytest.mark.browser
 
@@ -281,3 +281,26 @@ def test_autoplay_finishes_a_won_game(page, live_url):
     assert page.locator("#board .card.movable").count() == 0
     board = page.evaluate(READ_BOARD)
     assert all(not board[f"t{i}"] for i in range(7))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("width", [360, 1280])
+def test_every_variant_lays_out_its_piles_and_fits_the_width(make_page, live_url, variant, width):
+    """Each variant shows its piles (tableau, foundations, cells, stock, waste as its rules
+    have them) and fits a phone's width without sideways scrolling."""
+    info = VARIANT_INFO[variant]
+    page = make_page(width, 740)
+    open_game(page, live_url, variant, 3)
+    piles = set(page.evaluate(READ_BOARD))
+    expected = {f"t{i}" for i in range(info["tableau"])}
+    expected |= {f"f{i}" for i in range(info["foundations"])}
+    expected |= {f"c{i}" for i in range(info["cells"])}
+    expected |= {"stock"} if info["has_stock"] else set()
+    expected |= {"w"} if info["has_waste"] else set()
+    assert piles == expected
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    board = page.locator("#board").bounding_box()
+    for pile in page.locator("#board [data-pile]").all():
+        box = pile.bounding_box()
+        assert board["x"] <= box["x"] and box["x"] + box["width"] <= board["x"] + board["width"]
+    assert_board_shows(page, new_game(variant, seed=3))

@@ -759,6 +759,11 @@ export class Board {
   }
 
   _click(t) {
+    if (t.name === "stock") {
+      this.lastClick = null; // quick clicks on the stock are so many deals, not a double-click
+      this._deal();
+      return;
+    }
     const now = performance.now();
     const last = this.lastClick;
     const isDouble =
