@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from daily import dealpick
-from daily.models import DailyAttempt, DailyChallenge
+from daily.models import DailyAttempt, DailyChallenge, GhostRace
 from daily.scoring import cards_home
 from games.actions import do_create_game, elapsed_ms
 from games.models import Game, Player
@@ -78,7 +78,8 @@ def start_attempt(
         # One start at a time per player: two tabs starting at once get one attempt.
         Player.objects.select_for_update().filter(pk=player.pk).first()
         unfinished = (
-            DailyAttempt.objects.filter(challenge=challenge, player=player, ghost=ghost)
+            DailyAttempt.objects.filter(challenge=challenge, player=player)
+            .filter(**_same_ghost("game__", ghost))
             .exclude(game__status__in=[Game.Status.WON, Game.Status.RESIGNED])
             .select_related("game")
             .order_by("-ranked", "-created_at")
@@ -89,23 +90,60 @@ def start_attempt(
         ranked = ghost is None and can_rank(player, challenge, now)
         game = do_create_game(player, challenge.variant, challenge.seed, kind=Game.Kind.DAILY)
         attempt = DailyAttempt.objects.create(
-            challenge=challenge, player=player, game=game, ranked=ranked, ghost=ghost
+            challenge=challenge, player=player, game=game, ranked=ranked
         )
+        if ghost is not None:
+            GhostRace.objects.create(game=game, ghost=ghost)
         sync_attempt(attempt, game, record=True)
     return attempt, True
 
 
-def do_resign(attempt: DailyAttempt) -> DailyAttempt:
-    """End an unfinished attempt where it stands (a stuck game, or giving up)."""
+def _same_ghost(prefix: str, ghost: Game | None) -> dict:
+    """A filter for games raced against ``ghost`` (or against no ghost when it is None)."""
+    if ghost is None:
+        return {f"{prefix}ghost_race__isnull": True}
+    return {f"{prefix}ghost_race__ghost": ghost}
+
+
+def start_ghost_race(player: Player, recorded: Game) -> Game:
+    """A game on a recorded run's deal, raced against that run; resumes an unfinished one.
+
+    A daily run gets a practice daily attempt on its challenge; a race's run a practice game
+    on the race's deal (the race is over, so its deal is no secret). Callers check first that
+    the player may watch the run (daily.replay.check_replay).
+    """
+    attempt = getattr(recorded, "daily_attempt", None)
+    if attempt is not None:
+        return start_attempt(player, attempt.challenge, ghost=recorded)[0].game
+    if recorded.kind != Game.Kind.RACE:
+        raise AttemptRefused("only daily and race runs can be raced as ghosts")
     with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=attempt.game_id)
+        Player.objects.select_for_update().filter(pk=player.pk).first()
+        unfinished = (
+            Game.objects.filter(player=player, kind=Game.Kind.PRACTICE, **_same_ghost("", recorded))
+            .exclude(status__in=[Game.Status.WON, Game.Status.RESIGNED])
+            .first()
+        )
+        if unfinished is not None:
+            return unfinished
+        game = do_create_game(player, recorded.variant, recorded.seed, kind=Game.Kind.PRACTICE)
+        GhostRace.objects.create(game=game, ghost=recorded)
+    return game
+
+
+def do_resign(game: Game) -> Game:
+    """End an unfinished daily attempt or ghost race where it stands (stuck, or giving up).
+
+    A daily attempt's result and boards follow through daily/signals.py.
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game.pk)
         if game.is_over:
             raise AttemptRefused(f"the game is already {game.get_status_display().lower()}")
         game.status = Game.Status.RESIGNED
         game.finished_at = timezone.now()
-        game.save(update_fields=["status", "finished_at"])  # daily/signals.py syncs the attempt
-    attempt.refresh_from_db()
-    return attempt
+        game.save(update_fields=["status", "finished_at"])
+    return game
 
 
 def sync_attempt(attempt: DailyAttempt, game: Game, record: bool = False) -> None:

@@ -7,7 +7,7 @@ from django.utils.html import format_html
 
 from daily import leaderboard
 from daily.boards import DAILY, Board
-from daily.models import DailyAttempt, DailyChallenge
+from daily.models import DailyAttempt, DailyChallenge, GhostRace
 
 
 class AttemptInline(admin.TabularInline):
@@ -90,7 +90,7 @@ class DailyAttemptAdmin(admin.ModelAdmin):
     list_filter = ["ranked", "challenge__variant", "game__status"]
     list_select_related = ["challenge", "player", "game"]
     search_fields = ["player__nickname", "game__public_id"]
-    raw_id_fields = ["challenge", "player", "game", "ghost"]
+    raw_id_fields = ["challenge", "player", "game"]
     readonly_fields = ["foundations", "foundations_ms", "elapsed_ms", "created_at"]
     date_hierarchy = "created_at"
 
@@ -105,3 +105,10 @@ class DailyAttemptAdmin(admin.ModelAdmin):
         return format_html(
             '<a href="{}">replay</a>', reverse("daily:replay", args=[attempt.game.public_id])
         )
+
+
+@admin.register(GhostRace)
+class GhostRaceAdmin(admin.ModelAdmin):
+    list_display = ["game", "ghost", "created_at"]
+    raw_id_fields = ["game", "ghost"]
+    date_hierarchy = "created_at"

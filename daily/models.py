@@ -52,14 +52,6 @@ class DailyAttempt(models.Model):
     ranked = models.BooleanField(
         default=False, help_text="The player's first attempt of the day with an account."
     )
-    ghost = models.ForeignKey(
-        Game,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="A recorded run raced against (ghost races).",
-    )
     foundations = models.PositiveSmallIntegerField(
         default=0, help_text="Cards on the foundations now."
     )
@@ -89,3 +81,23 @@ class DailyAttempt(models.Model):
     @property
     def won(self) -> bool:
         return self.game.status == Game.Status.WON
+
+
+class GhostRace(models.Model):
+    """A game played against a recorded run (a finished daily or race game) shown beside it.
+
+    The game is a practice attempt on the run's deal: a daily attempt (never ranked) for a daily
+    run, a practice game for a race's run.
+    """
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="ghost_race")
+    ghost = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="+", help_text="The recorded run."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.game.player} against {self.ghost.player}'s run"

@@ -15,7 +15,13 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from daily import leaderboard, params, replay, stats
-from daily.actions import AttemptRefused, do_resign, get_challenge, start_attempt
+from daily.actions import (
+    AttemptRefused,
+    do_resign,
+    get_challenge,
+    start_attempt,
+    start_ghost_race,
+)
 from daily.boards import ALL_TIME, DAILY, TITLES, Board
 from daily.dealpick import next_reset, utc_day
 from daily.models import DailyAttempt
@@ -48,7 +54,7 @@ def _attempts_today(player, today):
         return {}
     found: dict[str, dict] = {}
     attempts = DailyAttempt.objects.filter(
-        player=player, challenge__day=today, ghost__isnull=True
+        player=player, challenge__day=today, game__ghost_race__isnull=True
     ).select_related("game", "challenge")
     for attempt in attempts.order_by("created_at"):
         slot = found.setdefault(attempt.challenge.variant, {"ranked": None, "latest": None})
@@ -116,65 +122,73 @@ def start(request: HttpRequest, variant: str) -> HttpResponse:
     return redirect("daily:play", public_id=attempt.game.public_id)
 
 
-def _own_attempt(request: HttpRequest, public_id: str) -> DailyAttempt:
+def _own_game(request: HttpRequest, public_id: str) -> Game:
+    """One of the player's daily attempts or ghost races; 404 for anything else."""
     player = current_player(request, create=False)
-    attempt = (
-        DailyAttempt.objects.filter(game__public_id=public_id)
-        .select_related("game", "challenge", "ghost__player")
+    game = (
+        Game.objects.filter(public_id=public_id)
+        .select_related("daily_attempt__challenge", "ghost_race__ghost__player")
         .first()
     )
-    if attempt is None or player is None or attempt.player_id != player.pk:
-        raise Http404("There is no daily game of yours with this id.")
-    return attempt
+    if game is None or player is None or game.player_id != player.pk:
+        raise Http404("There is no game of yours with this id.")
+    if not hasattr(game, "daily_attempt") and not hasattr(game, "ghost_race"):
+        raise Http404("There is no daily game or ghost race of yours with this id.")
+    return game
+
+
+def _ghost_config(ghost: Game) -> dict:
+    """What the page needs to play a recorded run back: its progress, never its cards."""
+    replayed = replay.frames(ghost)
+    return {
+        "game": ghost.public_id,
+        "nickname": ghost.player.nickname,
+        "status": ghost.status,
+        "progress": replay.progress(replayed),
+        "end_ms": replayed[-1].ms,
+        "replay": reverse("daily:replay", args=[ghost.public_id]),
+    }
 
 
 @require_GET
 def play(request: HttpRequest, public_id: str) -> HttpResponse:
-    """The board of one of your daily attempts (the deal's seed is never on this page)."""
-    attempt = _own_attempt(request, public_id)
-    game = attempt.game
-    challenge = attempt.challenge
-    info = check_variant(challenge.variant)
-    ghost = None
-    if attempt.ghost is not None:
-        replayed = replay.frames(attempt.ghost)
-        ghost = {
-            "game": attempt.ghost.public_id,
-            "nickname": attempt.ghost.player.nickname,
-            "status": attempt.ghost.status,
-            "progress": replay.progress(replayed),
-            "end_ms": replayed[-1].ms,
-            "replay": reverse("daily:replay", args=[attempt.ghost.public_id]),
-        }
+    """The board of one of your daily attempts or ghost races (a daily deal's seed is never on
+    this page)."""
+    game = _own_game(request, public_id)
+    attempt = getattr(game, "daily_attempt", None)
+    ghost_race = getattr(game, "ghost_race", None)
+    info = check_variant(game.variant)
     config = {
         "game": game.public_id,
-        "variant": challenge.variant,
+        "variant": game.variant,
         "variant_name": info["name"],
         "kind": game.kind,
-        "ws_path": "/ws/daily/",
+        "ws_path": "/ws/daily/" if attempt else "/ws/game/",
         "layout": info,
-        "ranked": attempt.ranked,
-        "day": challenge.day.isoformat(),
+        "ranked": bool(attempt and attempt.ranked),
+        "day": attempt.challenge.day.isoformat() if attempt else None,
         "next_reset": iso(next_reset(timezone.now())),
-        "board_url": reverse("daily:board", args=[challenge.variant, challenge.day.isoformat()]),
-        "board_api": reverse(
-            "daily:api_board", args=[challenge.variant, challenge.day.isoformat()]
-        ),
+        "board_url": None,
+        "board_api": None,
         "replay_url": reverse("daily:replay", args=[game.public_id]),
         "resign_url": reverse("daily:resign", args=[game.public_id]),
-        "player": attempt.player_id,
-        "ghost": ghost,
+        "player": game.player_id,
+        "ghost": _ghost_config(ghost_race.ghost) if ghost_race else None,
     }
-    context = {"attempt": attempt, "variant": info, "config": config}
-    return render(request, "daily/play.html", context)
+    if attempt:
+        day = attempt.challenge.day.isoformat()
+        config["board_url"] = reverse("daily:board", args=[game.variant, day])
+        config["board_api"] = reverse("daily:api_board", args=[game.variant, day])
+    context = {"game": game, "attempt": attempt, "ghost_race": ghost_race, "variant": info}
+    return render(request, "daily/play.html", context | {"config": config})
 
 
 @require_POST
 def resign(request: HttpRequest, public_id: str) -> HttpResponse:
     """Give up an attempt where it stands: it ends (and ranks by the cards home)."""
-    attempt = _own_attempt(request, public_id)
+    game = _own_game(request, public_id)
     try:
-        do_resign(attempt)
+        do_resign(game)
     except AttemptRefused as exc:
         messages.error(request, str(exc))
     return redirect("daily:play", public_id=public_id)
@@ -182,20 +196,22 @@ def resign(request: HttpRequest, public_id: str) -> HttpResponse:
 
 @require_POST
 def ghost(request: HttpRequest, public_id: str) -> HttpResponse:
-    """Race a recorded daily run: a practice attempt on its deal, with the run beside you."""
+    """Race a recorded run (a daily or race game) on its deal, with the run beside you."""
+    recorded = (
+        Game.objects.filter(public_id=public_id, kind__in=[Game.Kind.DAILY, Game.Kind.RACE])
+        .select_related("daily_attempt__challenge", "player")
+        .first()
+    )
+    if recorded is None:
+        raise Http404("There is no daily or race run with this id.")
     player = current_player(request)
-    recorded = Game.objects.filter(public_id=public_id, kind=Game.Kind.DAILY).first()
-    attempt = getattr(recorded, "daily_attempt", None) if recorded else None
-    if attempt is None:
-        raise Http404("There is no daily run with this id.")
     try:
         replay.check_replay(recorded, player, timezone.now())
-    except replay.ReplayRefused as exc:
+        game = start_ghost_race(player, recorded)
+    except (replay.ReplayRefused, AttemptRefused) as exc:
         messages.error(request, f"You cannot race this run yet. {exc}")
-        challenge = attempt.challenge
-        return redirect("daily:board", variant=challenge.variant, day=challenge.day.isoformat())
-    mine, _ = start_attempt(player, attempt.challenge, ghost=recorded)
-    return redirect("daily:play", public_id=mine.game.public_id)
+        return redirect("daily:replay", public_id=public_id)
+    return redirect("daily:play", public_id=game.public_id)
 
 
 def _board_page(request: HttpRequest, board: Board, template_extra: dict) -> HttpResponse:
@@ -327,5 +343,12 @@ def replay_page(request: HttpRequest, public_id: str) -> HttpResponse:
     info = check_variant(game.variant)
     config = {"variant": game.variant, "layout": info, "replay": data}
     attempt = getattr(game, "daily_attempt", None)
-    context = {"game": game, "variant": info, "config": config, "data": data, "attempt": attempt}
+    context = {
+        "game": game,
+        "variant": info,
+        "config": config,
+        "data": data,
+        "attempt": attempt,
+        "can_race": game.kind in (Game.Kind.DAILY, Game.Kind.RACE),
+    }
     return render(request, "daily/replay.html", context)

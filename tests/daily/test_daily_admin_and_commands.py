@@ -25,7 +25,7 @@ def admin_client(client, django_user_model):
 def test_admin_lists_challenges_and_attempts(admin_client, account, challenge):
     """Daily challenges and their results are in the admin, with counts and links."""
     attempt, _ = start_attempt(account, challenge)
-    do_resign(attempt)
+    do_resign(attempt.game)
     listing = admin_client.get("/admin/daily/dailychallenge/")
     assert listing.status_code == 200 and b"Penguin" in listing.content
     detail = admin_client.get(f"/admin/daily/dailychallenge/{challenge.pk}/change/")

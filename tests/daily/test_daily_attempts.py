@@ -44,7 +44,7 @@ def test_starting_again_resumes_the_unfinished_attempt(account, challenge):
 def test_after_resigning_further_attempts_are_practice(account, challenge):
     """Once the ranked game is over, a new start is a practice attempt on the same deal."""
     ranked, _ = start_attempt(account, challenge)
-    do_resign(ranked)
+    do_resign(ranked.game)
     practice, created = start_attempt(account, challenge)
     assert created and not practice.ranked
     assert practice.game.seed == challenge.seed
@@ -86,9 +86,9 @@ def test_the_database_refuses_a_second_ranked_attempt(account, challenge):
 def test_resigning_twice_is_refused(account, challenge):
     """A finished attempt cannot be resigned again."""
     attempt, _ = start_attempt(account, challenge)
-    do_resign(attempt)
+    do_resign(attempt.game)
     with pytest.raises(AttemptRefused):
-        do_resign(attempt)
+        do_resign(attempt.game)
 
 
 def test_the_server_times_the_win(account, solved_challenge):

@@ -5,10 +5,13 @@ import json
 import re
 
 import pytest
+from django.utils import timezone
 
 from daily.actions import do_resign, start_attempt
 from daily.models import DailyAttempt
+from games.actions import do_create_game
 from games.models import Game
+from races.models import Race, Racer
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +63,7 @@ def test_the_start_page_offers_the_ranked_game_or_practice(
 ):
     """An account is offered its ranked game; after it, practice; a guest, practice only."""
     assert b'data-start="ranked"' in account_client.get("/daily/penguin/").content
-    do_resign(start_attempt(account, challenge)[0])
+    do_resign(start_attempt(account, challenge)[0].game)
     assert b"Play it again (practice)" in account_client.get("/daily/penguin/").content
     client.logout()
     assert b'data-start="practice"' in client.get("/daily/penguin/").content
@@ -133,25 +136,80 @@ def test_a_ghost_race_on_a_past_day(client, account, make_account, make_challeng
     """Anyone may race a past day's finished run: a practice attempt with the ghost beside it."""
     old = make_challenge("penguin", day=today - dt.timedelta(days=2))
     run, _ = start_attempt(account, old)
-    do_resign(run)
+    do_resign(run.game)
     racer = make_account("bob")
     client.force_login(racer.user)
     response = client.post(f"/ghost/{run.game.public_id}/")
     attempt = DailyAttempt.objects.get(player=racer)
-    assert not attempt.ranked and attempt.ghost_id == run.game_id
+    assert not attempt.ranked and attempt.game.ghost_race.ghost_id == run.game_id
     page = client.get(response["Location"])
     config = page_config(page)
     assert config["ghost"]["game"] == run.game.public_id
     assert config["ghost"]["progress"][0][0] == 0
+    assert config["ws_path"] == "/ws/daily/" and "seed" not in config
+    again = client.post(f"/ghost/{run.game.public_id}/")  # resumes, does not deal again
+    assert again["Location"] == response["Location"]
+
+
+def test_a_ghost_race_does_not_spend_the_ranked_game(
+    client, account, make_account, make_challenge, today
+):
+    """Racing a ghost of today's deal (your own finished run) is practice; the day's ranked
+    game, once spent, stays spent, and a fresh account's stays available."""
+    challenge = make_challenge("queenie")
+    run, _ = start_attempt(account, challenge)
+    do_resign(run.game)
+    client.force_login(account.user)
+    client.post(f"/ghost/{run.game.public_id}/")
+    assert DailyAttempt.objects.filter(player=account, ranked=True).count() == 1
+    assert DailyAttempt.objects.filter(player=account, ranked=False).count() == 1
+
+
+def test_a_ghost_race_on_a_finished_races_run(client, make_account):
+    """A finished race's run can be raced: a practice game on the race's deal with the ghost."""
+    host = make_account("host")
+    race = Race.objects.create(
+        code="GHOST1",
+        host=host,
+        variant="penguin",
+        seed=77,
+        status=Race.Status.FINISHED,
+        visibility=Race.Visibility.PUBLIC,
+        finished_at=timezone.now(),
+    )
+    run = do_create_game(host, "penguin", 77, kind=Game.Kind.RACE)
+    Racer.objects.create(race=race, player=host, name="host", game=run, status="won", place=1)
+    racer = make_account("bob")
+    client.force_login(racer.user)
+    response = client.post(f"/ghost/{run.public_id}/")
+    game = Game.objects.get(player=racer)
+    assert (game.kind, game.variant, game.seed) == (Game.Kind.PRACTICE, "penguin", 77)
+    assert game.ghost_race.ghost == run
+    config = page_config(client.get(response["Location"]))
+    assert config["ghost"]["nickname"] == "host" and config["ws_path"] == "/ws/game/"
+    assert b"Race against this run" in client.get(f"/replay/{run.public_id}/").content
+
+
+def test_a_running_races_run_cannot_be_raced(client, make_account):
+    """A race still running is no ghost: its replay (and deal) are not out yet."""
+    host = make_account("host")
+    race = Race.objects.create(
+        code="GHOST2", host=host, variant="penguin", seed=78, status=Race.Status.STARTED
+    )
+    run = do_create_game(host, "penguin", 78, kind=Game.Kind.RACE)
+    Racer.objects.create(race=race, player=host, name="host", game=run, status="playing")
+    client.force_login(make_account("bob").user)
+    client.post(f"/ghost/{run.public_id}/")
+    assert not Game.objects.filter(ghost_race__ghost=run).exists()
 
 
 def test_no_ghost_of_todays_run_by_someone_else(client, account, make_account, challenge):
     """Today's runs are nobody else's to race until the day ends (that would show the deal)."""
     run, _ = start_attempt(account, challenge)
-    do_resign(run)
+    do_resign(run.game)
     client.force_login(make_account("bob").user)
     client.post(f"/ghost/{run.game.public_id}/")
-    assert not DailyAttempt.objects.filter(ghost=run.game).exists()
+    assert not Game.objects.filter(ghost_race__ghost=run.game).exists()
 
 
 def test_login_page_exists_for_guests(client, db):

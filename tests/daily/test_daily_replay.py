@@ -35,7 +35,7 @@ def finished_run(account, make_challenge, today):
         challenge = make_challenge(variant, day=today - dt.timedelta(days=days_ago))
         attempt, _ = start_attempt(account, challenge)
         play_some(attempt.game, 30, random.Random(variant))
-        return do_resign(attempt).game
+        return do_resign(attempt.game)
 
     return make
 
