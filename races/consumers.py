@@ -28,6 +28,7 @@ from games.consumers import CLOSE_FLOOD
 from games.frames import error_frame, game_frame, pong_frame
 from games.messages import BadFrame, Ping
 from games.ratelimit import FrameBudget, Verdict
+from games.throttles import RACE_WRITES
 from races import actions, snapshots
 from races.codes import normalize_code
 from races.lifecycle import RaceRuleError
@@ -119,6 +120,10 @@ class RaceConsumer(AsyncWebsocketConsumer):
     async def dispatch_message(self, message) -> None:
         run = database_sync_to_async
         race = self.race
+        writes = not isinstance(message, Ping | Sync) and self.player is not None
+        if writes and not RACE_WRITES.allow(self.player.pk):
+            limit, window = RACE_WRITES.limit, RACE_WRITES.window
+            raise RaceRuleError("rate_limited", f"more than {limit} race actions in {window:g} s")
         if isinstance(message, Ping):
             await self.send_frame(pong_frame(message.t))
         elif isinstance(message, Sync):

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from games.engine import VARIANT_INFO
 from games.identity import current_player
+from games.throttles import RACE_FORMS, limit_posts
 from races import actions, results
 from races.codes import normalize_code
 from races.forms import DealChoice, JoinForm, RaceForm
@@ -47,6 +48,7 @@ def race_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@limit_posts(RACE_FORMS)
 def race_new(request: HttpRequest) -> HttpResponse:
     player = current_player(request)
     form = RaceForm(request.POST or None, initial={"name": player.nickname})
@@ -109,6 +111,7 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
 
 
 @require_POST
+@limit_posts(RACE_FORMS)
 def race_join(request: HttpRequest, code: str) -> HttpResponse:
     race = get_race(code)
     form = JoinForm(request.POST)
@@ -138,6 +141,7 @@ def race_results(request: HttpRequest, code: str) -> HttpResponse:
 
 
 @require_POST
+@limit_posts(RACE_FORMS)
 def race_rematch(request: HttpRequest, code: str) -> HttpResponse:
     race = get_race(code)
     try:

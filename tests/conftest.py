@@ -189,3 +189,15 @@ def fresh_engine_cache():
     engines.clear()
     yield
     engines.clear()
+
+
+@pytest.fixture(autouse=True)
+def fresh_player_budgets():
+    """Each test starts with every player's per-player rate budget unused (ids can repeat)."""
+    from games.throttles import RACE_FORMS, RACE_WRITES
+
+    for budget in (RACE_FORMS, RACE_WRITES):
+        budget.clear()
+    yield
+    for budget in (RACE_FORMS, RACE_WRITES):
+        budget.clear()
