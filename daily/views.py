@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
@@ -14,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from daily import leaderboard, params, replay, stats
+from daily import leaderboard, params, replay, stats, warmup
 from daily.actions import (
     AttemptRefused,
     do_resign,
@@ -69,6 +70,8 @@ def home(request: HttpRequest) -> HttpResponse:
     """Today's five challenges, the countdown to tomorrow's, and the top of each board."""
     now = timezone.now()
     today = utc_day(now)
+    if settings.DAILY_WARMUP:
+        warmup.ensure_picked(today)
     player = current_player(request, create=False)
     mine = _attempts_today(player, today)
     cards = []

@@ -8,6 +8,7 @@
 | REDIS_URL | unset: Channels' in-memory layer | Redis for the channel layer and leaderboards |
 | ALLOWED_HOSTS | localhost,127.0.0.1,[::1] | comma-separated |
 | CSRF_TRUSTED_ORIGINS | none | comma-separated origins with scheme |
+| DAILY_WARMUP | 0 | 1: the daily page picks missing deals in the background |
 """
 
 import os
@@ -134,6 +135,10 @@ else:
 
 # The leaderboard store (games/rankstore.py) shares the Redis of the channel layer.
 LEADERBOARD_REDIS_URL = REDIS_URL
+
+# The daily page picks today's and tomorrow's missing deals in a background thread (daily/warmup.py);
+# off by default: `manage.py precompute_daily` run each day does the same ahead of time.
+DAILY_WARMUP = env_bool("DAILY_WARMUP", default=False)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

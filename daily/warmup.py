@@ -1,0 +1,54 @@
+"""Picking tomorrow's deals in the background, so nobody waits for the solver at midnight.
+
+The first visit of the daily page in a process starts one daemon thread that picks any missing
+deal of today and tomorrow (``manage.py precompute_daily`` does the same ahead of time, and is
+what a deployment should run daily). Several processes may pick the same day at once: the pick
+is a pure function and the unique constraint keeps one row.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+
+from django.db import close_old_connections
+
+logger = logging.getLogger(__name__)
+
+_running = threading.Lock()
+
+
+def missing_days(today: dt.date) -> list[tuple[str, dt.date]]:
+    from daily.models import DailyChallenge
+    from games.models import Variant
+
+    wanted = [(v, today + dt.timedelta(days=i)) for i in (0, 1) for v in Variant.values]
+    have = set(
+        DailyChallenge.objects.filter(day__in=[today, today + dt.timedelta(days=1)]).values_list(
+            "variant", "day"
+        )
+    )
+    return [job for job in wanted if job not in have]
+
+
+def _pick(jobs: list[tuple[str, dt.date]]) -> None:
+    from daily.actions import get_challenge
+
+    try:
+        for variant, day in jobs:
+            get_challenge(variant, day)
+    except Exception:
+        logger.exception("picking the daily deals in the background failed")
+    finally:
+        close_old_connections()
+        _running.release()
+
+
+def ensure_picked(today: dt.date) -> bool:
+    """Start picking today's and tomorrow's missing deals unless that is already under way."""
+    jobs = missing_days(today)
+    if not jobs or not _running.acquire(blocking=False):
+        return False
+    threading.Thread(target=_pick, args=(jobs,), name="daily-warmup", daemon=True).start()
+    return True
