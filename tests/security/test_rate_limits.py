@@ -3,8 +3,6 @@ do not buy a bigger budget. What is refused changes nothing."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from channels.db import database_sync_to_async
 from hostile_harness import Session, race_fingerprint
