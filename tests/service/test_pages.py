@@ -37,6 +37,13 @@ def test_home_lists_the_five_variants(client):
         assert f'href="/play/{variant}/"' in page
 
 
+def test_every_page_links_the_sections(client):
+    """The header links practice, races, the daily challenge and the leaderboards."""
+    page = client.get(reverse("home")).content.decode()
+    for name in ("home", "races:list", "daily:home", "daily:leaderboards"):
+        assert f'href="{reverse(name)}"' in page
+
+
 def test_home_creates_no_guest(client):
     """Looking at the home page makes no Player: guests are made when they play."""
     client.get(reverse("home"))
