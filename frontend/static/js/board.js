@@ -7,30 +7,12 @@
 //
 // A non-interactive board (replays, spectators) only draws.
 
-import { cardText, createCard, isHidden, parseCard, rankLabel } from "./cards.js";
+import { cardText, createCard, isHidden, rankLabel } from "./cards.js";
+import { cardSize, fanPile, planTable, VARIANT_LAYOUTS } from "./layout.js";
 import { LegalMoves, pileKind } from "./moves.js";
 
-/** What each variant has besides its tableau (used when no layout is given). */
-export const VARIANT_LAYOUTS = {
-  "penelopes-web": { tableau: 8, foundations: 4, cells: 0, has_stock: false, has_waste: false },
-  "eighty-thieves": { tableau: 10, foundations: 16, cells: 0, has_stock: true, has_waste: true },
-  penguin: { tableau: 7, foundations: 4, cells: 7, has_stock: false, has_waste: false },
-  spiderweb: { tableau: 7, foundations: 4, cells: 0, has_stock: true, has_waste: false },
-  queenie: { tableau: 7, foundations: 4, cells: 0, has_stock: true, has_waste: false },
-};
+export { VARIANT_LAYOUTS };
 
-const CARD_RATIO = 1.4; // height / width
-const MAX_CARD_W = 104;
-const MIN_COMFY_CARD_W = 58; // below this only when the width forces it
-const PLANNED_PILE = 11; // cards a pile is sized for before it starts to squeeze
-const FAN_UP = 0.27; // vertical offset of a face-up card, in card heights
-const FAN_UP_MIN = 0.19;
-const FAN_DOWN = 0.1;
-const FAN_DOWN_MIN = 0.05;
-// Narrow cards (phones) get a bigger index, so they fan wider to keep it readable.
-const NARROW_CARD_W = 48;
-const FAN_UP_NARROW = 0.34;
-const FAN_UP_MIN_NARROW = 0.27;
 const DRAG_THRESHOLD = 5; // px before a press becomes a drag
 const DOUBLE_CLICK_MS = 380;
 
@@ -74,7 +56,7 @@ export class Board {
   constructor(root, opts = {}) {
     this.root = root;
     this.variant = opts.variant;
-    this.layout = { ...(VARIANT_LAYOUTS[opts.variant] || {}), ...(opts.layout || {}) };
+    this.layout = opts.layout || VARIANT_LAYOUTS[opts.variant] || {};
     this.interactive = opts.interactive !== false;
     this.onMove = opts.onMove || (() => {});
     this.onNotice = opts.onNotice || (() => {});
@@ -156,44 +138,8 @@ export class Board {
     return out;
   }
 
-  _plan() {
-    const L = this.layout;
-    const v = this.view;
-    const tableau = v.tableau.length || L.tableau;
-    const foundations = v.foundations.length || L.foundations;
-    const cells = (v.cells || []).length || L.cells || 0;
-    const hasStock = L.has_stock ?? v.stock.length > 0;
-    const hasWaste = L.has_waste ?? v.waste.length > 0;
-    const cols = Math.max(tableau, cells);
-    const slots = []; // {pile, row, col, span}
-    let row = 0;
-    let first = 0;
-    if (hasStock) slots.push({ pile: "stock", row, col: first++ });
-    if (hasWaste) slots.push({ pile: "w", row, col: first++ });
-    const room = cols - first;
-    if (this.variant === "penguin") {
-      for (let i = 0; i < foundations; i++) slots.push({ pile: `f${i}`, row, col: i });
-      if (cols - foundations >= 2)
-        slots.push({ info: "beak", row, col: foundations, span: cols - foundations });
-    } else if (foundations <= room) {
-      const start = hasStock ? cols - foundations : Math.floor((cols - foundations) / 2);
-      for (let i = 0; i < foundations; i++) slots.push({ pile: `f${i}`, row, col: start + i });
-    } else {
-      const perRow = Math.max(room, 1);
-      for (let i = 0; i < foundations; i++) {
-        slots.push({ pile: `f${i}`, row: row + Math.floor(i / perRow), col: first + (i % perRow) });
-      }
-    }
-    let rows = 1 + Math.max(0, ...slots.map((s) => s.row));
-    if (cells) {
-      for (let i = 0; i < cells; i++) slots.push({ pile: `c${i}`, row: rows, col: i });
-      rows += 1;
-    }
-    return { cols, rows, tableau, slots };
-  }
-
   _build() {
-    const plan = this._plan();
+    const plan = planTable(this.variant, this.layout, this.view);
     this.plan = plan;
     this.piles = new Map();
     const top = el("div", "board-top");
@@ -261,7 +207,7 @@ export class Board {
         node.classList.toggle("as-cell", cards.length === 1);
         if (complete) cards = [...cards].reverse(); // show the King of a finished suit
       }
-      node.appendChild(this._placeholder(name));
+      node.appendChild(this._placeholder());
       this._appendTop(node, cards, 2);
       if (cards.length > 1) node.appendChild(el("span", "count")).textContent = cards.length;
       if (this.variant === "spiderweb" && cards.length === 1)
@@ -307,7 +253,8 @@ export class Board {
     });
   }
 
-  _placeholder(name) {
+  /** What an empty foundation says it takes. */
+  _placeholder() {
     const ph = el("span", "placeholder");
     if (this.variant === "spiderweb") {
       ph.classList.add("cell-or-suit");
@@ -320,7 +267,6 @@ export class Board {
       ph.textContent = "A";
     }
     ph.setAttribute("aria-hidden", "true");
-    void name;
     return ph;
   }
 
@@ -363,26 +309,16 @@ export class Board {
     const width = this.root.clientWidth;
     this._measuredWidth = width;
     if (!width) return;
-    const gap = Math.round(Math.max(3, Math.min(14, width * 0.012)));
-    const byWidth = Math.floor((width - gap * (cols - 1)) / cols);
-    let cw = Math.min(byWidth, MAX_CARD_W);
     const avail = this._availableHeight();
-    if (this.fit === "viewport" && avail) {
-      // rows of top piles, then a tableau pile of PLANNED_PILE cards
-      const perCw = CARD_RATIO * (rows + 1 + (PLANNED_PILE - 1) * FAN_UP);
-      const byHeight = Math.floor((avail - gap * (rows + 1)) / perCw);
-      cw = Math.min(cw, Math.max(byHeight, Math.min(MIN_COMFY_CARD_W, byWidth)));
-    }
-    cw = Math.max(cw, 20);
-    const ch = Math.round(cw * CARD_RATIO);
+    const { cw, ch, gap, narrow } = cardSize(width, cols, rows, avail);
     const s = this.root.style;
     s.setProperty("--cw", `${cw}px`);
     s.setProperty("--ch", `${ch}px`);
     s.setProperty("--gap", `${gap}px`);
     this.cardW = cw;
     this.cardH = ch;
-    this.narrow = cw < NARROW_CARD_W;
-    this.root.classList.toggle("narrow", this.narrow);
+    this.narrow = narrow;
+    this.root.classList.toggle("narrow", narrow);
     const topH = rows * ch + rows * gap;
     const tabAvail = avail ? Math.max(avail - topH - gap, ch * 3) : Infinity;
     let tallest = ch;
@@ -402,30 +338,10 @@ export class Board {
   /** Place a tableau pile's cards; returns its height. Squeezes the fan to fit `limit`. */
   _fan(pile, down, ch, limit) {
     const cards = [...pile.querySelectorAll(":scope > .card")];
-    const n = cards.length;
-    const up = Math.max(0, n - down - 1);
-    const downGaps = Math.min(down, Math.max(n - 1, 0));
-    let fu = (this.narrow ? FAN_UP_NARROW : FAN_UP) * ch;
-    let fd = FAN_DOWN * ch;
-    const need = ch + downGaps * fd + up * fu;
-    if (need > limit) {
-      const minFu = (this.narrow ? FAN_UP_MIN_NARROW : FAN_UP_MIN) * ch;
-      const minFd = FAN_DOWN_MIN * ch;
-      const room = limit - ch;
-      // squeeze the backs first, then the faces
-      fd = Math.max(minFd, downGaps ? (room - up * fu) / downGaps : fd);
-      if (ch + downGaps * fd + up * fu > limit && up) {
-        fu = Math.max(minFu, (room - downGaps * fd) / up);
-      }
-    }
-    let y = 0;
-    let last = 0;
+    const { tops, height } = fanPile(cards.length, down, ch, limit, this.narrow);
     cards.forEach((card, j) => {
-      last = Math.round(y);
-      card.style.top = `${last}px`;
-      y += j < down ? fd : fu;
+      card.style.top = `${tops[j]}px`;
     });
-    const height = last + ch;
     pile.style.height = `${height}px`;
     return height;
   }

@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { formatMove, LegalMoves, parseMove, pileKind } from "../../../frontend/static/js/moves.js";
+
+test("parses the contract's move notation", () => {
+  assert.deepEqual(parseMove("t2-t5:3"), { move: "t2-t5:3", deal: false, src: "t2", dst: "t5", count: 3 });
+  assert.equal(parseMove("w-t2").src, "w");
+  assert.equal(parseMove("c1-t4").count, 1);
+  assert.equal(parseMove("t0-f1:13").count, 13);
+  assert.equal(parseMove("f2-t1").dst, "t1");
+  assert.equal(parseMove("deal").deal, true);
+});
+
+test("refuses malformed moves", () => {
+  for (const bad of ["t1-t1", "t01-t2", "t1-t2:0", "t1-t2:01", "x1-t2", "t1-w", "t1 -t2", "", "t1-t2:"]) {
+    assert.equal(parseMove(bad), null, bad);
+  }
+});
+
+test("formats a move, dropping :1", () => {
+  assert.equal(formatMove("t3", "f0"), "t3-f0");
+  assert.equal(formatMove("t3", "f0", 1), "t3-f0");
+  assert.equal(formatMove("t2", "t5", 3), "t2-t5:3");
+});
+
+test("names pile kinds", () => {
+  assert.deepEqual(["t0", "f3", "c6", "w", "stock"].map(pileKind), ["tableau", "foundation", "cell", "waste", "stock"]);
+});
+
+test("indexes a legal list by source, count and destination", () => {
+  const legal = new LegalMoves(["t2-t5:3", "t2-t4", "t2-f0", "w-t1", "deal"]);
+  assert.deepEqual(legal.counts("t2"), [3, 1]);
+  assert.deepEqual([...legal.targets("t2", 1)].sort(), ["f0", "t4"]);
+  assert.equal(legal.find("t2", "t5", 3), "t2-t5:3");
+  assert.equal(legal.find("t2", "t5", 1), null);
+  assert.ok(legal.canDeal);
+  assert.ok(!new LegalMoves(["t0-t1"]).canDeal);
+});
