@@ -435,3 +435,12 @@ async def test_the_hidden_card_check_catches_a_leak(player, check_hidden_cards):
         await database_sync_to_async(check_hidden_cards)(
             json.dumps({"type": "state", "game": game.public_id, "seq": 0, "view": face_down})
         )
+
+
+async def test_a_race_game_is_not_played_on_the_practice_socket(connect, guest_client, player):
+    """/ws/game/ opens practice games only: a race game of yours is `forbidden` there."""
+    game = await create_game(player, "penguin", 2, kind=Game.Kind.RACE)
+    ws = await connect(guest_client)
+    error = await ws.send_frame({"type": "open", "game": game.public_id})
+    assert error["code"] == "forbidden"
+    await assert_still_open(ws)

@@ -200,3 +200,15 @@ def test_games_survive_an_account_merge(guest_client, player, user):
     login(guest_client)
     moved = Game.objects.get(pk=game.pk)
     assert moved.player == account and moved.moves.count() == 1
+
+
+@pytest.mark.parametrize("name", ["login", "signup", "nickname"])
+def test_account_forms_are_protected_against_csrf(name, user):
+    """Posting an account form without its CSRF token is refused; the form carries one."""
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get(reverse(name))
+    assert b'name="csrfmiddlewaretoken"' in page.content
+    response = browser.post(reverse(name), {"username": "bob", "nickname": "x"})
+    assert response.status_code == 403

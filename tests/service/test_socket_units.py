@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.messages import MAX_FRAME_BYTES, Autoplay, BadFrame, Open, Ping, PlayMove, Undo, parse
 from games.ratelimit import FrameBudget, Verdict
@@ -89,3 +93,29 @@ def test_a_steady_player_is_never_limited():
     for _ in range(300):
         assert budget.charge() == Verdict.OK
         clock.now += 0.2
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+frame_objects = st.fixed_dictionaries(
+    {"type": st.sampled_from(["open", "move", "undo", "autoplay", "ping", "x"]) | json_values},
+    optional={"game": json_values, "move": json_values, "seq": json_values, "t": json_values},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=200), frame_objects.map(json.dumps)))
+def test_any_text_is_a_message_or_a_bad_frame(text):
+    """Whatever a client sends, parsing gives a message or a BadFrame, never another error."""
+    try:
+        message = parse(text)
+    except BadFrame as refused:
+        assert refused.code in {"bad_json", "bad_message", "unknown_type", "too_large"}
+        assert refused.reason
+    else:
+        assert isinstance(message, Open | PlayMove | Undo | Autoplay | Ping)
