@@ -126,4 +126,4 @@ def game_replay(request: HttpRequest, public_id: str) -> JsonResponse:
         replay.check_replay(game, viewer(request), timezone.now())
     except replay.ReplayRefused as exc:
         return error(403, "not_yet", str(exc))
-    return JsonResponse(replay.replay_dict(game))
+    return JsonResponse(replay.replay_dict(game, timezone.now()))

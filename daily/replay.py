@@ -96,7 +96,13 @@ def progress(replayed: list[Frame]) -> list[tuple[int, int]]:
     return points
 
 
-def replay_dict(game: Game) -> dict:
+def seed_is_public(game: Game, now: dt.datetime) -> bool:
+    """A daily deal's seed stays unsaid until its day ends, even beside its replay."""
+    attempt = getattr(game, "daily_attempt", None)
+    return attempt is None or now >= day_start(attempt.challenge.day + dt.timedelta(days=1))
+
+
+def replay_dict(game: Game, now: dt.datetime) -> dict:
     """A finished game's replay as the API and the replay page send it (docs/api.md)."""
     from django.urls import reverse
 
@@ -107,7 +113,7 @@ def replay_dict(game: Game) -> dict:
         "game": game.public_id,
         "variant": game.variant,
         "kind": game.kind,
-        "seed": game.seed,
+        "seed": game.seed if seed_is_public(game, now) else None,
         "player": {
             "id": game.player_id,
             "nickname": game.player.nickname,

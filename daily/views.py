@@ -342,7 +342,7 @@ def replay_page(request: HttpRequest, public_id: str) -> HttpResponse:
         return render(
             request, "daily/replay_refused.html", {"game": game, "reason": str(exc)}, status=403
         )
-    data = replay.replay_dict(game)
+    data = replay.replay_dict(game, timezone.now())
     info = check_variant(game.variant)
     config = {"variant": game.variant, "layout": info, "replay": data}
     attempt = getattr(game, "daily_attempt", None)
