@@ -1,6 +1,6 @@
 """Eighty Thieves: four decks, ten piles built down in suit, a stock dealt once to the waste."""
 
-from .builds import check_builds, check_onto_foundation, foundation_targets
+from .builds import check_onto_foundation, foundation_targets
 from .cards import ACE, PRETTY, RANK
 from .errors import IllegalMove
 from .game import Game
@@ -15,6 +15,7 @@ class EightyThieves(Game):
     NAME = "Eighty Thieves"
     DECKS = 4
     TABLEAU = 10
+    PILE_SIZES = (8,) * 10
     FOUNDATIONS = 16
     HAS_STOCK = True
     HAS_WASTE = True
@@ -23,15 +24,6 @@ class EightyThieves(Game):
         "Four decks, ten piles built down in suit, one card at a time, and a single pass "
         "through the stock to sixteen foundations."
     )
-
-    @classmethod
-    def _lay_out(cls, deck, seed):
-        tableau, stock = cls.deal_in_rounds(deck, [8] * 10)
-        return cls(tableau, [0] * 10, [[] for _ in range(16)], [], stock, [], seed)
-
-    @classmethod
-    def _check_foundations(cls, foundations):
-        check_builds(cls.NAME, foundations)
 
     def legal_moves(self):
         out = []
@@ -73,8 +65,6 @@ class EightyThieves(Game):
         return out
 
     def _check(self, sk, si, src, dk, di, dst, n):
-        if sk == "f":
-            raise IllegalMove("cards never leave a foundation")
         if dk == "w":
             raise IllegalMove("only the stock deals to the waste")
         if n != 1:

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any, ClassVar
 
 from . import notation
+from .builds import check_builds
 from .cards import CARD_BY_NAME, NAMES, PRETTY
 from .errors import IllegalMove
 from .shuffle import check_seed, shuffled, stream_key
@@ -37,6 +38,12 @@ class Game:
     MAX_STOCK: ClassVar[int] = 0
     DEAL_ONTO: ClassVar[int] = 0
     """How many piles a deal covers, t0 first (fewer when the stock runs short)."""
+    PILE_SIZES: ClassVar[tuple[int, ...]] = ()
+    """Cards per tableau pile at the deal."""
+    DEALT_DOWN: ClassVar[tuple[int, ...] | None] = None
+    """Face-down cards per pile at the deal (a pile never has more later); None: all face up."""
+    FOUNDATION_CELLS: ClassVar[bool] = False
+    """Whether a single card may leave a foundation (Spiderweb's empty foundations are cells)."""
     SUMMARY: ClassVar[str] = ""
 
     _registry: ClassVar[dict[str, type[Game]]] = {}
@@ -100,10 +107,17 @@ class Game:
 
     @classmethod
     def _lay_out(cls, deck: list[int], seed: int) -> Game:
-        raise NotImplementedError
+        """Deal the tableau in rounds over PILE_SIZES; the rest is the stock."""
+        tableau, stock = cls.deal_in_rounds(deck, cls.PILE_SIZES)
+        down = list(cls.DEALT_DOWN or [0] * cls.TABLEAU)
+        foundations: list[list[int]] = [[] for _ in range(cls.FOUNDATIONS)]
+        cells: list[list[int]] = [[] for _ in range(cls.CELLS)]
+        return cls(tableau, down, foundations, cells, stock, [], seed)
 
     @staticmethod
-    def deal_in_rounds(deck: list[int], sizes: list[int]) -> tuple[list[list[int]], list[int]]:
+    def deal_in_rounds(
+        deck: list[int], sizes: tuple[int, ...]
+    ) -> tuple[list[list[int]], list[int]]:
         """Deal one card at a time to the piles from left to right, round after round, skipping
         piles that already have their size; return the piles and the undealt rest."""
         piles: list[list[int]] = [[] for _ in sizes]
@@ -146,6 +160,8 @@ class Game:
             sk, si, dk, di, n, text = parsed
             src = self._pile(sk, si)
             dst = self._pile(dk, di)
+            if sk == "f" and not self.FOUNDATION_CELLS:
+                raise IllegalMove("cards never leave a foundation")
             if len(src) < n:
                 where = notation.pile_name(sk, si)
                 if not src:
@@ -327,13 +343,14 @@ class Game:
 
     @classmethod
     def max_down(cls, pile: int) -> int:
-        """How many face-down cards pile ``pile`` may have: none, except in Spiderweb."""
-        return 0
+        """How many face-down cards pile ``pile`` may have: no more than the deal gave it."""
+        return cls.DEALT_DOWN[pile] if cls.DEALT_DOWN else 0
 
     @classmethod
     def _check_foundations(cls, foundations: list[list[int]]) -> None:
-        """Raise ValueError unless every foundation is a possible build of the variant."""
-        raise NotImplementedError
+        """Raise ValueError unless every foundation is a possible build of the variant (by
+        default A, 2, 3, … of one suit)."""
+        check_builds(cls.NAME, foundations)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} seed={self.seed} moves={self.move_count}>"

@@ -1,6 +1,6 @@
 """Penelope's Web: one deck, eight face-up piles, single cards down regardless of suit."""
 
-from .builds import check_builds, check_onto_foundation, foundation_targets
+from .builds import check_onto_foundation, foundation_targets
 from .cards import ACE, KING, PRETTY, RANK
 from .errors import IllegalMove
 from .game import Game
@@ -14,19 +14,11 @@ class PenelopesWeb(Game):
     VARIANT = "penelopes-web"
     NAME = "Penelope's Web"
     TABLEAU = 8
+    PILE_SIZES = (7, 7, 7, 7, 6, 6, 6, 6)
     SUMMARY = (
         "Eight face-up piles and no stock: build down regardless of suit, one card at a time; "
         "only a King may fill a space."
     )
-
-    @classmethod
-    def _lay_out(cls, deck, seed):
-        tableau, _ = cls.deal_in_rounds(deck, [7, 7, 7, 7, 6, 6, 6, 6])
-        return cls(tableau, [0] * 8, [[], [], [], []], [], [], [], seed)
-
-    @classmethod
-    def _check_foundations(cls, foundations):
-        check_builds(cls.NAME, foundations)
 
     def legal_moves(self):
         out = []

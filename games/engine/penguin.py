@@ -37,6 +37,7 @@ class Penguin(Game):
     VARIANT = "penguin"
     NAME = "Penguin"
     TABLEAU = 7
+    PILE_SIZES = (7,) * 7
     CELLS = 7
     SUMMARY = (
         "Seven piles dealt face up and seven cells: runs in suit of any length move as one, "
@@ -49,7 +50,7 @@ class Penguin(Game):
         rank = RANK[beak]
         starters = [c for c in deck[1:] if RANK[c] == rank]
         rest = [beak] + [c for c in deck[1:] if RANK[c] != rank]
-        tableau, _ = cls.deal_in_rounds(rest, [7] * 7)
+        tableau, _ = cls.deal_in_rounds(rest, cls.PILE_SIZES)
         foundations = [[c] for c in starters] + [[]]
         return cls(tableau, [0] * 7, foundations, [[] for _ in range(7)], [], [], seed)
 
@@ -167,8 +168,6 @@ class Penguin(Game):
         return out
 
     def _check(self, sk, si, src, dk, di, dst, n):
-        if sk == "f":
-            raise IllegalMove("cards never leave a foundation")
         if n > 1:
             if sk != "t" or dk != "t":
                 raise IllegalMove("only single cards go to a cell or a foundation")

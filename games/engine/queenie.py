@@ -1,6 +1,6 @@
 """Queenie: one deck, seven piles of 1..7, any group moves, a stock dealt onto every pile."""
 
-from .builds import check_builds, check_onto_foundation, foundation_targets
+from .builds import check_onto_foundation, foundation_targets
 from .cards import ACE, KING, PRETTY, RANK, RED, card_of
 from .errors import IllegalMove
 from .game import Game
@@ -25,6 +25,7 @@ class Queenie(Game):
     VARIANT = "queenie"
     NAME = "Queenie"
     TABLEAU = 7
+    PILE_SIZES = (1, 2, 3, 4, 5, 6, 7)
     HAS_STOCK = True
     MAX_STOCK = 24
     DEAL_ONTO = 7
@@ -32,15 +33,6 @@ class Queenie(Game):
         "Seven face-up piles of one to seven cards: move any card with everything in front of "
         "it, build down in alternate colours, and deal a card onto every pile."
     )
-
-    @classmethod
-    def _lay_out(cls, deck, seed):
-        tableau, stock = cls.deal_in_rounds(deck, [1, 2, 3, 4, 5, 6, 7])
-        return cls(tableau, [0] * 7, [[], [], [], []], [], stock, [], seed)
-
-    @classmethod
-    def _check_foundations(cls, foundations):
-        check_builds(cls.NAME, foundations)
 
     def legal_moves(self):
         out = []
@@ -78,8 +70,6 @@ class Queenie(Game):
         return out
 
     def _check(self, sk, si, src, dk, di, dst, n):
-        if sk == "f":
-            raise IllegalMove("cards never leave a foundation")
         if dk == "f":
             if n != 1:
                 raise IllegalMove("only front cards go to a foundation, one at a time")

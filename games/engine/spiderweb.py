@@ -5,9 +5,6 @@ from .errors import IllegalMove
 from .game import Game
 from .notation import DEAL, FT, SUFFIX, TF, TT
 
-DEALT_DOWN = (5, 5, 4, 4, 4, 0, 0)
-"""Face-down cards per pile at the deal; a pile never has more later."""
-
 
 class Spiderweb(Game):
     """Runs in suit move as a unit onto a card one rank above their back card, any suit, or
@@ -17,6 +14,9 @@ class Spiderweb(Game):
     VARIANT = "spiderweb"
     NAME = "Spiderweb"
     TABLEAU = 7
+    PILE_SIZES = (6, 6, 5, 5, 5, 0, 0)
+    DEALT_DOWN = (5, 5, 4, 4, 4, 0, 0)
+    FOUNDATION_CELLS = True
     HAS_STOCK = True
     MAX_STOCK = 25
     DEAL_ONTO = 5
@@ -24,15 +24,6 @@ class Spiderweb(Game):
         "One-deck Spider: build complete suits from King to Ace under cover of face-down "
         "cards; two piles start empty and empty foundations serve as cells."
     )
-
-    @classmethod
-    def _lay_out(cls, deck, seed):
-        tableau, stock = cls.deal_in_rounds(deck, [6, 6, 5, 5, 5, 0, 0])
-        return cls(tableau, list(DEALT_DOWN), [[], [], [], []], [], stock, [], seed)
-
-    @classmethod
-    def max_down(cls, pile):
-        return DEALT_DOWN[pile]
 
     @classmethod
     def _check_foundations(cls, foundations):
