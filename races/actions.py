@@ -106,7 +106,8 @@ def standings(race: Race) -> list[str]:
     key = standings_key(race)
     if not store.exists(key):
         _rebuild_standings(race)
-    ids = {standing_member(r): r.public_id for r in race.racers.only("pk", "public_id")}
+    # race_id too: the related manager reads it on every row, and a deferred field is a query.
+    ids = {standing_member(r): r.public_id for r in race.racers.only("pk", "public_id", "race_id")}
     return [ids[member] for member, _ in store.range(key, 0, -1) if member in ids]
 
 
