@@ -13,6 +13,7 @@ scripts/servers.py, which load runs and drills use too.
 from __future__ import annotations
 
 import contextlib
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,15 @@ from pathlib import Path
 from scripts.servers import Daphne, free_port, migrate, server_env
 
 __all__ = ["free_port", "live_server_process"]
+
+
+def check_port_free(port: int) -> None:
+    """RuntimeError if something already listens on 127.0.0.1:port (it would answer for us)."""
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as error:
+            raise RuntimeError(f"port {port} is taken: {error}") from error
 
 
 @contextlib.contextmanager
@@ -31,13 +41,15 @@ def live_server_process(
     `env` adds to or overrides the server's environment (DATABASE_URL, REDIS_URL, DEBUG…);
     without a DATABASE_URL the server gets its own SQLite file, deleted afterwards.
     """
+    port = port or free_port()
+    check_port_free(port)
     extra = dict(env or {})
     with tempfile.TemporaryDirectory(prefix="live-daphne-") as tmp:
         database_url = extra.pop("DATABASE_URL", "") or f"sqlite:///{Path(tmp) / 'db.sqlite3'}"
         redis_url = extra.pop("REDIS_URL", "")
         full_env = server_env(database_url=database_url, redis_url=redis_url, **extra)
         migrate(full_env)
-        server = Daphne(port or free_port(), full_env, Path(tmp) / "daphne.log")
+        server = Daphne(port, full_env, Path(tmp) / "daphne.log")
         try:
             try:
                 server.start(timeout)

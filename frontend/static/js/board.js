@@ -9,7 +9,7 @@
 
 import { cardText, createCard, isHidden, rankLabel } from "./cards.js";
 import { cardSize, fanPile, planTable, VARIANT_LAYOUTS } from "./layout.js";
-import { LegalMoves, pileKind } from "./moves.js";
+import { LegalMoves, pileKind, pileName } from "./moves.js";
 
 export { VARIANT_LAYOUTS };
 
@@ -29,18 +29,6 @@ function el(tag, className, attrs = {}) {
 /** The tableau key: "1"…"9" for t0…t8, "0" for t9. */
 export function tableauKey(i) {
   return i === 9 ? "0" : String(i + 1);
-}
-
-function pileTitle(pile) {
-  const kind = pileKind(pile);
-  const n = Number(pile.slice(1)) + 1;
-  return {
-    tableau: `Pile ${n}`,
-    foundation: `Foundation ${n}`,
-    cell: `Cell ${n}`,
-    waste: "Waste",
-    stock: "Stock",
-  }[kind];
 }
 
 export class Board {
@@ -184,7 +172,7 @@ export class Board {
     if (key) node.appendChild(el("span", "key-hint", { "aria-hidden": "true" })).textContent = key;
     this.piles.set(name, node);
     let cards = [];
-    let label = pileTitle(name);
+    let label = pileName(name);
     if (kind === "tableau") {
       const i = Number(name.slice(1));
       cards = v.tableau[i];

@@ -25,6 +25,30 @@ export function pileKind(pile) {
   return { t: "tableau", f: "foundation", c: "cell" }[pile[0]];
 }
 
+/** "Pile 3", "Foundation 1", "Cell 2", "Waste", "Stock": a pile as people number it. */
+export function pileName(pile) {
+  const kind = pileKind(pile);
+  const n = Number(pile.slice(1)) + 1;
+  return {
+    tableau: `Pile ${n}`,
+    foundation: `Foundation ${n}`,
+    cell: `Cell ${n}`,
+    waste: "Waste",
+    stock: "Stock",
+  }[kind];
+}
+
+/** A log entry in words, for screen readers: "3 cards from pile 2 to pile 5", "Dealt". */
+export function describeMove(move) {
+  if (move === "undo") return "Move taken back";
+  const m = parseMove(move);
+  if (!m) return move;
+  if (m.deal) return "Dealt from the stock";
+  const what = m.count > 1 ? `${m.count} cards from ` : "";
+  const from = pileName(m.src);
+  return `${what}${what ? from.toLowerCase() : from} to ${pileName(m.dst).toLowerCase()}`;
+}
+
 /** Lookups over one position's legal moves. */
 export class LegalMoves {
   constructor(legal = []) {

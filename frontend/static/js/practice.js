@@ -9,7 +9,7 @@
 
 import { applySavedCardPreferences, fourColour, setFourColour } from "./cards.js";
 import { Board } from "./board.js";
-import { LegalMoves, pileKind } from "./moves.js";
+import { describeMove, LegalMoves, pileKind } from "./moves.js";
 import { ReconnectingSocket } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
@@ -131,6 +131,7 @@ export class PracticeGame {
     this.root.dataset.status = frame.status;
     this.root.dataset.seq = String(frame.seq);
     this.paintButtons();
+    if (frame.type === "ack") this.announce(frame.played || []);
     this.showOutcome(frame);
     if (this.socket.isOpen) document.body.dataset.wsReady = "1";
     // a state at the same seq after a reconnect: our message never arrived, send it again
@@ -178,6 +179,16 @@ export class PracticeGame {
         1000,
       );
     }
+  }
+
+  /** Say what just happened, for screen readers (the board itself changes silently). */
+  announce(played) {
+    const text = played.length
+      ? played.length > 3
+        ? `${played.length} cards sent to the foundations`
+        : played.map(describeMove).join(". ")
+      : "Nothing to send to the foundations";
+    $("announce").textContent = text;
   }
 
   // ------------------------------------------------------------ actions

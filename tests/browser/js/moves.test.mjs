@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { formatMove, LegalMoves, parseMove, pileKind } from "../../../frontend/static/js/moves.js";
+import { describeMove, formatMove, LegalMoves, parseMove, pileKind } from "../../../frontend/static/js/moves.js";
 
 test("parses the contract's move notation", () => {
   assert.deepEqual(parseMove("t2-t5:3"), { move: "t2-t5:3", deal: false, src: "t2", dst: "t5", count: 3 });
@@ -36,4 +36,12 @@ test("indexes a legal list by source, count and destination", () => {
   assert.equal(legal.find("t2", "t5", 1), null);
   assert.ok(legal.canDeal);
   assert.ok(!new LegalMoves(["t0-t1"]).canDeal);
+});
+
+test("describes log entries in words", () => {
+  assert.equal(describeMove("t3-f0"), "Pile 4 to foundation 1");
+  assert.equal(describeMove("t1-t4:3"), "3 cards from pile 2 to pile 5");
+  assert.equal(describeMove("w-t2"), "Waste to pile 3");
+  assert.equal(describeMove("deal"), "Dealt from the stock");
+  assert.equal(describeMove("undo"), "Move taken back");
 });
