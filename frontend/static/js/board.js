@@ -459,12 +459,13 @@ export class Board {
     const sel = this.selection;
     if (sel && sel.src !== name) {
       if (this.legal.find(sel.src, name, sel.count)) return this._send(sel.src, name, sel.count);
-      // not a destination: pick this pile up instead if it can move, else let the server explain
-      const count = this._pickCount(name, index, viaKey);
+      // Not a destination. A click on a card that can move picks it up instead; a key names
+      // where the pick should go, so the server gets the move and says why not.
+      const count = viaKey ? 0 : this._pickCount(name, index, viaKey);
       if (count) return this._select(name, count);
       if (kind !== "waste") return this._send(sel.src, name, sel.count);
-      this.clearSelection();
-      return;
+      const waste = this._pickCount(name, index, viaKey);
+      return waste ? this._select(name, waste) : this.clearSelection();
     }
     if (sel && sel.src === name) {
       if (viaKey || index === undefined) {
