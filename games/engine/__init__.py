@@ -43,7 +43,7 @@ def new_game(variant: str, seed: int) -> Game:
     cls = _CLASSES.get(variant) if isinstance(variant, str) else None
     if cls is None:
         raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
-    return cls.deal(seed)
+    return cls.from_seed(seed)
 
 
 __all__ = ["VARIANTS", "VARIANT_INFO", "Game", "IllegalMove", "new_game"]

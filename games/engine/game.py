@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from . import notation
 from .builds import check_builds
-from .cards import CARD_BY_NAME, NAMES, PRETTY
+from .cards import CARD_BY_NAME, NAMES
 from .errors import IllegalMove
 from .shuffle import check_seed, shuffled, stream_key
 
@@ -94,7 +94,7 @@ class Game:
         """Derive per-game tables (Penguin's beak); called after every construction."""
 
     @classmethod
-    def deal(cls, seed: int) -> Game:
+    def from_seed(cls, seed: int) -> Game:
         """The deal of ``seed``: shuffle the variant's deck(s), then lay them out."""
         seed = check_seed(seed)
         deck = shuffled(cls.fresh_deck(), stream_key(cls.VARIANT, seed))
@@ -354,10 +354,6 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} seed={self.seed} moves={self.move_count}>"
-
-    def describe(self, card: int) -> str:
-        """A card as a player reads it."""
-        return PRETTY[card]
 
 
 def _list(d: dict[str, Any], key: str) -> list[Any]:

@@ -29,6 +29,19 @@ def sits_on_table(beak: int) -> tuple[int, ...]:
     return tuple(table)
 
 
+def _to_free_cells(names: list[list[str]]) -> list[list[tuple[str, ...]]]:
+    """``[source][free]``: the move names from that source to every cell whose bit is set in
+    ``free`` (bit j: cell j is empty), so listing the cell moves is one lookup. (A cell that
+    is a source is never empty, so ``c<i>-c<i>`` never appears.)"""
+    return [
+        [tuple(row[j] for j in range(7) if free >> j & 1) for free in range(128)] for row in names
+    ]
+
+
+TO_FREE_CELLS_FROM_T = _to_free_cells(TC[:7])
+TO_FREE_CELLS_FROM_C = _to_free_cells(CC)
+
+
 class Penguin(Game):
     """Runs of any length move as a unit onto the card their back card may sit on, or onto
     an empty pile if the back card is one rank below the beak; cells hold one card each;
@@ -117,14 +130,18 @@ class Penguin(Game):
                 front[pile[-1]] = i
             else:
                 empty_t.append(i)
-        empty_c = [j for j, cell in enumerate(self.c) if not cell]
+        free = 0  # bit j set: cell j is empty
+        for j, cell in enumerate(self.c):
+            if not cell:
+                free |= 1 << j
+        singles = []  # (card, its moves to the free cells, its move names to foundations)
         for i, pile in enumerate(self.t):
             if not pile:
                 continue
             names = TT[i]
             k = 1
             top = len(pile) - 1
-            while True:
+            while True:  # the runs of 1, 2, … front cards
                 back = pile[top - k + 1]
                 target = front.get(sits_on[back])
                 if target is not None:
@@ -135,16 +152,7 @@ class Penguin(Game):
                 if k > top or sits_on[back] != pile[top - k]:
                     break
                 k += 1
-            card = pile[-1]
-            names = TC[i]
-            for j in empty_c:
-                out.append(names[j])
-            j = wanted.get(card)
-            if j is not None:
-                out.append(TF[i][j])
-            elif RANK[card] == beak:
-                for j in empty_f:
-                    out.append(TF[i][j])
+            singles.append((pile[-1], TO_FREE_CELLS_FROM_T[i][free], TF[i]))
         for i, cell in enumerate(self.c):
             if not cell:
                 continue
@@ -156,15 +164,15 @@ class Penguin(Game):
             if RANK[card] == space_rank:
                 for j in empty_t:
                     out.append(names[j])
-            names = CC[i]
-            for j in empty_c:
-                out.append(names[j])
+            singles.append((card, TO_FREE_CELLS_FROM_C[i][free], CF[i]))
+        for card, to_cells, to_foundation in singles:
+            out += to_cells
             j = wanted.get(card)
             if j is not None:
-                out.append(CF[i][j])
+                out.append(to_foundation[j])
             elif RANK[card] == beak:
                 for j in empty_f:
-                    out.append(CF[i][j])
+                    out.append(to_foundation[j])
         return out
 
     def _check(self, sk, si, src, dk, di, dst, n):
