@@ -135,3 +135,18 @@ def test_won_when_all_208_cards_are_on_the_foundations(position):
     full = {i: [r + "CDHS"[i % 4] for r in "A23456789TJQK"] for i in range(16)}
     g = position(V, foundations=full)
     assert g.is_won() and g.foundation_count() == 208 and not g.is_stuck()
+
+
+def test_stock_cards_are_face_down_until_drawn_to_the_waste(position):
+    """In the player view the stock is hidden and the waste is shown."""
+    g = position(V, stock=["QH", "3C"])
+    g.play("deal")
+    view = g.to_dict(view="player")
+    assert view["stock"] == ["??"] and view["waste"] == ["QH"]
+
+
+def test_deal_may_be_made_while_other_moves_remain(position):
+    """Drawing from the stock is a move at any time, not only when nothing else is possible."""
+    g = position(V, tableau={0: ["2D", "AH"]}, stock=["QH"])
+    moves = g.legal_moves()
+    assert "deal" in moves and len(moves) > 1

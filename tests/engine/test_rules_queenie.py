@@ -169,3 +169,11 @@ def test_won_when_all_52_are_on_the_foundations(position):
     """Four complete foundations: won."""
     g = position(V, foundations={i: [r + s for r in "A23456789TJQK"] for i, s in enumerate("CDHS")})
     assert g.is_won() and g.foundation_count() == 52
+
+
+def test_each_empty_pile_may_take_the_king(position):
+    """With two empty piles a King-headed group is listed to each of them."""
+    g = position(V, tableau={0: ["KH", "5C"], 1: [], 2: []})
+    moves = set(g.legal_moves())
+    assert {"t0-t1:2", "t0-t2:2"} <= moves
+    assert "t0-t1" not in moves and "t0-t2" not in moves

@@ -193,3 +193,10 @@ def test_a_game_with_stock_is_not_stuck(position):
     assert g.legal_moves() == ["deal"] and not g.is_stuck()
     g.play("deal")
     assert g.legal_moves() == [] and g.is_stuck()
+
+
+def test_a_deal_may_be_made_at_any_time(position):
+    """deal is legal whatever else is possible, empty piles or not."""
+    g = position(V, tableau={5: [], 6: []}, stock=["AS", "2S", "3S", "4S", "5S"])
+    moves = g.legal_moves()
+    assert "deal" in moves and len(moves) > 1
