@@ -197,9 +197,9 @@ export class Board {
       }
       node.appendChild(this._placeholder());
       this._appendTop(node, cards, 2);
-      if (cards.length > 1) node.appendChild(el("span", "count")).textContent = cards.length;
+      if (cards.length > 1) node.appendChild(el("span", "pile-count")).textContent = cards.length;
       if (this.variant === "spiderweb" && cards.length === 1)
-        node.appendChild(el("span", "badge")).textContent = "cell";
+        node.appendChild(el("span", "pile-badge")).textContent = "cell";
       label += cards.length ? `, ${cardText(cards[cards.length - 1])}` : ", empty";
     } else if (kind === "cell") {
       const code = v.cells[Number(name.slice(1))];
@@ -209,7 +209,7 @@ export class Board {
     } else if (kind === "waste") {
       cards = v.waste;
       this._appendTop(node, cards, 2);
-      if (cards.length) node.appendChild(el("span", "count")).textContent = cards.length;
+      if (cards.length) node.appendChild(el("span", "pile-count")).textContent = cards.length;
       label += cards.length ? `, ${cards.length} cards, top ${cardText(cards.at(-1))}` : ", empty";
     } else if (kind === "stock") {
       const n = v.stock.length;
@@ -218,9 +218,9 @@ export class Board {
         if (n > 1) node.appendChild(createCard("??")).classList.add("stock-under");
         node.appendChild(createCard("??"));
       } else {
-        node.appendChild(el("span", "placeholder stock-empty")).textContent = "\u2205";
+        node.appendChild(el("span", "pile-placeholder stock-empty")).textContent = "\u2205";
       }
-      node.appendChild(el("span", "count stock-count")).textContent = n;
+      node.appendChild(el("span", "pile-count stock-count")).textContent = n;
       label += `, ${n} card${n === 1 ? "" : "s"} left`;
       node.classList.toggle("can-deal", this.interactive && this.legal.canDeal);
     }
@@ -243,7 +243,7 @@ export class Board {
 
   /** What an empty foundation says it takes. */
   _placeholder() {
-    const ph = el("span", "placeholder");
+    const ph = el("span", "pile-placeholder");
     if (this.variant === "spiderweb") {
       ph.classList.add("cell-or-suit");
       ph.innerHTML = "<b>cell</b><small>or K\u2013A</small>";
