@@ -553,6 +553,7 @@ export class Board {
 
   _pointerDown(e) {
     if (e.button !== 0 || this.pending) return;
+    if (this.press && this.press.dragging) return; // a second finger while dragging
     const t = this._target(e);
     if (!t) {
       if (this.selection) this.clearSelection(); // a press on the bare table drops the pick

@@ -13,6 +13,7 @@ import { describeMove, LegalMoves, pileKind } from "./moves.js";
 import { ReconnectingSocket } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
+const PENDING_TIMEOUT_MS = 8000;
 
 /** "1:05", "12:00", "1:02:03" from milliseconds. */
 export function formatClock(ms) {
@@ -137,6 +138,7 @@ export class PracticeGame {
     // a state at the same seq after a reconnect: our message never arrived, send it again
     if (this.pending && frame.type === "state" && frame.seq === this.pending.seq) {
       this.socket.send(this.pending);
+      this.watchPending(this.pending);
     }
   }
 
@@ -208,7 +210,17 @@ export class PracticeGame {
     if (!this.socket.send(this.pending)) {
       this.toast.show("Offline: the move is sent when the connection is back.", "info");
     }
+    this.watchPending(this.pending);
     return true;
+  }
+
+  /** A move left unanswered on an open line is a line gone quiet: reconnect, which resyncs
+   * (and resends the move with its seq if the server never had it). */
+  watchPending(pending) {
+    clearTimeout(this._pendingTimer);
+    this._pendingTimer = setTimeout(() => {
+      if (this.pending === pending && this.socket.isOpen) this.socket.reconnect();
+    }, PENDING_TIMEOUT_MS);
   }
 
   undo() {
