@@ -40,26 +40,16 @@ class EightyThieves(Game):
                         under[top - 1] = [i]
             else:
                 empty_t.append(i)
-        for i, pile in enumerate(self.t):
-            if not pile:
-                continue
-            card = pile[-1]
-            names = TT[i]
-            for j in under.get(card, ()):
-                out.append(names[j])
-            for j in empty_t:
-                out.append(names[j])
-            names = TF[i]
-            for j in empty_f if RANK[card] == ACE else wanted.get(card, ()):
-                out.append(names[j])
+        sources = [(pile[-1], TT[i], TF[i]) for i, pile in enumerate(self.t) if pile]
         if self.w:
-            card = self.w[-1]
+            sources.append((self.w[-1], WT, WF))
+        for card, to_pile, to_foundation in sources:
             for j in under.get(card, ()):
-                out.append(WT[j])
+                out.append(to_pile[j])
             for j in empty_t:
-                out.append(WT[j])
+                out.append(to_pile[j])
             for j in empty_f if RANK[card] == ACE else wanted.get(card, ()):
-                out.append(WF[j])
+                out.append(to_foundation[j])
         if self.stock:
             out.append(DEAL)
         return out
