@@ -13,6 +13,7 @@ store cannot be reached at all, boards are read straight from the database.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import time
 from dataclasses import dataclass
@@ -33,12 +34,25 @@ PAST_DAY_TTL = 8 * 24 * 3600  # a past day's board leaves Redis this long after 
 BUILT = "built"
 
 
+@functools.cache
+def database_epoch() -> str:
+    """When this database was created (its first migration), as a short tag for keys.
+
+    Keys carry it so that a database made afresh (tests, a restore, a second deployment on one
+    Redis) never reads the boards another database left in Redis.
+    """
+    from django.db.migrations.recorder import MigrationRecorder
+
+    first = MigrationRecorder.Migration.objects.order_by("applied", "id").first()
+    return "0" if first is None else format(int(first.applied.timestamp() * 1000), "x")
+
+
 def key(board: Board) -> str:
-    return f"{KEY_PREFIX}:{board.name}"
+    return f"{KEY_PREFIX}:{database_epoch()}:{board.name}"
 
 
 def marker_key(board: Board) -> str:
-    return f"{KEY_PREFIX}:{board.name}:built"
+    return f"{key(board)}:built"
 
 
 def _day_ttl(board: Board) -> int | None:

@@ -13,7 +13,7 @@ from daily.models import DailyAttempt
 from games.identity import player_for_user
 from games.models import Game, Player
 from games.rankstore import RedisRankStore, get_rank_store
-from tests.browser.conftest import browser, live_url, page  # noqa: F401  (browser fixtures)
+from tests.browser.conftest import browser, live_url, make_page, page  # noqa: F401  (browser fixtures)
 
 
 @pytest.fixture(autouse=True)
@@ -21,6 +21,7 @@ def board_prefix(monkeypatch):
     """Every test writes its boards under its own prefix, so runs never see each other's."""
     prefix = f"test:daily:{uuid.uuid4().hex}"
     monkeypatch.setattr(leaderboard, "KEY_PREFIX", prefix)
+    monkeypatch.setattr(leaderboard, "database_epoch", lambda: "db")
     yield prefix
     store = get_rank_store()
     if isinstance(store, RedisRankStore):

@@ -14,12 +14,15 @@ import pytest
 from django.utils import timezone
 
 from daily import dealpick
+from games.engine import new_game
 
 pytestmark = pytest.mark.browser
 
 VARIANT = "penguin"
 # The server allows 30 frames per 5 s on a socket; a test clicks faster than any hand.
 MOVE_GAP_S = 0.2
+# Starting the first game of a day on a fresh server picks the deal with the solver first.
+PICK_TIMEOUT_MS = 180_000
 
 
 def sign_up(page, live_url, name: str) -> None:
@@ -51,8 +54,8 @@ def test_play_the_daily_to_the_end_and_find_yourself_on_the_board(page, live_url
 
     sign_up(page, live_url, "dailywinner")
     page.goto(f"{live_url}/daily/{VARIANT}/")
-    page.click('[data-start="ranked"]')
-    page.wait_for_selector('#daily[data-seq="0"]')
+    page.click('[data-start="ranked"]', no_wait_after=True)
+    page.wait_for_selector('#daily[data-seq="0"]', timeout=PICK_TIMEOUT_MS)
     assert page.locator(".daily-badge.ranked").is_visible()
 
     for seq, move in enumerate(pick.moves, start=1):
@@ -77,14 +80,15 @@ def test_play_the_daily_to_the_end_and_find_yourself_on_the_board(page, live_url
     assert page.locator("text=Play it again (practice)").is_visible()
 
 
-def test_the_replay_steps_forwards_and_back(page, live_url):
-    """Buttons, slider and keys move through a finished game; the address keeps the position."""
+def test_the_replay_steps_forwards_and_back_and_the_run_can_be_raced(page, live_url):
+    """Buttons, slider and keys move through a finished game; the address keeps the position;
+    racing the run shows its progress beside a new board at its real pace."""
     today = dealpick.utc_day(timezone.now())
     pick = dealpick.pick_deal("queenie", today, dealpick.default_prover())
     sign_up(page, live_url, "replayer")
     page.goto(f"{live_url}/daily/queenie/")
-    page.click('[data-start="ranked"]')
-    page.wait_for_selector('#daily[data-seq="0"]')
+    page.click('[data-start="ranked"]', no_wait_after=True)
+    page.wait_for_selector('#daily[data-seq="0"]', timeout=PICK_TIMEOUT_MS)
     for seq, move in enumerate(pick.moves[:6], start=1):
         click_move(page, move)
         page.wait_for_selector(f'#daily[data-seq="{seq}"]')
@@ -112,3 +116,11 @@ def test_the_replay_steps_forwards_and_back(page, live_url):
     page.wait_for_selector(f'{host}[data-at="3"]')
     page.click('[data-step="first"]')
     page.wait_for_selector(f'{host}[data-at="0"][data-move=""]')
+
+    engine = new_game("queenie", pick.seed)
+    for move in pick.moves[:6]:
+        engine.play(move)
+    page.click("text=Race against this run")
+    page.wait_for_selector('#daily[data-seq="0"]')
+    assert page.locator(".daily-badge.practice").is_visible()
+    page.wait_for_selector(f'#ghost[data-ghost-cards="{engine.foundation_count()}"]')

@@ -162,3 +162,15 @@ def test_all_time_boards(enter, make_challenge, today):
     assert [r.player_id for r in wins.rows] == [alice.pk, bob.pk]
     streak = leaderboard.read_page(Board(STREAK, "penguin"))
     assert [(r.player_id, -r.score) for r in streak.rows] == [(alice.pk, 3.0), (bob.pk, 1.0)]
+
+
+def test_keys_belong_to_one_database(monkeypatch):
+    """Board keys carry the database's creation time, so a fresh database never reads the
+    boards an earlier one left in a shared Redis."""
+    monkeypatch.undo()  # the real epoch, not the fixture's stand-in
+    leaderboard.database_epoch.cache_clear()
+    epoch = leaderboard.database_epoch()
+    assert epoch != "0" and int(epoch, 16) > 0
+    assert f":{epoch}:daily:penguin:" in leaderboard.key(
+        Board(DAILY, "penguin", dt.date(2026, 1, 1))
+    )
