@@ -70,29 +70,6 @@ def test_an_ace_is_listed_once_per_empty_foundation(position):
 
 
 @pytest.mark.parametrize(
-    ("front", "foundation", "allowed", "reason"),
-    [
-        ("2H", ["AH"], True, None),  # next in suit
-        ("2S", ["AH"], False, "2♠ cannot go on A♥"),
-        ("3H", ["AH"], False, "3♥ cannot go on A♥"),
-        ("5H", [], False, "only an Ace may start a foundation"),
-    ],
-)
-def test_foundations_build_up_in_suit_from_the_ace(
-    position, check, front, foundation, allowed, reason
-):
-    """Foundations take the Ace, then 2, 3, … of the same suit."""
-    g = position(V, tableau={0: ["9C", front]}, foundations={0: foundation})
-    check(g, "t0-f0", allowed, reason)
-
-
-def test_cards_never_leave_a_foundation(position, check):
-    """A card on a foundation stays there."""
-    g = position(V, tableau={0: ["3C"], 1: []}, foundations={0: ["AH", "2H"]})
-    check(g, "f0-t0", False, "never leave a foundation")
-
-
-@pytest.mark.parametrize(
     ("move", "reason"),
     [("deal", "no stock"), ("t0-c0", "no cells"), ("w-t0", "no waste"), ("t0-w", "no waste")],
 )

@@ -164,18 +164,6 @@ def test_only_single_cards_go_to_foundations(position, check):
     check(g, "t0-f0", True)
 
 
-@pytest.mark.parametrize("move", ["f0-t1", "f0-c0"])
-def test_cards_never_leave_a_foundation(position, check, move):
-    """A foundation card never goes back, to a pile or to a cell."""
-    g = position(V, tableau={1: []})
-    check(g, move, False, "never leave a foundation")
-
-
-def test_there_is_no_stock(position, check):
-    """All cards are dealt at the start: deal is refused."""
-    check(position(V), "deal", False, "no stock")
-
-
 def test_won_when_every_foundation_holds_thirteen(position):
     """All four foundations built round from the beak: won."""
     ranks = "89TJQKA234567"

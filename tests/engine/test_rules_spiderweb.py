@@ -83,11 +83,6 @@ def test_deal_puts_one_card_face_up_on_each_of_the_first_five_piles(position, em
     assert g.to_dict() == before
 
 
-def test_deal_from_an_empty_stock_is_refused(position, check):
-    """Once the stock is gone, deal is refused."""
-    check(position(V), "deal", False, "the stock is empty")
-
-
 @pytest.mark.parametrize("foundation", [0, 1, 2, 3])
 def test_an_empty_foundation_takes_any_single_card_as_a_cell(position, check, foundation):
     """Each empty foundation is a cell: any single front card goes in."""
