@@ -5,7 +5,7 @@ data-card attributes, pile by pile) must be the engine's player view of the same
 no card the player may not see may reach the page, in the DOM or in a websocket frame.
 """
 
-from __future__ import annotations
+from __future__ import os
 
 import json
 from pathlib import Path
@@ -182,8 +182,13 @@ def test_keys_pick_a_pile_and_put_it_down(page, live_url):
     assert_board_shows(page, game)
 
 
-def test_screenshot_of_a_game_in_progress(page, live_url):
-    """A Penguin game a few moves in, drawn for the README (docs/screenshot.png)."""
+def test_screenshot_of_a_game_in_progress(page, live_url, tmp_path):
+    """A Penguin game a few moves in, drawn for the README.
+
+    ``UPDATE_SCREENSHOT=1`` writes it to docs/screenshot.png; otherwise it goes to a temporary
+    folder, so a test run leaves the working tree as it found it.
+    """
+    shot = SCREENSHOT if os.environ.get("UPDATE_SCREENSHOT") else tmp_path / "screenshot.png"
     seed = 12
     game = new_game("penguin", seed=seed)
     open_game(page, live_url, "penguin", seed)
@@ -202,8 +207,8 @@ def test_screenshot_of_a_game_in_progress(page, live_url):
     front_card(page, "t0").click()
     page.mouse.move(0, 0)
     page.evaluate("Promise.all(document.getAnimations().map((a) => a.finished))")
-    page.screenshot(path=str(SCREENSHOT))
-    assert SCREENSHOT.stat().st_size > 10_000
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
 
 
 # Break the line at the first move: "lost" drops the frame before it leaves, "cut" lets it go
