@@ -5,9 +5,10 @@ data-card attributes, pile by pile) must be the engine's player view of the same
 no card the player may not see may reach the page, in the DOM or in a websocket frame.
 """
 
-from __future__ import os
+from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
