@@ -35,7 +35,11 @@ def sign_up(page, live_url, name: str) -> None:
 
 
 def click_move(page, move: str) -> None:
-    """Play a move as a player does: click the card (the run's back card), then the pile."""
+    """Play a move as a player does: click the card (the run's back card), then the pile; a
+    deal is a click on the stock."""
+    if move == "deal":
+        page.locator('#board [data-pile="stock"]').click()
+        return
     piles, _, count = move.partition(":")
     src, dst = piles.split("-")
     card = page.locator(f'#board [data-pile="{src}"] > .card').nth(-int(count or 1))
