@@ -201,7 +201,7 @@ def race_dict(race: Race) -> dict:
         "rematch": race.rematch.code if race.rematch_id else None,
     }
     if race.is_over:
-        data["seed"] = race.seed
+        data["seed"] = str(race.seed)  # 63 bits: more than a JavaScript number holds exactly
     return data
 
 

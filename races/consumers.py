@@ -171,7 +171,11 @@ class RaceConsumer(AsyncWebsocketConsumer):
     async def sync(self, since: int | None) -> None:
         """A full snapshot, or the events after `since` (and the racer's board) when they are few."""
         view = await database_sync_to_async(snapshots.catch_up)(self.race, self.player, since)
-        await self.follow(view)
+        if await self.follow(view):
+            # New game groups joined after the boards were read: read again, so that a move
+            # made in between (another tab, a racer a spectator watches) is not missed.
+            view = await database_sync_to_async(snapshots.catch_up)(self.race, self.player, since)
+            await self.follow(view)
         if view.events is None:
             self.last_event = view.snapshot["event"]
             await self.send_frame(view.snapshot)
@@ -185,13 +189,17 @@ class RaceConsumer(AsyncWebsocketConsumer):
             await self.send_frame(frame)
         self.schedule(view)
 
-    async def follow(self, view: snapshots.CatchUp) -> None:
-        """Take in who this socket is now, and join the groups of the games it shows."""
+    async def follow(self, view: snapshots.CatchUp) -> bool:
+        """Take in who this socket is now, and join the groups of the games it shows; True if
+        it joined any it was not in."""
         self.race, self.racer_id = view.race, view.racer_id
+        joined = False
         for public_id, racer_id in view.games.items():
             if public_id not in self.games:
                 await self.channel_layer.group_add(f"game.{public_id}", self.channel_name)
+                joined = True
             self.games[public_id] = racer_id
+        return joined
 
     def schedule(self, view) -> None:
         """Timers on the server's clock: show the board at the start, close the race at its end."""

@@ -220,7 +220,7 @@ async def test_resigning_everyone_finishes_the_race(running, run):
     assert finished["reason"] == "all_done"
     assert finished["race"]["status"] == "finished"
     stored = await run(Race.objects.get, pk=race.pk)
-    assert finished["race"]["seed"] == stored.seed
+    assert finished["race"]["seed"] == str(stored.seed)
     assert sorted(r["place"] for r in finished["racers"]) == [1, 2]
     assert all(r["status"] == "resigned" and r["game"] for r in finished["racers"])
     assert (await ann_socket.expect("finished"))["event"] == finished["event"]

@@ -1,5 +1,10 @@
 """Nothing lost, nothing twice: reconnects, second tabs, gaps and restarts."""
 
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 from asgiref.sync import sync_to_async
 
@@ -7,6 +12,8 @@ from games.actions import engines
 from races.models import RaceEvent
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_countdown")]
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def apply_event(model: dict, frame: dict) -> None:
@@ -199,3 +206,43 @@ async def test_the_event_numbers_survive_in_the_database(lobby):
         RaceEvent.objects.filter(race=race).order_by("seq").values_list("seq", flat=True)
     )
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+APPLY_IN_THE_PAGE = """
+import { readFileSync } from "node:fs";
+import { RaceModel } from "%s";
+const { frames } = JSON.parse(readFileSync(process.argv[1], "utf8"));
+const model = new RaceModel();
+const gaps = frames.filter((frame) => !model.apply(frame)).length;
+process.stdout.write(JSON.stringify({
+  gaps, event: model.event, race: model.race, standings: model.standings,
+  racers: [...model.racers.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
+}));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+async def test_the_pages_model_ends_where_a_fresh_snapshot_starts(lobby, race_socket, tmp_path):
+    """race-state.js (the page's model), fed one socket's frames, equals a fresh snapshot."""
+    race, (ann, ann_socket), (bob, bob_socket) = lobby
+    await bob_socket.request({"type": "ready"}, "ready")
+    await ann_socket.request({"type": "start"}, "countdown")
+    board = await ann_socket.board()
+    await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    await ann_socket.expect("progress")
+    await bob_socket.request({"type": "resign"}, "progress")
+    await ann_socket.request({"type": "resign"}, "finished")
+    frames = tmp_path / "frames.json"
+    frames.write_text(json.dumps({"frames": ann_socket.seen}))
+    script = APPLY_IN_THE_PAGE % (ROOT / "frontend/static/js/race-state.js").as_uri()
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script, str(frames)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    model = json.loads(done.stdout)
+    assert model.pop("gaps") == 0
+    fresh = await race_socket(ann, race.code)
+    assert model == comparable(await fresh.expect("snapshot"))
