@@ -41,9 +41,13 @@ def database_epoch() -> str:
     Keys carry it so that a database made afresh (tests, a restore, a second deployment on one
     Redis) never reads the boards another database left in Redis.
     """
+    from django.db import DatabaseError
     from django.db.migrations.recorder import MigrationRecorder
 
-    first = MigrationRecorder.Migration.objects.order_by("applied", "id").first()
+    try:
+        first = MigrationRecorder.Migration.objects.order_by("applied", "id").first()
+    except DatabaseError:  # not migrated yet: no board can have rows either
+        return "0"
     return "0" if first is None else format(int(first.applied.timestamp() * 1000), "x")
 
 
@@ -159,8 +163,13 @@ class BoardPage:
 
 
 def _shared_rank(store: RankStore, k: str, position: int, score: float) -> int:
-    """The 1-based rank of the entry at ``position``: that of the first entry with its score."""
-    low, high = 0, position
+    """The 1-based rank of the entry at ``position``: that of the first entry with its score.
+
+    Usually the entry before it scores differently (one look); inside a tie, a binary search.
+    """
+    if position == 0 or store.range(k, position - 1, position - 1)[0][1] < score:
+        return position + 1
+    low, high = 0, position - 1
     while low < high:
         mid = (low + high) // 2
         (_, mid_score), *_ = store.range(k, mid, mid)
