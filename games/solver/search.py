@@ -1,0 +1,127 @@
+"""Searches over the rules' positions with a transposition table on canonical keys.
+
+The variant rules (``games.solver.variants``) give the start position, its children (best
+first), a score (lower looks closer to a win) and a key that is the same for positions that
+differ only by how interchangeable piles are numbered. Every key is stored once seen, so no
+position is expanded twice. When the search runs out of positions without a win, every
+reachable position has been searched and the deal is proved lost (the rules' pruning and
+automatic moves keep a win whenever there is one).
+
+Two orders, chosen per variant (``Rules.strategy``): best-first on the score (short lines,
+good where a score guides well) and depth-first in the rules' move order (little memory, fast
+where good moves are easy to tell).
+"""
+
+import heapq
+import time
+
+from .result import SolveResult, Verdict
+from .variants.base import Rules
+
+# How often (in new positions) the clock is read.
+_CLOCK_EVERY = 256
+
+
+class _Budget:
+    """Counts positions and time; makes the result."""
+
+    def __init__(self, max_nodes: int | None, max_seconds: float | None) -> None:
+        self.started = time.perf_counter()
+        self.deadline = None if max_seconds is None else self.started + max_seconds
+        self.cap = max_nodes if max_nodes is not None else -1
+
+    def spent(self, nodes: int) -> bool:
+        if nodes == self.cap:
+            return True
+        return (
+            self.deadline is not None
+            and nodes % _CLOCK_EVERY == 0
+            and time.perf_counter() > self.deadline
+        )
+
+    def result(self, verdict: Verdict, moves: list[str], nodes: int) -> SolveResult:
+        return SolveResult(verdict, moves, nodes, time.perf_counter() - self.started)
+
+
+def search(
+    rules: Rules, max_nodes: int | None = None, max_seconds: float | None = None
+) -> SolveResult:
+    """Search from ``rules.start`` until a win, exhaustion, or the budget runs out."""
+    budget = _Budget(max_nodes, max_seconds)
+    if rules.is_won(rules.start):
+        return budget.result(Verdict.WON, list(rules.start_notes), 1)
+    if rules.strategy == "dfs":
+        return _depth_first(rules, budget)
+    return _best_first(rules, budget)
+
+
+def _best_first(rules: Rules, budget: _Budget) -> SolveResult:
+    """Expand the open position with the lowest score first (ties: the newest)."""
+    key = rules.key
+    is_won = rules.is_won
+    children = rules.children
+    score = rules.score
+    start = rules.start
+    ids = {key(start): 0}
+    parent = [-1]
+    steps = [rules.start_notes]
+    heap = [(score(start), 0, start)]
+    push = heapq.heappush
+    pop = heapq.heappop
+    nodes = 1
+    while heap:
+        _, neg_id, pos = pop(heap)
+        here = -neg_id
+        for child, notes in children(pos):
+            k = key(child)
+            if k in ids:
+                continue
+            ids[k] = nodes
+            parent.append(here)
+            steps.append(notes)
+            if is_won(child):
+                return budget.result(Verdict.WON, _line(parent, steps, nodes), nodes + 1)
+            push(heap, (score(child), -nodes, child))
+            nodes += 1
+            if budget.spent(nodes):
+                return budget.result(Verdict.UNKNOWN, [], nodes)
+    return budget.result(Verdict.LOST, [], nodes)
+
+
+def _line(parent: list[int], steps: list[list[str]], last: int) -> list[str]:
+    chain = []
+    while last >= 0:
+        chain.append(steps[last])
+        last = parent[last]
+    return [m for step in reversed(chain) for m in step]
+
+
+def _depth_first(rules: Rules, budget: _Budget) -> SolveResult:
+    """Follow each position's children in the rules' order, backtracking when spent."""
+    key = rules.key
+    is_won = rules.is_won
+    children = rules.children
+    start = rules.start
+    seen = {key(start)}
+    nodes = 1
+    stack = [children(start)]
+    path: list[list[str]] = [rules.start_notes]
+    while stack:
+        for child, notes in stack[-1]:
+            k = key(child)
+            if k in seen:
+                continue
+            seen.add(k)
+            nodes += 1
+            if is_won(child):
+                path.append(notes)
+                return budget.result(Verdict.WON, [m for step in path for m in step], nodes)
+            if budget.spent(nodes):
+                return budget.result(Verdict.UNKNOWN, [], nodes)
+            stack.append(children(child))
+            path.append(notes)
+            break
+        else:
+            stack.pop()
+            path.pop()
+    return budget.result(Verdict.LOST, [], nodes)

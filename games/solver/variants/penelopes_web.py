@@ -1,0 +1,113 @@
+"""Penelope's Web: single front cards, built down regardless of suit, Kings to empty piles.
+
+Position: ``(piles, found, fmap)`` — eight tuples of card codes, the top rank on each suit's
+foundation, and which foundation pile holds each suit (-1 before its Ace goes up).
+
+Safe automatic move: a card goes up once every card one rank lower is on the foundations
+(Aces always). Its only tableau use is as a base for those cards, so the position without it
+can copy any line of play from the one with it.
+
+Pruning: a King alone in its pile never moves to an empty pile; of several empty piles only the
+first is a destination. Canonical key: the tableau piles sorted (they are all alike), the
+foundation piles by suit.
+"""
+
+from ..cards import KING, parse
+from .base import Rules, unjoined
+from .suit_foundations import SuitFoundations
+
+
+def _builds_on(below: int, above: int) -> bool:
+    return (below >> 2) == (above >> 2) + 1
+
+
+class PenelopesWebRules(SuitFoundations, Rules):
+    variant = "penelopes-web"
+    strategy = "dfs"
+
+    def __init__(self, state: dict) -> None:
+        piles = tuple(tuple(parse(c) for c in p) for p in state["tableau"])
+        found, fmap = self.read_foundations(state["foundations"], parse)
+        notes: list[str] = []
+        piles_l = list(piles)
+        self._autoplay(piles_l, found, fmap, notes)
+        self.start = (tuple(piles_l), tuple(found), tuple(fmap))
+        self.start_notes = notes
+
+    def _autoplay(self, piles: list, found: list, fmap: list, notes: list) -> None:
+        """Send up every front card that is safe, until none is."""
+        moved = True
+        while moved:
+            moved = False
+            low = min(found)
+            for i, p in enumerate(piles):
+                if not p:
+                    continue
+                c = p[-1]
+                r = c >> 2
+                s = c & 3
+                if found[s] == r - 1 and low >= r - 1:
+                    piles[i] = p[:-1]
+                    notes.append(f"t{i}-f{self.up(c, found, fmap)}")
+                    low = min(found)
+                    moved = True
+
+    def is_won(self, pos) -> bool:
+        return pos[1] == (13, 13, 13, 13)
+
+    def score(self, pos) -> int:
+        """Cards not home, and cards not on a card one rank higher (lower is better)."""
+        return 2 * (52 - sum(pos[1])) + 3 * unjoined(pos[0], _builds_on)
+
+    def key(self, pos):
+        return (pos[1], tuple(sorted(pos[0])))
+
+    def children(self, pos):
+        piles, found, fmap = pos
+        by_rank: dict[int, list[int]] = {}
+        empty = -1
+        for j, p in enumerate(piles):
+            if p:
+                by_rank.setdefault(p[-1] >> 2, []).append(j)
+            elif empty < 0:
+                empty = j
+        moves = []
+        for i, p in enumerate(piles):
+            if not p:
+                continue
+            c = p[-1]
+            r = c >> 2
+            s = c & 3
+            n = len(p)
+            # What leaving this pile gains: an empty pile, or a card that can go up next.
+            if n == 1:
+                gain = 3
+            else:
+                b = p[-2]
+                if found[b & 3] == (b >> 2) - 1:
+                    gain = 4
+                elif (b >> 2) == r + 1:
+                    gain = -2  # c sits on a fitting card already: a sideways move
+                else:
+                    gain = 0
+            if found[s] == r - 1:
+                moves.append((10 + gain, i, -1))
+            for j in by_rank.get(r + 1, ()):
+                if j != i:
+                    moves.append((gain, i, j))
+            if r == KING and empty >= 0 and n > 1:
+                moves.append((gain + 1, i, empty))
+        moves.sort(reverse=True)
+        for _, i, j in moves:
+            new = list(piles)
+            c = new[i][-1]
+            new[i] = new[i][:-1]
+            nfound = list(found)
+            nfmap = list(fmap)
+            if j < 0:
+                notes = [f"t{i}-f{self.up(c, nfound, nfmap)}"]
+            else:
+                new[j] = new[j] + (c,)
+                notes = [f"t{i}-t{j}"]
+            self._autoplay(new, nfound, nfmap, notes)
+            yield (tuple(new), tuple(nfound), tuple(nfmap)), notes
