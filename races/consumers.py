@@ -9,6 +9,12 @@ frame that changes nothing and leaves the socket open.
 Events reach the socket through the channel layer, which may drop or reorder them: the
 consumer numbers what it has sent, and on a gap reads the missing events from the database
 (the record) before sending the new one, so a socket never skips an event.
+
+Database calls go through Channels' `database_sync_to_async` (one shared thread per process),
+not the thread pool of `games.consumers.in_worker`: tried here at 01:50 UTC, worker threads made
+the race tests fail on the in-memory SQLite test database ("database table is locked" when two
+racers write at once) and leave a PostgreSQL connection open per worker thread (the test run
+then exhausts psycopg's pool). Moves of one race are serialised by its row lock anyway.
 """
 
 from __future__ import annotations
