@@ -5,6 +5,7 @@
 // For tests #replay-board carries data-at (the position shown) and data-move (its move).
 
 import { Board } from "./board.js";
+import { cardText } from "./cards.js";
 
 const config = JSON.parse(document.getElementById("replay-config").textContent);
 const frames = config.replay.frames;
@@ -13,6 +14,8 @@ const slider = document.querySelector(".replay-slider");
 const where = document.querySelector(".replay-where");
 const playButton = document.querySelector('[data-step="play"]');
 const speed = document.querySelector(".replay-speed select");
+const revealBox = document.querySelector(".replay-reveal input");
+const stockLine = document.querySelector(".replay-stock");
 
 const board = new Board(host, { variant: config.variant, layout: config.layout, interactive: false });
 let at = 0;
@@ -26,7 +29,7 @@ function clock(ms) {
 function show(index, { push = false } = {}) {
   at = Math.max(0, Math.min(frames.length - 1, index));
   const frame = frames[at];
-  board.render(frame.view, []);
+  drawPosition(frame.view);
   slider.value = String(at);
   host.dataset.at = String(at);
   host.dataset.move = frame.move || "";
@@ -36,6 +39,24 @@ function show(index, { push = false } = {}) {
   if (at) url.searchParams.set("at", String(at));
   else url.searchParams.delete("at");
   history[push ? "pushState" : "replaceState"](null, "", url);
+}
+
+/** Draw a position; with "show hidden cards" on, face-down cards are drawn face up (marked as
+ * such) and the stock's order is listed: the game is over, nothing is secret any more. */
+function drawPosition(view) {
+  const reveal = revealBox?.checked;
+  board.render(reveal ? { ...view, down: view.down.map(() => 0) } : view, []);
+  if (reveal) {
+    view.down.forEach((down, i) => {
+      host.querySelectorAll(`[data-pile="t${i}"] > .card`).forEach((card) => {
+        if (Number(card.dataset.index) < down) card.classList.add("was-face-down");
+      });
+    });
+  }
+  if (stockLine) {
+    stockLine.hidden = !reveal || !view.stock.length;
+    stockLine.textContent = `Stock, next first: ${view.stock.map(cardText).join(" ")}`;
+  }
 }
 
 function step(how) {
@@ -77,6 +98,7 @@ for (const button of document.querySelectorAll("[data-step]")) {
     step(button.dataset.step);
   });
 }
+revealBox?.addEventListener("change", () => show(at));
 slider.addEventListener("input", () => {
   stop();
   show(Number(slider.value));
