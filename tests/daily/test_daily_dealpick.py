@@ -92,3 +92,18 @@ def test_day_and_reset_are_utc(now, day, reset):
     moment = dt.datetime.fromisoformat(now)
     assert dealpick.utc_day(moment) == dt.date.fromisoformat(day)
     assert dealpick.next_reset(moment) == dt.datetime.fromisoformat(reset)
+
+
+@pytest.mark.parametrize("variant", ["penguin", "queenie"])
+def test_the_solver_picks_the_same_proved_deal_every_time(variant):
+    """With the real solver and its node budget the pick repeats exactly (any machine, any
+    load), and its winning line wins the deal on the engine."""
+    from games.engine import new_game
+
+    first = dealpick.pick_deal(variant, DAY, dealpick.solver_prover())
+    again = dealpick.pick_deal(variant, DAY, dealpick.solver_prover())
+    assert first == again and first.verdict == "won"
+    game = new_game(variant, seed=first.seed)
+    for move in first.moves:
+        game.play(move)
+    assert game.is_won()
