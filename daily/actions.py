@@ -50,13 +50,15 @@ def get_challenge(
 
 
 def can_rank(player: Player, challenge: DailyChallenge, now: dt.datetime) -> bool:
-    """A ranked attempt is an account's first start of the challenge, on the challenge's day."""
+    """A ranked attempt is an account's first start of the challenge, on the challenge's day.
+
+    First of any: a guest who played the deal and then signed up (the guest's games become the
+    account's) has seen it, so that day's game stays practice.
+    """
     return (
         not player.is_guest
         and dealpick.utc_day(now) == challenge.day
-        and not DailyAttempt.objects.filter(
-            challenge=challenge, player=player, ranked=True
-        ).exists()
+        and not DailyAttempt.objects.filter(challenge=challenge, player=player).exists()
     )
 
 

@@ -109,7 +109,11 @@ def variant_page(request: HttpRequest, variant: str) -> HttpResponse:
         "is_guest": player is None or player.is_guest,
         "ranked": ranked,
         "ranked_time": format_ms(ranked.elapsed_ms) if ranked else None,
-        "can_rank": player is not None and not player.is_guest and ranked is None,
+        "can_rank": player is not None and not player.is_guest and latest is None,
+        "seen_as_guest": player is not None
+        and not player.is_guest
+        and ranked is None
+        and latest is not None,
         "board_url": reverse("daily:board", args=[variant, today.isoformat()]),
     }
     return render(request, "daily/start.html", context)

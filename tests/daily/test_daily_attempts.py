@@ -132,3 +132,17 @@ def test_a_practice_attempt_stays_off_the_board(
         start_attempt(guest, challenge)
     page = leaderboard.read_page(Board(DAILY, challenge.variant, challenge.day), player_id=guest.pk)
     assert page.total == 0 and page.player_row is None
+
+
+def test_a_guest_who_signs_up_after_playing_does_not_rank_that_day(guest, challenge):
+    """The guest's game becomes the account's; having seen the deal, the account plays today's
+    deal as practice."""
+    from django.contrib.auth import get_user_model
+
+    from games.identity import attach_user
+
+    start_attempt(guest, challenge)
+    account = attach_user(guest, get_user_model().objects.create_user("late"))
+    do_resign(DailyAttempt.objects.get(player=account).game)
+    attempt, created = start_attempt(account, challenge)
+    assert created and not attempt.ranked

@@ -216,3 +216,16 @@ def test_login_page_exists_for_guests(client, db):
     """The start page links guests to log in or sign up."""
     html = client.get("/daily/queenie/").content.decode()
     assert "/accounts/login/" in html and "/accounts/signup/" in html
+
+
+def test_the_start_page_says_why_a_late_sign_up_plays_practice(client, guest, challenge):
+    """An account that played today's deal as a guest is told its game today is practice."""
+    from django.contrib.auth import get_user_model
+
+    from games.identity import attach_user
+
+    do_resign(start_attempt(guest, challenge)[0].game)
+    account = attach_user(guest, get_user_model().objects.create_user("late"))
+    client.force_login(account.user)
+    html = client.get("/daily/penguin/").content.decode()
+    assert "before you signed in" in html and 'data-start="ranked"' not in html
