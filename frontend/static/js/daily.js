@@ -145,6 +145,51 @@ async function finish(state) {
   }
 }
 
+// ------------------------------------------------------------------ the live board (ranked games)
+
+const LIVE_ROWS = 5;
+const LIVE_REFRESH_MS = 10_000;
+
+function liveRow(row, mine) {
+  const li = document.createElement("li");
+  if (mine) li.className = "me";
+  const rank = document.createElement("span");
+  rank.className = "rank";
+  rank.textContent = row.rank;
+  const name = document.createElement("a");
+  name.href = row.player.url;
+  name.textContent = row.player.nickname;
+  const result = document.createElement("span");
+  result.className = "result";
+  result.textContent = row.won ? clock(row.time_ms) : `${row.cards} cards`;
+  li.append(rank, " ", name, result);
+  return li;
+}
+
+async function refreshLiveBoard() {
+  const panel = $("live-board");
+  if (!panel || document.visibilityState !== "visible") return;
+  try {
+    const url = `${config.board_api}?per_page=${LIVE_ROWS}&player=${config.player}`;
+    const data = await (await fetch(url)).json();
+    const rows = data.rows.map((row) => liveRow(row, row.player.id === config.player));
+    $("live-rows").replaceChildren(...rows);
+    $("live-total").textContent = `· ${data.total} player${data.total === 1 ? "" : "s"}`;
+    const me = data.player;
+    $("live-me").textContent = me
+      ? `You: #${me.rank}${me.won ? ` in ${clock(me.time_ms)}` : `, ${me.cards} cards home`}`
+      : "";
+    panel.dataset.total = String(data.total);
+  } catch (err) {
+    // the next round tries again
+  }
+}
+
+if ($("live-board")) {
+  refreshLiveBoard();
+  setInterval(refreshLiveBoard, LIVE_REFRESH_MS);
+}
+
 // ------------------------------------------------------------------ controls
 
 $("undo").addEventListener("click", () => act({ type: "undo" }));
