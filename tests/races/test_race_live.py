@@ -9,6 +9,7 @@ he missed and his board as it was: nothing lives only in one process's memory.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import http.cookiejar
 import json
 import re
@@ -93,10 +94,16 @@ def race_code(url: str) -> str:
     return re.search(r"/races/([A-Z0-9]{6})/", url).group(1)
 
 
-async def test_racers_on_two_processes_race_together(two_servers):
+def test_racers_on_two_processes_race_together(two_servers):
     """Start, moves, progress and the finish reach both processes; a reconnect on the other
     process resumes exactly."""
-    a, b = two_servers
+    # Its own thread and event loop: a session's Playwright (sync API) keeps a loop running
+    # in the main thread, where asyncio.run() would refuse to start another.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, race_on_two_processes(*two_servers)).result()
+
+
+async def race_on_two_processes(a: str, b: str) -> None:
     ann, bob = Visitor(), Visitor()
     ann.get(f"{a}/races/new/")
     code = race_code(
