@@ -136,6 +136,7 @@ def race_results(request: HttpRequest, code: str) -> HttpResponse:
         "rows": results.rows(race),
         "chart": results.chart(race),
         "is_racer": actions.racer_of(race, player) is not None,
+        "socket_config": {"ws_path": f"/ws/race/{race.code}/"},
     }
     return render(request, "races/results.html", context)
 

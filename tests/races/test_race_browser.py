@@ -133,13 +133,17 @@ def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811
         player.wait("#race-over:not([hidden])")
     assert eve.page.is_hidden("#rematch-button")
 
-    ann.page.click("#results-link")
-    ann.wait("#results-chart")
+    for player in (ann, bob, eve):
+        player.page.click("#results-link")
+        player.wait("#results-chart")
     assert ann.page.locator("#results-chart polyline").count() == 2
     assert ann.page.locator("#results a[href^='/replay/']").count() == 2
+    assert eve.page.locator("#rematch").count() == 0, "spectators cannot ask for a rematch"
+    bob.page.wait_for_function("document.body.dataset.raceResults === 'open'", polling=100)
 
-    ann.page.click("#rematch")
+    ann.page.click("#rematch")  # one click: both racers land in the new lobby
     ann.wait('#race[data-phase="lobby"][data-socket="open"]')
     bob.page.wait_for_url(ann.page.url, timeout=10_000)
     bob.wait('#race[data-phase="lobby"][data-role="racer"]')
     assert ann.page.url != link
+    eve.wait("#rematch-link:not([hidden])")
