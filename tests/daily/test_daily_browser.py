@@ -61,6 +61,7 @@ def test_play_the_daily_to_the_end_and_find_yourself_on_the_board(page, live_url
     page.click('[data-start="ranked"]', no_wait_after=True)
     page.wait_for_selector('#daily[data-seq="0"]', timeout=PICK_TIMEOUT_MS)
     assert page.locator(".daily-badge.ranked").is_visible()
+    page.wait_for_selector('#live-board[data-total="1"]')  # today's board, live beside the game
 
     for seq, move in enumerate(pick.moves, start=1):
         started = time.monotonic()
