@@ -187,6 +187,8 @@ class Racer:
         self.ws = None
         self.reader: asyncio.Task | None = None
         self.closing = False
+        self.frames = 0  # frames this racer received
+        self.progress_events = 0
 
     # -- the socket
 
@@ -225,8 +227,12 @@ class Racer:
         try:
             async for text in self.ws:
                 self.stats.frames += 1
+                self.frames += 1
                 # Progress and other race events are the bulk: only the few that matter are parsed.
-                if text.startswith('{"type":"progress"') or text.startswith('{"type":"pong"'):
+                if text.startswith('{"type":"progress"'):
+                    self.progress_events += 1
+                    continue
+                if text.startswith('{"type":"pong"'):
                     continue
                 self.on_frame(json.loads(text))
         except websockets.ConnectionClosed:
@@ -368,10 +374,10 @@ class Racer:
 # ------------------------------------------------------------------ the run
 
 
-async def in_threads(items, fn, limit: int, desc: str) -> None:
+async def in_threads(items, fn, limit: int, desc: str, quiet: bool = False) -> None:
     """fn(item) for every item in a few threads (blocking HTTP), with a progress bar."""
     gate = asyncio.Semaphore(limit)
-    bar = tqdm(total=len(items), desc=desc, unit="req", leave=False, file=sys.stderr)
+    bar = tqdm(total=len(items), desc=desc, unit="req", leave=False, file=sys.stderr, disable=quiet)
 
     async def one(item):
         async with gate:
@@ -384,108 +390,142 @@ async def in_threads(items, fn, limit: int, desc: str) -> None:
         bar.close()
 
 
-async def run(args) -> dict:
-    stats = Stats()
-    bases = [check_local(url) for url in args.base_urls]
-    races = min(args.races, args.racers)
-    per_race = math.ceil(args.racers / races)
-    if per_race > MAX_RACERS_PER_RACE:
-        raise SystemExit(f"{args.racers} racers need {math.ceil(args.racers / 8)} races or more")
-    expected = int(args.racers * args.pace * args.duration)
-    bar = tqdm(total=expected, desc="moves acked", unit="mv", file=sys.stderr, disable=args.quiet)
-    racers = [Racer(i, bases, stats, args, bar) for i in range(args.racers)]
-    groups = [racers[r::races] for r in range(races)]
-    time_limit = next(t for t in TIME_LIMIT_CHOICES if t >= args.duration + 60)
-    setup_started = time.perf_counter()
+class LoadRun:
+    """One run in steps (set up, start, play, finish, figures), so that a fault drill can act
+    between them; `run` does them all."""
 
-    def make_race(group: list[Racer]) -> None:
-        host = group[0]
-        host.host = True
-        variant = args.variant or VARIANTS[racers.index(host) % len(VARIANTS)]
-        host.code = create_race(host.browser, variant, time_limit, host.name)
-        for racer in group[1:]:
-            racer.code = host.code
+    def __init__(self, args) -> None:
+        self.args = args
+        self.stats = Stats()
+        self.bases = [check_local(url) for url in args.base_urls]
+        self.races = min(args.races, args.racers)
+        if math.ceil(args.racers / self.races) > MAX_RACERS_PER_RACE:
+            raise SystemExit(
+                f"{args.racers} racers need {math.ceil(args.racers / 8)} races or more"
+            )
+        expected = int(args.racers * args.pace * args.duration)
+        self.bar = tqdm(
+            total=expected, desc="moves acked", unit="mv", file=sys.stderr, disable=args.quiet
+        )
+        self.racers = [Racer(i, self.bases, self.stats, args, self.bar) for i in range(args.racers)]
+        self.groups = [self.racers[r :: self.races] for r in range(self.races)]
+        self.setup_s = self.played_s = 0.0
+        self.started = time.perf_counter()
 
-    def join(racer: Racer) -> None:
-        join_race(racer.browser, racer.code, racer.name)
+    async def setup(self) -> None:
+        """Create the races (hosts), join them (guests), open every racer's socket."""
+        args, racers, stats = self.args, self.racers, self.stats
+        time_limit = next(t for t in TIME_LIMIT_CHOICES if t >= args.duration + 60)
+        began = time.perf_counter()
 
-    await in_threads(groups, make_race, args.http_concurrency, "creating races")
-    guests = [r for group in groups for r in group[1:]]
-    await in_threads(guests, join, args.http_concurrency, "joining races")
+        def make_race(group: list[Racer]) -> None:
+            host = group[0]
+            host.host = True
+            variant = args.variant or VARIANTS[racers.index(host) % len(VARIANTS)]
+            host.code = create_race(host.browser, variant, time_limit, host.name)
+            for racer in group[1:]:
+                racer.code = host.code
 
-    gate = asyncio.Semaphore(args.connect_concurrency)
-    connect_bar = tqdm(total=len(racers), desc="connecting", leave=False, file=sys.stderr)
+        def join(racer: Racer) -> None:
+            join_race(racer.browser, racer.code, racer.name)
 
-    async def open_socket(racer: Racer) -> None:
-        async with gate:
-            for attempt in range(5):
-                try:
+        await in_threads(
+            self.groups, make_race, args.http_concurrency, "creating races", args.quiet
+        )
+        guests = [r for group in self.groups for r in group[1:]]
+        await in_threads(guests, join, args.http_concurrency, "joining races", args.quiet)
+
+        gate = asyncio.Semaphore(args.connect_concurrency)
+        connect_bar = tqdm(
+            total=len(racers), desc="connecting", leave=False, file=sys.stderr, disable=args.quiet
+        )
+
+        async def open_socket(racer: Racer) -> None:
+            async with gate:
+                for attempt in range(5):
+                    try:
+                        await racer.connect()
+                        break
+                    except (TimeoutError, OSError, websockets.InvalidHandshake):
+                        # A handshake refused under load: the page's script retries, so do we.
+                        stats.connect_retries += 1
+                        await asyncio.sleep(0.5 * (attempt + 1))
+                else:
                     await racer.connect()
-                    break
-                except (TimeoutError, OSError, websockets.InvalidHandshake):
-                    # A handshake refused under load: the page's script retries, so do we.
-                    stats.connect_retries += 1
-                    await asyncio.sleep(0.5 * (attempt + 1))
-            else:
-                await racer.connect()
-            await asyncio.wait_for(racer.snapshot_seen.wait(), 60)
-            connect_bar.update(1)
+                await asyncio.wait_for(racer.snapshot_seen.wait(), 60)
+                connect_bar.update(1)
 
-    await asyncio.gather(*(open_socket(r) for r in racers))
-    connect_bar.close()
-    setup_s = time.perf_counter() - setup_started
+        await asyncio.gather(*(open_socket(r) for r in racers))
+        connect_bar.close()
+        self.setup_s = time.perf_counter() - began
 
-    for group in groups:
-        await group[0].send({"type": "start"})
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.gather(*(r.board_ready.wait() for r in racers)), 60)
-    for _ in [r for r in racers if not r.board_ready.is_set()]:
-        stats.error("no_board")
+    async def start(self) -> None:
+        """The hosts start; every racer waits for its board (after the countdown)."""
+        for group in self.groups:
+            await group[0].send({"type": "start"})
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*(r.board_ready.wait() for r in self.racers)), 60)
+        for _ in [r for r in self.racers if not r.board_ready.is_set()]:
+            self.stats.error("no_board")
 
-    started = time.perf_counter()
-    until = started + args.duration
-    bar.reset()
-    await asyncio.gather(*(r.play(until) for r in racers))
-    played_s = time.perf_counter() - started
-    bar.close()
+    async def play(self) -> None:
+        """Everyone plays at the pace for the duration."""
+        self.started = time.perf_counter()
+        until = self.started + self.args.duration
+        self.bar.reset()
+        await asyncio.gather(*(r.play(until) for r in self.racers))
+        self.played_s = time.perf_counter() - self.started
+        self.bar.close()
 
-    for racer in racers:
-        await racer.resign()
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.gather(*(r.finished.wait() for r in racers)), 30)
-    for racer in racers:
-        await racer.close()
+    async def finish(self, wait: float = 30.0) -> None:
+        """Everyone resigns (so every race ends, unless someone else is in it) and closes."""
+        for racer in self.racers:
+            await racer.resign()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*(r.finished.wait() for r in self.racers)), wait)
+        for racer in self.racers:
+            await racer.close()
 
-    window = (stats.last_ack_at or started) - (stats.first_move_at or started)
-    figures = {
-        "racers": args.racers,
-        "races": races,
-        "servers": len(bases),
-        "pace_per_racer": args.pace,
-        "duration_s": args.duration,
-        "setup_s": round(setup_s, 1),
-        "played_s": round(played_s, 2),
-        "moves_sent": stats.sent,
-        "moves_acked": stats.acked,
-        "resolved_on_resync": stats.resolved_on_resync,
-        "errors": sum(stats.errors.values()),
-        "error_codes": dict(stats.errors),
-        "reconnects": stats.reconnects,
-        "connect_retries": stats.connect_retries,
-        "frames_received": stats.frames,
-        "latency_ms": {
-            "median": rounded(
-                statistics.median(stats.latencies_ms) if stats.latencies_ms else None
-            ),
-            "p95": rounded(percentile(stats.latencies_ms, 95)),
-            "p99": rounded(percentile(stats.latencies_ms, 99)),
-            "max": rounded(max(stats.latencies_ms, default=None)),
-        },
-        "throughput_moves_per_s": round(stats.acked / window, 1) if window > 0 else 0.0,
-    }
-    if args.database_url:
-        figures.update(await asyncio.to_thread(verify, racers, args.database_url))
-    return figures
+    async def figures(self) -> dict:
+        args, stats = self.args, self.stats
+        window = (stats.last_ack_at or self.started) - (stats.first_move_at or self.started)
+        latencies = stats.latencies_ms
+        figures = {
+            "racers": args.racers,
+            "races": self.races,
+            "servers": len(self.bases),
+            "pace_per_racer": args.pace,
+            "duration_s": args.duration,
+            "setup_s": round(self.setup_s, 1),
+            "played_s": round(self.played_s, 2),
+            "moves_sent": stats.sent,
+            "moves_acked": stats.acked,
+            "resolved_on_resync": stats.resolved_on_resync,
+            "errors": sum(stats.errors.values()),
+            "error_codes": dict(stats.errors),
+            "reconnects": stats.reconnects,
+            "connect_retries": stats.connect_retries,
+            "frames_received": stats.frames,
+            "latency_ms": {
+                "median": rounded(statistics.median(latencies) if latencies else None),
+                "p95": rounded(percentile(latencies, 95)),
+                "p99": rounded(percentile(latencies, 99)),
+                "max": rounded(max(latencies, default=None)),
+            },
+            "throughput_moves_per_s": round(stats.acked / window, 1) if window > 0 else 0.0,
+        }
+        if args.database_url:
+            figures.update(await asyncio.to_thread(verify, self.racers, args.database_url))
+        return figures
+
+
+async def run(args) -> dict:
+    load = LoadRun(args)
+    await load.setup()
+    await load.start()
+    await load.play()
+    await load.finish()
+    return await load.figures()
 
 
 def rounded(value: float | None) -> float | None:

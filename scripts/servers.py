@@ -80,6 +80,8 @@ class Daphne:
     port: int
     env: dict[str, str]
     log_path: Path
+    extra_args: list[str] = field(default_factory=list)
+    """More daphne options, e.g. ["--ping-interval", "1", "--ping-timeout", "2"]."""
     proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -99,6 +101,7 @@ class Daphne:
             "127.0.0.1",
             "-p",
             str(self.port),
+            *self.extra_args,
             "solitaire_site.asgi:application",
         ]
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it
@@ -126,13 +129,30 @@ class Daphne:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def rss_kb(self) -> int:
+        """The process's resident memory (kB), from /proc."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
 
 def start_daphnes(
-    count: int, env: dict[str, str], log_dir: Path, ports: list[int] | None = None
+    count: int,
+    env: dict[str, str],
+    log_dir: Path,
+    ports: list[int] | None = None,
+    extra_args: list[str] | None = None,
 ) -> list[Daphne]:
     log_dir.mkdir(parents=True, exist_ok=True)
     ports = ports or [free_port() for _ in range(count)]
-    servers = [Daphne(port, env, log_dir / f"daphne-{port}.log") for port in ports[:count]]
+    servers = [
+        Daphne(port, env, log_dir / f"daphne-{port}.log", list(extra_args or []))
+        for port in ports[:count]
+    ]
     try:
         for server in servers:
             server.start()

@@ -1,0 +1,468 @@
+"""Fault drills against real local processes, each ending in PASS or FAIL with its evidence.
+
+    daphne-kill    two Daphnes, racers on both; one is SIGKILLed mid-race. Its racers reconnect
+                   to the other, settle their move in flight by `seq`, and play on; the stored
+                   move logs hold every acknowledged move once.
+    redis-restart  two Daphnes on a private redis-server (never the system one), restarted
+                   empty mid-race. Moves go on, progress events flow again, the standings sorted
+                   sets are rebuilt from PostgreSQL, nothing is lost.
+    vanish         a racer's client stops dead (SIGSTOP) without closing. The server drops the
+                   socket after its ping timeout; the seat stays as it was (still racing, to end
+                   out of time); the other racers play on with nothing lost.
+    slow-reader    a spectator that never reads while a busy race streams every board to it. The
+                   server drops it after its ping timeout and its memory stops growing.
+
+    python scripts/fault_drills.py --database-url postgres://postgres@127.0.0.1:5432/solitaire_drill
+
+The drills make their own database tables (migrate), start their own Daphnes on free ports and
+their own redis-server, and stop all of them at the end. Pings are shortened (--ping-interval,
+--ping-timeout; Daphne's defaults are 20 s and 30 s) so a dead client is noticed in seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlsplit
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scripts.loadtest import Browser, LoadRun, join_race
+from scripts.servers import (
+    PrivateRedis,
+    create_database,
+    free_port,
+    migrate,
+    server_env,
+    start_daphnes,
+)
+
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/solitaire_drill"
+LOG_DIR = Path(tempfile.gettempdir()) / "solitaire-drills"
+
+
+@dataclass
+class Drill:
+    name: str
+    passed: bool = False
+    checks: dict[str, bool] = field(default_factory=dict)
+    evidence: dict = field(default_factory=dict)
+
+    def check(self, what: str, ok: bool) -> None:
+        self.checks[what] = bool(ok)
+
+    def settle(self) -> Drill:
+        self.passed = bool(self.checks) and all(self.checks.values())
+        return self
+
+
+def load_args(bases: list[str], database_url: str, **overrides) -> SimpleNamespace:
+    """LoadRun's options for a small race load."""
+    options = {
+        "base_urls": bases,
+        "racers": 8,
+        "races": 2,
+        "pace": 2.0,
+        "duration": 10.0,
+        "variant": None,
+        "database_url": database_url,
+        "http_concurrency": 4,
+        "connect_concurrency": 8,
+        "rng_seed": 7,
+        "quiet": True,
+    }
+    options.update(overrides)
+    return SimpleNamespace(**options)
+
+
+def record_checks(drill: Drill, figures: dict) -> None:
+    """The checks every drill makes against the record."""
+    drill.check("every racer's log verified", figures.get("unverified_racers") == 0)
+    drill.check("no acknowledged move lost", figures.get("lost_moves") == 0)
+    drill.check(
+        "no move stored twice or unasked", figures.get("duplicate_or_unexpected_moves") == 0
+    )
+
+
+# ------------------------------------------------------------------ a client that never reads
+
+
+def idle_client(url: str, cookie: str, origin: str) -> None:
+    """Open a websocket by hand, print the local port, then never read or write again.
+
+    A small receive buffer makes the server's side fill up soon. Run as a child process (see
+    `spawn_idle_client`) so the drill can SIGSTOP it to make it vanish.
+    """
+    parts = urlsplit(url)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((parts.hostname, parts.port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = (
+        f"GET {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        f"Origin: {origin}\r\nCookie: {cookie}\r\n\r\n"
+    )
+    sock.sendall(request.encode())
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        head += sock.recv(1)
+    status = head.split(b"\r\n", 1)[0].decode()
+    print(json.dumps({"port": sock.getsockname()[1], "status": status}), flush=True)
+    while True:
+        time.sleep(3600)
+
+
+def quiet_client(url: str, cookie: str, origin: str) -> None:
+    """A websocket client that sends nothing and does nothing, but whose library keeps reading
+    the socket and answering the server's pings: alive, until SIGSTOP makes it vanish."""
+    import websockets
+
+    async def sit() -> None:
+        async with websockets.connect(
+            url, origin=origin, additional_headers={"Cookie": cookie}, max_queue=None
+        ) as ws:
+            print(json.dumps({"port": ws.local_address[1], "status": "HTTP/1.1 101 "}), flush=True)
+            await asyncio.sleep(3600)
+
+    asyncio.run(sit())
+
+
+def spawn_idle_client(
+    base: str, code: str, browser: Browser, mode: str = "_idle-client"
+) -> tuple[subprocess.Popen, int]:
+    """A child process holding a race socket: `_idle-client` never reads, `_quiet-client` reads
+    and answers pings but says nothing."""
+    url = base.replace("http://", "ws://", 1) + f"/ws/race/{code}/"
+    proc = subprocess.Popen(
+        [sys.executable, __file__, mode, url, browser.cookie_header(), base],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    hello = json.loads(proc.stdout.readline())
+    if " 101 " not in hello["status"] + " ":
+        proc.kill()
+        raise RuntimeError(f"the idle client was refused: {hello['status']}")
+    return proc, hello["port"]
+
+
+def disconnected_at(log: str, port: int) -> bool:
+    """Did Daphne log the end of the websocket from this client port?"""
+    return re.search(rf"127\.0\.0\.1:{port} .*\"WSDISCONNECT ", log) is not None
+
+
+async def wait_for(predicate, timeout: float, step: float = 0.25) -> float | None:
+    """Seconds until predicate() held, or None if it did not within `timeout`."""
+    began = time.monotonic()
+    while time.monotonic() - began < timeout:
+        if predicate():
+            return round(time.monotonic() - began, 2)
+        await asyncio.sleep(step)
+    return None
+
+
+# ------------------------------------------------------------------ the drills
+
+
+async def drill_daphne_kill(options) -> Drill:
+    drill = Drill("daphne-kill")
+    redis = PrivateRedis(free_port()).start()
+    env = server_env(options.database_url, redis.url)
+    servers = start_daphnes(2, env, LOG_DIR)
+    try:
+        load = LoadRun(load_args([s.url for s in servers], options.database_url))
+        await load.setup()
+        await load.start()
+        playing = asyncio.create_task(load.play())
+        await asyncio.sleep(load.args.duration * 0.4)
+        victims = [r for r in load.racers if r.base == servers[0].url]
+        servers[0].kill()
+        at_kill = {r.index: len(r.log) for r in load.racers}
+        await playing
+        await load.finish()
+        figures = await load.figures()
+    finally:
+        for server in servers:
+            server.stop()
+        redis.stop()
+    moved_after = [len(r.log) > at_kill[r.index] for r in load.racers]
+    drill.evidence = {**figures, "racers_on_killed_server": len(victims)}
+    drill.check("the killed server's racers reconnected", figures["reconnects"] >= len(victims) > 0)
+    drill.check("every racer moved after the kill", all(moved_after))
+    other = {k: v for k, v in figures["error_codes"].items() if k != "disconnected"}
+    drill.check("no error besides the dropped sockets", not other)
+    record_checks(drill, figures)
+    return drill.settle()
+
+
+async def drill_redis_restart(options) -> Drill:
+    import redis as redis_client
+
+    drill = Drill("redis-restart")
+    redis = PrivateRedis(free_port()).start()
+    env = server_env(options.database_url, redis.url)
+    servers = start_daphnes(2, env, LOG_DIR)
+    try:
+        load = LoadRun(load_args([s.url for s in servers], options.database_url, duration=12.0))
+        await load.setup()
+        await load.start()
+        playing = asyncio.create_task(load.play())
+        await asyncio.sleep(load.args.duration * 0.3)
+        redis.restart_empty()
+        restarted_at = time.perf_counter()
+        at_restart = {r.index: (len(r.log), r.progress_events) for r in load.racers}
+        await playing
+        standings_keys = len(redis_client.Redis.from_url(redis.url).keys("race:*:standings"))
+        await load.finish()
+        figures = await load.figures()
+    finally:
+        for server in servers:
+            server.stop()
+        redis.stop()
+    moved = [len(r.log) > at_restart[r.index][0] for r in load.racers]
+    heard = [r.progress_events > at_restart[r.index][1] for r in load.racers]
+    drill.evidence = {
+        **figures,
+        "standings_sets_after_restart": standings_keys,
+        "racers_hearing_progress_after_restart": sum(heard),
+        "played_after_restart_s": round(time.perf_counter() - restarted_at, 1),
+    }
+    drill.check("every racer moved after the restart", all(moved))
+    drill.check("progress events reach every racer again", all(heard))
+    drill.check("standings rebuilt in the new Redis", standings_keys == load.races)
+    # A move that reaches the server in the moment Redis is down (its sorted set is written in
+    # the move's transaction) is refused with server_error and rolled back: not lost, not applied.
+    other = {k: v for k, v in figures["error_codes"].items() if k != "server_error"}
+    drill.check("no error but refusals while Redis was down", not other)
+    drill.check(
+        "few refusals (the outage is short)",
+        figures["error_codes"].get("server_error", 0) <= len(load.racers),
+    )
+    record_checks(drill, figures)
+    return drill.settle()
+
+
+def ping_args(options) -> list[str]:
+    return [
+        "--ping-interval",
+        str(options.ping_interval),
+        "--ping-timeout",
+        str(options.ping_timeout),
+    ]
+
+
+async def drill_vanish(options) -> Drill:
+    drill = Drill("vanish")
+    redis = PrivateRedis(free_port()).start()
+    env = server_env(options.database_url, redis.url)
+    servers = start_daphnes(1, env, LOG_DIR, extra_args=ping_args(options))
+    server = servers[0]
+    client = None
+    try:
+        load = LoadRun(
+            load_args(
+                [server.url],
+                options.database_url,
+                racers=4,
+                races=1,
+                duration=8.0 + options.ping_interval + options.ping_timeout,
+            )
+        )
+        await load.setup()
+        code = load.racers[0].code
+        ghost = Browser(server.url)
+        await asyncio.to_thread(join_race, ghost, code, "Ghost")
+        client, port = await asyncio.to_thread(
+            spawn_idle_client, server.url, code, ghost, "_quiet-client"
+        )
+        await load.start()
+        playing = asyncio.create_task(load.play())
+        await asyncio.sleep(options.ping_interval + options.ping_timeout + 1)
+        alive_before = not disconnected_at(server.log(), port)
+        client.send_signal(signal.SIGSTOP)
+        dropped_after = await wait_for(
+            lambda: disconnected_at(server.log(), port),
+            options.ping_interval + options.ping_timeout + 10,
+        )
+        await playing
+        await load.finish(wait=2.0)  # the ghost is still racing: the race goes on
+        figures = await load.figures()
+        seat = await asyncio.to_thread(seat_of, options.database_url, code, "Ghost")
+    finally:
+        if client is not None:
+            client.send_signal(signal.SIGCONT)
+            client.kill()
+        server.stop()
+        redis.stop()
+    drill.evidence = {**figures, "dropped_after_s": dropped_after, "ghost_seat": seat}
+    drill.check("the socket lived while its client answered", alive_before)
+    drill.check("the server dropped the vanished socket", dropped_after is not None)
+    drill.check("the others played on without errors", figures["errors"] == 0)
+    drill.check("the seat stays in the race, still racing", seat.get("status") == "playing")
+    drill.check(
+        "the race waits for its time limit, not for the ghost", seat.get("race") == "started"
+    )
+    record_checks(drill, figures)
+    return drill.settle()
+
+
+def seat_of(database_url: str, code: str, name: str) -> dict:
+    """The racer's row and its race's status, read from the record."""
+    import django
+
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "solitaire_site.settings")
+    django.setup()
+    from races.models import Racer
+
+    racer = Racer.objects.select_related("race").filter(race__code=code, name=name).first()
+    if racer is None:
+        return {}
+    return {"status": racer.status, "moves": racer.moves, "race": racer.race.status}
+
+
+async def drill_slow_reader(options) -> Drill:
+    drill = Drill("slow-reader")
+    redis = PrivateRedis(free_port()).start()
+    env = server_env(options.database_url, redis.url)
+    servers = start_daphnes(1, env, LOG_DIR, extra_args=ping_args(options))
+    server = servers[0]
+    client = None
+    try:
+        window = options.ping_interval + options.ping_timeout
+        load = LoadRun(
+            load_args(
+                [server.url],
+                options.database_url,
+                racers=8,
+                races=1,
+                pace=4.0,
+                duration=window + 10,
+            )
+        )
+        await load.setup()
+        code = load.racers[0].code
+        watcher = Browser(server.url)
+        await asyncio.to_thread(watcher.request, "GET", f"/races/{code}/")
+        await load.start()
+        client, port = await asyncio.to_thread(spawn_idle_client, server.url, code, watcher)
+        rss_start = server.rss_kb()
+        playing = asyncio.create_task(load.play())
+        dropped_after = await wait_for(lambda: disconnected_at(server.log(), port), window + 10)
+        rss_dropped = server.rss_kb()
+        await playing
+        rss_end = server.rss_kb()
+        await load.finish()
+        figures = await load.figures()
+    finally:
+        if client is not None:
+            client.kill()
+        server.stop()
+        redis.stop()
+    drill.evidence = {
+        **figures,
+        "dropped_after_s": dropped_after,
+        "rss_kb": {"start": rss_start, "at_drop": rss_dropped, "end": rss_end},
+    }
+    drill.check("the server dropped the reader that never reads", dropped_after is not None)
+    drill.check("server memory grew less than 32 MB", rss_end - rss_start < 32 * 1024)
+    drill.check("the racers played on without errors", figures["errors"] == 0)
+    record_checks(drill, figures)
+    return drill.settle()
+
+
+DRILLS = {
+    "daphne-kill": drill_daphne_kill,
+    "redis-restart": drill_redis_restart,
+    "vanish": drill_vanish,
+    "slow-reader": drill_slow_reader,
+}
+
+
+def run_drills(names: list[str], options) -> list[Drill]:
+    """Run the named drills one after the other; a drill that crashes is a FAIL with the error."""
+    create_database(options.database_url)
+    migrate(server_env(options.database_url, ""))
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    results = []
+    for name in names:
+        try:
+            results.append(asyncio.run(DRILLS[name](options)))
+        except Exception as exc:  # the drill's own failure is a result too
+            drill = Drill(name, evidence={"crash": f"{type(exc).__name__}: {exc}"})
+            drill.check("ran to the end", False)
+            results.append(drill.settle())
+    return results
+
+
+def print_summary(results: list[Drill]) -> None:
+    for drill in results:
+        print(f"{'PASS' if drill.passed else 'FAIL'}  {drill.name}")
+        for what, ok in drill.checks.items():
+            print(f"      [{'x' if ok else ' '}] {what}")
+        figures = drill.evidence
+        if "latency_ms" in figures:
+            lat = figures["latency_ms"]
+            print(
+                f"      moves {figures['moves_acked']}/{figures['moves_sent']} acked, "
+                f"reconnects {figures['reconnects']}, errors {figures['error_codes'] or 0}, "
+                f"p99 {lat['p99']} ms"
+            )
+        for key in (
+            "dropped_after_s",
+            "rss_kb",
+            "ghost_seat",
+            "standings_sets_after_restart",
+            "crash",
+        ):
+            if key in figures:
+                print(f"      {key}: {figures[key]}")
+    passed = sum(d.passed for d in results)
+    print(f"{passed}/{len(results)} drills passed")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["_idle-client"]:
+        idle_client(*argv[1:4])
+        return 0
+    if argv[:1] == ["_quiet-client"]:
+        quiet_client(*argv[1:4])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--drill", action="append", choices=list(DRILLS), help="default: all")
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    parser.add_argument("--ping-interval", type=int, default=2)
+    parser.add_argument("--ping-timeout", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="end with one line of JSON results")
+    options = parser.parse_args(argv)
+    if urlsplit(options.database_url).hostname not in ("127.0.0.1", "localhost"):
+        parser.error("drills only run against a local database")
+    results = run_drills(options.drill or list(DRILLS), options)
+    print_summary(results)
+    if options.json:
+        print(
+            json.dumps([{"drill": d.name, "passed": d.passed, "checks": d.checks} for d in results])
+        )
+    return 0 if all(d.passed for d in results) else 1
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        sys.exit(main())
