@@ -7,12 +7,14 @@ that changes nothing and leaves the socket open; nothing raised ever escapes to 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.db import IntegrityError
+from django.db import IntegrityError, close_old_connections
 
 from games import actions
 from games.frames import error_frame, game_frame, pong_frame
@@ -29,14 +31,30 @@ CLOSE_FLOOD = 4008
 UNRESOLVED = object()
 
 
-def in_worker(function):
-    """`function` (sync, using the ORM) as a coroutine, through Channels' database wrapper.
+# The ORM's worker threads, for the life of the process: frames of different sockets reach the
+# database side by side, where Channels' default (one shared thread) queues every socket of the
+# process behind every query. Not the event loop's default executor: its threads end with the
+# loop, and a connection one still held never went back to the pool.
+ORM_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="orm")
 
-    Thread-sensitive (Channels' default: one worker thread per process for the ORM). A thread
-    pool was measured faster under load, but leaked pooled PostgreSQL connections whenever an
-    event loop ended (every async test): processes scale out instead (several Daphnes).
+
+def in_worker(function):
+    """`function` (sync, using the ORM) as a coroutine run on the ORM threads.
+
+    Moves into one game are still ordered by its row lock, and one socket's frames are handled
+    one at a time. The connection is closed (given back to the pool) inside the call itself:
+    Channels' wrapper closes outside the call's context, where a connection opened inside it
+    was measured to stay checked out of psycopg's pool.
     """
-    return database_sync_to_async(function)
+
+    @functools.wraps(function)
+    def run_and_close(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return DatabaseSyncToAsync(run_and_close, thread_sensitive=False, executor=ORM_THREADS)
 
 
 class NotOpen(actions.ActionError):
