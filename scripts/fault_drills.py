@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.loadtest import Browser, LoadRun, join_race
+from scripts.loadtest import Browser, LoadRun, join_race, query
 from scripts.servers import (
     PrivateRedis,
     create_database,
@@ -324,17 +324,16 @@ async def drill_vanish(options) -> Drill:
 
 def seat_of(database_url: str, code: str, name: str) -> dict:
     """The racer's row and its race's status, read from the record."""
-    import django
-
-    os.environ["DATABASE_URL"] = database_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "solitaire_site.settings")
-    django.setup()
-    from races.models import Racer
-
-    racer = Racer.objects.select_related("race").filter(race__code=code, name=name).first()
-    if racer is None:
+    rows = query(
+        database_url,
+        "SELECT r.status, r.moves, race.status FROM races_racer r "
+        "JOIN races_race race ON race.id = r.race_id WHERE race.code = %s AND r.name = %s",
+        [code, name],
+    )
+    if not rows:
         return {}
-    return {"status": racer.status, "moves": racer.moves, "race": racer.race.status}
+    status, moves, race_status = rows[0]
+    return {"status": status, "moves": moves, "race": race_status}
 
 
 async def drill_slow_reader(options) -> Drill:

@@ -27,7 +27,6 @@ import contextlib
 import http.client
 import json
 import math
-import os
 import random
 import re
 import statistics
@@ -45,7 +44,7 @@ from tqdm import tqdm
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.servers import ROOT, check_local, create_database, migrate, server_env, start_daphnes
+from scripts.servers import check_local, create_database, migrate, server_env, start_daphnes
 
 VARIANTS = ("penelopes-web", "eighty-thieves", "penguin", "spiderweb", "queenie")
 MAX_RACERS_PER_RACE = 8
@@ -535,29 +534,51 @@ def rounded(value: float | None) -> float | None:
 # ------------------------------------------------------------------ the check against the record
 
 
+def query(database_url: str, sql: str, params: list) -> list[tuple]:
+    """Rows of one query on the database the servers use (PostgreSQL or an SQLite file).
+
+    Plain SQL, not the ORM: the script may run inside another Django process (a test) whose
+    own database is a different one. `sql` writes its placeholders as `%s`.
+    """
+    if database_url.startswith("sqlite:///"):
+        import sqlite3
+
+        with contextlib.closing(sqlite3.connect(database_url.removeprefix("sqlite:///"))) as db:
+            return db.execute(sql.replace("%s", "?"), params).fetchall()
+    import psycopg
+
+    with psycopg.connect(database_url) as db:
+        return db.execute(sql, params).fetchall()
+
+
+def stored_logs(database_url: str, racer_ids: list[str]) -> dict[str, list[str]]:
+    """Each racer's game's move log, in order (racers without a game are left out)."""
+    marks = ", ".join(["%s"] * len(racer_ids))
+    rows = query(
+        database_url,
+        "SELECT r.public_id, m.move FROM races_racer r "
+        "JOIN games_game g ON g.id = r.game_id "
+        "LEFT JOIN games_move m ON m.game_id = g.id "
+        f"WHERE r.public_id IN ({marks}) ORDER BY r.public_id, m.seq",
+        racer_ids,
+    )
+    logs: dict[str, list[str]] = {}
+    for racer_id, move in rows:
+        logs.setdefault(racer_id, [])
+        if move is not None:
+            logs[racer_id].append(move)
+    return logs
+
+
 def verify(racers: list[Racer], database_url: str) -> dict:
     """Compare every racer's stored move log with the moves it saw acknowledged."""
-    os.environ["DATABASE_URL"] = database_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "solitaire_site.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
-    from races.models import Racer as RacerRow
-
-    rows = {
-        r.public_id: r
-        for r in RacerRow.objects.filter(public_id__in=[r.racer_id for r in racers]).select_related(
-            "game"
-        )
-    }
+    logs = stored_logs(database_url, [r.racer_id for r in racers if r.racer_id])
     lost = extra = mismatched = unverified = 0
     for racer in racers:
-        row = rows.get(racer.racer_id)
-        if row is None or row.game is None:
+        stored = logs.get(racer.racer_id)
+        if stored is None:
             unverified += 1
             continue
-        stored = list(row.game.moves.order_by("seq").values_list("move", flat=True))
         expected = [m.removesuffix(":1") for m in racer.log]
         common = 0
         while common < min(len(stored), len(expected)) and stored[common] == expected[common]:

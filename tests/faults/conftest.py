@@ -1,0 +1,39 @@
+"""Fault drills and the load generator's smoke run need real server processes and PostgreSQL:
+each drill gets its own database on the PostgreSQL the settings point at (or the local one)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+
+LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
+DRILL_DATABASE = "solitaire_drill_test"
+
+
+def postgres_url(name: str) -> str:
+    """A database `name` on the PostgreSQL server of the settings (the local one otherwise)."""
+    db = settings.DATABASES["default"]
+    if db["ENGINE"] == "django.db.backends.postgresql":
+        user = db.get("USER") or "postgres"
+        host = db.get("HOST") or "127.0.0.1"
+        port = db.get("PORT") or 5432
+        return f"postgres://{user}@{host}:{port}/{name}"
+    return urlsplit(LOCAL_POSTGRES)._replace(path=f"/{name}").geturl()
+
+
+@pytest.fixture(scope="session")
+def drill_options():
+    """The drills' options: their own database, pings of 2 s with a 3 s timeout."""
+    import psycopg
+
+    url = postgres_url(DRILL_DATABASE)
+    try:
+        psycopg.connect(
+            urlsplit(url)._replace(path="/postgres").geturl(), connect_timeout=3
+        ).close()
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"fault drills need PostgreSQL: {exc}")
+    return SimpleNamespace(database_url=url, ping_interval=2, ping_timeout=3)

@@ -1,0 +1,40 @@
+"""The fault drills of scripts/fault_drills.py, each a test: real Daphne processes, a private
+redis-server, PostgreSQL; a crash, a restart, a vanished client, a client that never reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from scripts.fault_drills import print_summary, run_drills
+
+pytestmark = pytest.mark.slow
+
+
+def drill(name: str, options) -> None:
+    (result,) = run_drills([name], options)
+    print_summary([result])
+    assert result.passed, (result.checks, result.evidence)
+
+
+def test_a_killed_server_s_racers_resume_on_the_other_with_nothing_lost(drill_options):
+    """A Daphne is SIGKILLed mid-race: its racers reconnect to the other and play on; every
+    acknowledged move is stored once."""
+    drill("daphne-kill", drill_options)
+
+
+def test_races_go_on_when_redis_restarts_empty(drill_options):
+    """Redis restarted empty mid-race: moves go on, events flow again, standings are rebuilt
+    from the database, nothing is lost."""
+    drill("redis-restart", drill_options)
+
+
+def test_a_vanished_client_is_dropped_and_its_seat_kept(drill_options):
+    """A client that stops answering is dropped after the ping timeout; its seat stays racing
+    and the others are unaffected."""
+    drill("vanish", drill_options)
+
+
+def test_a_reader_that_never_reads_does_not_grow_the_server(drill_options):
+    """A spectator that never reads is dropped after the ping timeout; the server's memory
+    does not keep growing and the racers play on."""
+    drill("slow-reader", drill_options)
