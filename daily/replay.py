@@ -27,14 +27,13 @@ class ReplayRefused(Exception):
 
 def is_finished(game: Game) -> bool:
     """Over for good: nothing about its deal is secret from its players any more."""
-    if game.is_over:
-        return True
-    if game.kind == Game.Kind.PRACTICE and game.status == Game.Status.STUCK:
-        return True
     if game.kind == Game.Kind.RACE:
+        # A racer who has won or resigned shares the deal with others still racing.
         racer = getattr(game, "racer", None)
         return racer is not None and racer.race.is_over
-    return False
+    if game.is_over:
+        return True
+    return game.kind == Game.Kind.PRACTICE and game.status == Game.Status.STUCK
 
 
 def check_replay(game: Game, viewer: Player | None, now: dt.datetime) -> None:

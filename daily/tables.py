@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from django.urls import reverse
 from django.utils import timezone
 
@@ -113,9 +111,3 @@ def format_ms(ms: int | None) -> str:
     if hours:
         return f"{hours}:{minutes:02d}:{seconds:02d}.{millis // 100}"
     return f"{minutes}:{seconds:02d}.{millis:03d}"
-
-
-def day_is_open(day: dt.date) -> bool:
-    from daily.dealpick import utc_day
-
-    return day == utc_day(timezone.now())
