@@ -203,6 +203,24 @@ def test_a_running_races_run_cannot_be_raced(client, make_account):
     assert not Game.objects.filter(ghost_race__ghost=run).exists()
 
 
+def test_a_racer_who_resigned_sees_no_replay_while_others_race(client, make_account):
+    """A resigned racer's replay stays shut until the race ends: it would show the deal to
+    someone who could pass it on to the racers still playing."""
+    host = make_account("host")
+    race = Race.objects.create(
+        code="GHOST3", host=host, variant="penguin", seed=79, status=Race.Status.STARTED
+    )
+    run = do_create_game(host, "penguin", 79, kind=Game.Kind.RACE)
+    Racer.objects.create(race=race, player=host, name="host", game=run, status="resigned")
+    do_resign(run)
+    client.force_login(host.user)
+    assert client.get(f"/replay/{run.public_id}/").status_code == 403
+    race.status = Race.Status.FINISHED
+    race.finished_at = timezone.now()
+    race.save()
+    assert client.get(f"/replay/{run.public_id}/").status_code == 200
+
+
 def test_no_ghost_of_todays_run_by_someone_else(client, account, make_account, challenge):
     """Today's runs are nobody else's to race until the day ends (that would show the deal)."""
     run, _ = start_attempt(account, challenge)
