@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from daily.dealpick import utc_day
 from daily.models import DailyAttempt
-from daily.replay import is_finished
+from daily.replay import ReplayRefused, check_replay
 from daily.streaks import current_streak, longest_streak
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Game, Player
@@ -65,8 +65,18 @@ def daily_streaks(player: Player) -> dict:
     }
 
 
-def recent_games(player: Player) -> list[dict]:
-    """The player's latest games, with a replay link for each finished one."""
+def _replay_link(game: Game, viewer: Player | None, now) -> str | None:
+    """The replay's address if ``viewer`` may watch it now (daily/replay.py says who may)."""
+    try:
+        check_replay(game, viewer, now)
+    except ReplayRefused:
+        return None
+    return reverse("daily:replay", args=[game.public_id])
+
+
+def recent_games(player: Player, viewer: Player | None) -> list[dict]:
+    """The player's latest games, with a replay link for each one the viewer may watch."""
+    now = timezone.now()
     games = player.games.select_related("racer__race", "daily_attempt__challenge").order_by(
         "-started_at"
     )[:RECENT]
@@ -85,9 +95,7 @@ def recent_games(player: Player) -> list[dict]:
                 if game.status == Game.Status.WON and game.finished_at
                 else None,
                 "moves": game.move_count,
-                "replay": reverse("daily:replay", args=[game.public_id])
-                if is_finished(game)
-                else None,
+                "replay": _replay_link(game, viewer, now),
             }
         )
     return out
@@ -100,6 +108,7 @@ def recent_races(player: Player, viewer: Player | None) -> list[dict]:
     racers = player.racers.select_related("race", "game").order_by("-joined_at")
     if viewer is None or viewer.pk != player.pk:
         racers = racers.filter(race__visibility=Race.Visibility.PUBLIC)
+    now = timezone.now()
     out = []
     for racer in racers[:RECENT]:
         race = racer.race
@@ -112,9 +121,7 @@ def recent_races(player: Player, viewer: Player | None) -> list[dict]:
                 "racers": race.racers.count(),
                 "finish_ms": racer.finish_ms,
                 "url": race.get_absolute_url(),
-                "replay": reverse("daily:replay", args=[racer.game.public_id])
-                if racer.game_id and is_finished(racer.game)
-                else None,
+                "replay": _replay_link(racer.game, viewer, now) if racer.game_id else None,
             }
         )
     return out
@@ -129,6 +136,6 @@ def player_dict(player: Player, viewer: Player | None) -> dict:
         "url": reverse("daily:player", args=[player.pk]),
         "variants": variant_rows(player),
         "daily_streak": daily_streaks(player),
-        "recent_games": recent_games(player),
+        "recent_games": recent_games(player, viewer),
         "recent_races": recent_races(player, viewer),
     }

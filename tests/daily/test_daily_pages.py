@@ -123,11 +123,15 @@ def test_board_page_bad_parameters_get_400(client, db, today):
 
 
 def test_player_page(client, account, challenge, set_result):
-    """A player's page shows their games and links to their replays."""
+    """A player's page shows their games and links to the replays the visitor may watch:
+    today's daily run only to its player until the day ends."""
     attempt, _ = start_attempt(account, challenge)
     set_result(attempt, won_ms=61_234)
     html = client.get(f"/players/{account.pk}/").content.decode()
     assert "alice" in html and "1:01.234" in html
+    assert f"/replay/{attempt.game.public_id}/" not in html
+    client.force_login(account.user)
+    html = client.get(f"/players/{account.pk}/").content.decode()
     assert f"/replay/{attempt.game.public_id}/" in html
     assert client.get("/players/999999/").status_code == 404
 
