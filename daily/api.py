@@ -107,8 +107,9 @@ def recent_races(request: HttpRequest) -> JsonResponse:
 
 
 @json_get
-def player(request: HttpRequest, player_id: int) -> JsonResponse:
+def player(request: HttpRequest, player_id: str) -> JsonResponse:
     params.allowed(request.GET, set())
+    player_id = params.whole("player", player_id, 0, 1, 2**31 - 1)
     found = Player.objects.filter(pk=player_id).first()
     if found is None:
         return error(404, "not_found", f"there is no player {player_id}")

@@ -24,6 +24,6 @@ urlpatterns = [
     path("api/leaderboards/races/", api.recent_races, name="api_races"),
     path("api/leaderboards/daily/<str:variant>/<str:day>/", api.daily_board, name="api_board"),
     path("api/leaderboards/<str:kind>/<str:variant>/", api.all_time_board, name="api_all_time"),
-    path("api/players/<int:player_id>/", api.player, name="api_player"),
+    path("api/players/<str:player_id>/", api.player, name="api_player"),
     path("api/replays/<str:public_id>/", api.game_replay, name="api_replay"),
 ]

@@ -134,3 +134,5 @@ def test_player_api(client, board):
     assert (penguin["games"], penguin["wins"], penguin["best_daily_ms"]) == (1, 1, 10_000)
     assert data["daily_streak"] == {"current": 1, "longest": 1, "days_won": 1}
     assert client.get("/api/players/999999/").status_code == 404
+    bad = client.get("/api/players/abc/")
+    assert bad.status_code == 400 and bad.json()["parameter"] == "player"
