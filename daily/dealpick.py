@@ -7,8 +7,12 @@ n = 0, 1, 2, …; the first candidate the prover shows winnable is the day's dea
 
 The prover is given a *node* budget, never a time budget: a time budget would let a fast machine
 prove a deal that a slow one gives up on, and the servers would disagree. If no candidate is
-proved within ``MAX_CANDIDATES``, the first candidate that was not proved lost is taken (and
-recorded as unproved), so a day always has a deal.
+proved within the variant's budget (``BUDGETS``: candidates to try, nodes for each), the first
+candidate that was not proved lost is taken (and recorded as unproved), so a day always has a
+deal. The budgets bound a day's pick to well under a minute per variant on one core: Penguin
+and Queenie deals are proved within a few hundred nodes, Penelope's Web within some thousands
+when at all; Spiderweb and Eighty Thieves searches are slow and seldom finish at any budget
+this service can afford, so they try fewer, smaller searches.
 """
 
 from __future__ import annotations
@@ -19,8 +23,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 SEED_MASK = (1 << 63) - 1
-MAX_CANDIDATES = 8
-SOLVER_MAX_NODES = 100_000
+# variant: (candidates to try, solver nodes for each)
+BUDGETS: dict[str, tuple[int, int]] = {
+    "penguin": (8, 100_000),
+    "queenie": (8, 100_000),
+    "penelopes-web": (8, 100_000),
+    "spiderweb": (4, 25_000),
+    "eighty-thieves": (4, 25_000),
+}
+DEFAULT_BUDGET = (8, 100_000)
+
+
+def budget(variant: str) -> tuple[int, int]:
+    return BUDGETS.get(variant, DEFAULT_BUDGET)
+
 
 # A prover answers "won" (with the winning moves), "lost" or "unknown" for (variant, seed).
 Proof = tuple[str, list[str]]
@@ -44,9 +60,11 @@ def candidate_seed(variant: str, day: dt.date, n: int) -> int:
 
 
 def pick_deal(
-    variant: str, day: dt.date, prover: Prover, max_candidates: int = MAX_CANDIDATES
+    variant: str, day: dt.date, prover: Prover, max_candidates: int | None = None
 ) -> DealPick:
     """The day's deal: the first candidate the prover wins, else the first not proved lost."""
+    if max_candidates is None:
+        max_candidates = budget(variant)[0]
     fallback: DealPick | None = None
     for n in range(max_candidates):
         seed = candidate_seed(variant, day, n)
@@ -58,13 +76,15 @@ def pick_deal(
     return fallback or DealPick(candidate_seed(variant, day, 0), 0, "lost")
 
 
-def solver_prover(max_nodes: int = SOLVER_MAX_NODES) -> Prover:
-    """A prover backed by ``games.solver`` with a deterministic node budget."""
+def solver_prover(max_nodes: int | None = None) -> Prover:
+    """A prover backed by ``games.solver`` with a deterministic node budget (the variant's own
+    unless ``max_nodes`` is given)."""
     from games.engine import new_game
     from games.solver import solve
 
     def prove(variant: str, seed: int) -> Proof:
-        result = solve(new_game(variant, seed=seed), max_nodes=max_nodes, max_seconds=None)
+        nodes = max_nodes if max_nodes is not None else budget(variant)[1]
+        result = solve(new_game(variant, seed=seed), max_nodes=nodes, max_seconds=None)
         return result.verdict, list(result.moves) if result.verdict == "won" else []
 
     return prove

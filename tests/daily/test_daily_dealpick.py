@@ -107,3 +107,12 @@ def test_the_solver_picks_the_same_proved_deal_every_time(variant):
     for move in first.moves:
         game.play(move)
     assert game.is_won()
+
+
+def test_every_variant_has_a_node_budget():
+    """Each variant's pick is bounded by candidates × nodes (never by time)."""
+    from games.engine import VARIANTS as ENGINE_VARIANTS
+
+    for variant in ENGINE_VARIANTS:
+        candidates, nodes = dealpick.budget(variant)
+        assert 1 <= candidates <= 8 and 1_000 <= nodes <= 100_000
