@@ -72,7 +72,7 @@ def phase_of(race: Race, now: datetime | None = None) -> Phase:
 def racer_of(race: Race, player: Player | None) -> Racer | None:
     if player is None:
         return None
-    return race.racers.filter(player=player).first()
+    return race.racers.select_related("game").filter(player=player).first()
 
 
 def total_cards(variant: str) -> int:
@@ -101,14 +101,18 @@ def progress_of(racer: Racer) -> Progress:
 
 
 def standings(race: Race) -> list[str]:
-    """Racer ids best first, from the race's sorted set (rebuilt from the rows if it is gone)."""
+    """Racer ids best first, from the race's sorted set (rebuilt from the rows unless it holds
+    exactly the race's racers: it may be gone, or partial after Redis restarted empty and only
+    the racers who moved since were written back)."""
     store = get_rank_store()
     key = standings_key(race)
-    if not store.exists(key):
-        _rebuild_standings(race)
     # race_id too: the related manager reads it on every row, and a deferred field is a query.
     ids = {standing_member(r): r.public_id for r in race.racers.only("pk", "public_id", "race_id")}
-    return [ids[member] for member, _ in store.range(key, 0, -1) if member in ids]
+    members = [member for member, _ in store.range(key, 0, -1)]
+    if set(members) != set(ids):
+        _rebuild_standings(race)
+        members = [member for member, _ in store.range(key, 0, -1)]
+    return [ids[member] for member in members if member in ids]
 
 
 def _set_standing(race: Race, racer: Racer) -> None:
@@ -451,6 +455,8 @@ def _progress_event(race: Race, racer: Racer) -> None:
         standings=standings(race),
         at_ms=since_start_ms(race, timezone.now()),
     )
+    if RacerStatus(racer.status) not in lifecycle.DONE:
+        return  # only a racer who has just finished can complete the race
     statuses = [RacerStatus(s) for s in race.racers.values_list("status", flat=True)]
     if lifecycle.is_complete(statuses):
         _close(race, reason="all_done")

@@ -186,6 +186,7 @@ class Racer:
         self.ws = None
         self.reader: asyncio.Task | None = None
         self.closing = False
+        self.retire = asyncio.Event()  # set it to make the racer resign after its move in flight
         self.frames = 0  # frames this racer received
         self.progress_events = 0
 
@@ -332,7 +333,7 @@ class Racer:
         period = 1.0 / self.args.pace
         await asyncio.sleep(self.rng.random() * period)
         next_at = time.perf_counter()
-        while time.perf_counter() < until and not self.finished.is_set():
+        while time.perf_counter() < until and not (self.finished.is_set() or self.retire.is_set()):
             move = self.choose()
             if move is None:
                 break
@@ -356,6 +357,8 @@ class Racer:
                 await asyncio.sleep(delay)
             elif delay < -period:
                 next_at = time.perf_counter()  # far behind: do not burst to catch up
+        if self.retire.is_set():
+            await self.resign()
 
     async def resign(self) -> None:
         with contextlib.suppress(websockets.ConnectionClosed):
@@ -479,7 +482,8 @@ class LoadRun:
     async def finish(self, wait: float = 30.0) -> None:
         """Everyone resigns (so every race ends, unless someone else is in it) and closes."""
         for racer in self.racers:
-            await racer.resign()
+            if not racer.retire.is_set():  # a retired racer has resigned already
+                await racer.resign()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*(r.finished.wait() for r in self.racers)), wait)
         for racer in self.racers:
