@@ -50,6 +50,8 @@ def search(
     budget = _Budget(max_nodes, max_seconds)
     if rules.is_won(rules.start):
         return budget.result(Verdict.WON, list(rules.start_notes), 1)
+    if rules.hopeless is not None and rules.hopeless(rules.start):
+        return budget.result(Verdict.LOST, [], 1)
     if rules.strategy == "dfs":
         return _depth_first(rules, budget)
     return _best_first(rules, budget)
@@ -60,6 +62,7 @@ def _best_first(rules: Rules, budget: _Budget) -> SolveResult:
     key = rules.key
     is_won = rules.is_won
     children = rules.children
+    hopeless = rules.hopeless
     score = rules.score
     start = rules.start
     ids = {key(start): 0}
@@ -81,6 +84,9 @@ def _best_first(rules: Rules, budget: _Budget) -> SolveResult:
             steps.append(notes)
             if is_won(child):
                 return budget.result(Verdict.WON, _line(parent, steps, nodes), nodes + 1)
+            if hopeless is not None and hopeless(child):
+                nodes += 1
+                continue
             push(heap, (score(child), -nodes, child))
             nodes += 1
             if budget.spent(nodes):
@@ -101,6 +107,7 @@ def _depth_first(rules: Rules, budget: _Budget) -> SolveResult:
     key = rules.key
     is_won = rules.is_won
     children = rules.children
+    hopeless = rules.hopeless
     start = rules.start
     seen = {key(start)}
     nodes = 1
@@ -118,6 +125,8 @@ def _depth_first(rules: Rules, budget: _Budget) -> SolveResult:
                 return budget.result(Verdict.WON, [m for step in path for m in step], nodes)
             if budget.spent(nodes):
                 return budget.result(Verdict.UNKNOWN, [], nodes)
+            if hopeless is not None and hopeless(child):
+                continue
             stack.append(children(child))
             path.append(notes)
             break

@@ -66,3 +66,21 @@ def test_queenie_unbreakable_block_is_lost():
     state = queenie_block()
     assert exhaustive_verdict(state) == "lost"
     assert solve(state, max_seconds=10).verdict == Verdict.LOST
+
+
+def test_penelopes_web_dead_position_is_cut_without_search():
+    """A Penelope's Web position where a card can provably never move again is lost at once,
+    and the check does not fire on a winnable position."""
+    from test_solver_api import blunder_position
+
+    from games.engine import Game
+    from games.solver.variants import RULES
+
+    rules = RULES["penelopes-web"]
+    live = rules(blunder_position())
+    assert not live.hopeless(live.start)
+    game = Game.from_dict(blunder_position())
+    game.play("t3-t0")  # 2♣ onto 3♣: the 2 has no other 3 to go to, the A♣ is buried for good
+    dead = rules(game.to_dict())
+    assert dead.hopeless(dead.start)
+    assert solve(game, max_seconds=10).nodes == 1

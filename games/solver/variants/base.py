@@ -21,6 +21,9 @@ class Rules:
     start: Position
     start_notes: list[str]
 
+    # Optional: ``hopeless(pos)`` is True for positions provably lost (their subtree is cut).
+    hopeless = None
+
     def children(self, pos: Position) -> Iterator[tuple[Position, list[str]]]:
         raise NotImplementedError
 

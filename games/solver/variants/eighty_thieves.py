@@ -5,9 +5,11 @@ Position: ``(piles, found, waste, dealt)`` — ten tuples of card codes, the top
 of the sixteen foundation piles (0 when empty), the waste (top last) and how many stock cards
 have been turned.
 
-Safe automatic move: a card goes up once all four copies of its suit's next lower rank are on
-foundations (Aces always): nothing else can ever be built on it, and the waste only ever gives
-cards from its top, so the position without the card can copy any line of play.
+Safe automatic move: a card goes up once all four copies of its suit's next lower rank are home
+(Aces always). Nothing can then be built on it, each copy of it still out has a foundation pile
+of its own to go to, and the waste only gives its top card, so the position without the card can
+copy any line of play. (The one-deck rule "once every card two ranks lower is home" fails here:
+the card could take the only pile a copy of it needs, while the copy blocks the card below it.)
 
 Pruning: a card alone in its pile never moves to an empty pile; only the first empty pile is a
 destination. Canonical key: tableau piles sorted, foundations sorted (copies of a card are

@@ -3,11 +3,13 @@
 Position: ``(piles, found, fmap)`` — eight tuples of card codes, the top rank on each suit's
 foundation, and which foundation pile holds each suit (-1 before its Ace goes up).
 
-Safe automatic move: a card goes up once every card one rank lower is on the foundations
-(Aces always). Its only tableau use is as a base for those cards, so the position without it
-can copy any line of play from the one with it.
+Safe automatic move: a card of rank r goes up once every card of rank r-2 is home (Aces and
+Twos at once). Its only tableau use is as a base for cards of rank r-1, and each of those can go
+home itself whenever it could move onto it (single cards move, so it is a front card then, and
+its predecessor is home). So the position without the card can copy any line of play.
 
-Pruning: a King alone in its pile never moves to an empty pile; of several empty piles only the
+Pruning: positions where some card can provably never move are not searched (``hopeless``);
+a King alone in its pile never moves to an empty pile; of several empty piles only the
 first is a destination. Canonical key: the tableau piles sorted (they are all alike), the
 foundation piles by suit.
 """
@@ -46,7 +48,7 @@ class PenelopesWebRules(SuitFoundations, Rules):
                 c = p[-1]
                 r = c >> 2
                 s = c & 3
-                if found[s] == r - 1 and low >= r - 1:
+                if found[s] == r - 1 and low >= r - 2:
                     piles[i] = p[:-1]
                     notes.append(f"t{i}-f{self.up(c, found, fmap)}")
                     low = min(found)
@@ -58,6 +60,67 @@ class PenelopesWebRules(SuitFoundations, Rules):
     def score(self, pos) -> int:
         """Cards not home, and cards not on a card one rank higher (lower is better)."""
         return 2 * (52 - sum(pos[1])) + 3 * unjoined(pos[0], _builds_on)
+
+    def hopeless(self, pos) -> bool:
+        """Whether some tableau card can provably never move (so never go home).
+
+        The cards that might ever move are over-estimated by a fixpoint. A card can move only
+        once every card above it has moved, and then only home (when every lower card of its
+        suit not yet home might move, none of them being under it), onto a card one rank higher
+        that is not home, not under it, and either might move or has only cards that might move
+        above it, or, a King, into a pile that is or might become empty. The cards that might
+        move form the front part of each pile; their count per pile is ``m``.
+        """
+        piles, found, _ = pos
+        pile_of = [0] * 56
+        index_of = [0] * 56
+        lens = []
+        for i, p in enumerate(piles):
+            lens.append(len(p))
+            for k, c in enumerate(p):
+                pile_of[c] = i
+                index_of[c] = k
+        n = len(piles)
+        m = [0] * n
+        free = [i for i in range(n) if lens[i]]  # piles not yet all movable
+        progress = True
+        while progress:
+            progress = False
+            for i in free:
+                p = piles[i]
+                li = lens[i]
+                mi = m[i]
+                while mi < li:
+                    k = li - mi - 1
+                    x = p[k]
+                    r = x >> 2
+                    s = x & 3
+                    ok = True
+                    for y in range(found[s] * 4 + 4 + s, x, 4):  # home: lower cards first
+                        yi = pile_of[y]
+                        if index_of[y] < lens[yi] - m[yi]:
+                            ok = False
+                            break
+                    if not ok:
+                        if r == KING:
+                            ok = any(m[j] == lens[j] for j in range(n) if j != i)
+                        else:
+                            for w in range(r * 4 + 4, r * 4 + 8):
+                                if found[w & 3] > r:
+                                    continue
+                                wi = pile_of[w]
+                                wk = index_of[w]
+                                if (wi != i or wk > k) and wk >= lens[wi] - m[wi] - 1:
+                                    ok = True
+                                    break
+                    if not ok:
+                        break
+                    mi += 1
+                    progress = True
+                m[i] = mi
+            if progress:
+                free = [i for i in free if m[i] < lens[i]]
+        return m != lens
 
     def key(self, pos):
         return (pos[1], tuple(sorted(pos[0])))
