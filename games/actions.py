@@ -21,14 +21,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
 from games.engine import IllegalMove, new_game
 from games.frames import game_frame
+from games.layer import group_send_nowait
 from games.models import MAX_SEED, Game, Move, Player, Variant
 
 logger = logging.getLogger(__name__)
@@ -387,13 +386,6 @@ def notify(update: GameUpdate) -> None:
     The channel layer may drop it: a socket that misses one notices the `seq` gap at its next
     frame, and `open` always resyncs.
     """
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(
-            group_name(update.game),
-            {"type": "game.changed", "frame": game_frame("state", update)},
-        )
-    except Exception:  # a notification must never undo a committed move
-        logger.exception("could not notify the sockets of game %s", update.game.public_id)
+    group_send_nowait(
+        group_name(update.game), {"type": "game.changed", "frame": game_frame("state", update)}
+    )

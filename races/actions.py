@@ -18,8 +18,6 @@ import secrets
 import time
 from datetime import UTC, datetime
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -27,6 +25,7 @@ from django.utils import timezone
 from games.actions import GameUpdate, do_create_game, do_play_move, do_undo
 from games.engine import VARIANT_INFO, new_game
 from games.engine import Game as EngineGame
+from games.layer import group_send_nowait
 from games.models import MAX_SEED, Game, Player, Variant
 from games.rankstore import get_rank_store
 from races import lifecycle
@@ -151,14 +150,8 @@ def event_frame(event: RaceEvent) -> dict:
 
 
 def broadcast(group: str, message: dict) -> None:
-    """Send to a channel group; a lost message is recovered by the client's resync."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(group, message)
-    except Exception:  # a notification must never undo a committed change
-        logger.exception("could not send to group %s", group)
+    """Send to a channel group, unwaited; a lost message is recovered by the client's resync."""
+    group_send_nowait(group, message)
 
 
 # ------------------------------------------------------------------ the public shapes
