@@ -29,6 +29,7 @@ import json
 import math
 import random
 import re
+import resource
 import statistics
 import sys
 import tempfile
@@ -50,6 +51,8 @@ VARIANTS = ("penelopes-web", "eighty-thieves", "penguin", "spiderweb", "queenie"
 MAX_RACERS_PER_RACE = 8
 TIME_LIMIT_CHOICES = (60, 180, 300, 600, 900, 1800, 3600)
 ACK_TIMEOUT_S = 15.0
+BOARD_TIMEOUT_S = 15.0
+"""How long after the start a racer waits for its board before asking with `sync`."""
 MAX_RACERS = 5000
 MAX_DURATION_S = 900
 
@@ -465,8 +468,16 @@ class LoadRun:
         """The hosts start; every racer waits for its board (after the countdown)."""
         for group in self.groups:
             await group[0].send({"type": "start"})
+        boards = asyncio.gather(*(r.board_ready.wait() for r in self.racers))
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.gather(*(r.board_ready.wait() for r in self.racers)), 60)
+            await asyncio.wait_for(asyncio.shield(boards), BOARD_TIMEOUT_S)
+        for racer in [r for r in self.racers if not r.board_ready.is_set()]:
+            # The board should come by itself after the countdown; ask for it, as a reloaded
+            # page would, and count the miss as an error.
+            self.stats.error("no_board_after_countdown")
+            await racer.send({"type": "sync"})
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(boards, 60)
         for _ in [r for r in self.racers if not r.board_ready.is_set()]:
             self.stats.error("no_board")
 
@@ -516,6 +527,7 @@ class LoadRun:
                 "max": rounded(max(latencies, default=None)),
             },
             "throughput_moves_per_s": round(stats.acked / window, 1) if window > 0 else 0.0,
+            "client_cpu_s": round(sum(resource.getrusage(resource.RUSAGE_SELF)[:2]), 1),
         }
         if args.database_url:
             figures.update(await asyncio.to_thread(verify, self.racers, args.database_url))
@@ -650,7 +662,8 @@ def print_figures(figures: dict) -> None:
         f"move round trip ms: median {lat['median']}, p95 {lat['p95']}, p99 {lat['p99']}, "
         f"max {lat['max']}",
         f"throughput {figures['throughput_moves_per_s']} moves/s; "
-        f"frames received {figures['frames_received']}; reconnects {figures['reconnects']}",
+        f"frames received {figures['frames_received']}; reconnects {figures['reconnects']}; "
+        f"this client used {figures['client_cpu_s']} s of CPU",
     ]
     if "lost_moves" in figures:
         lines.append(
