@@ -1,4 +1,9 @@
-"""Browser fixtures: one live Daphne and one Debian chromium per test session.
+"""Browser fixtures: one live Daphne per test session, one Debian chromium per test module.
+
+The root conftest imports the fixtures, so every browser test in the tree shares one
+definition of each. Playwright's sync API marks its event loop as running in the main thread
+while it is open; closing it at the end of each module leaves later tests (which may call
+``asyncio.run``) a clean thread.
 
 `live_url` is the server's base URL; `browser` the Playwright browser; `make_page(width,
 height)` a fresh page in a fresh context (a new guest: its own cookies) that fails the test on
@@ -49,7 +54,7 @@ def live_url():
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():
         # A switch of the test run (CI sets it), not a setting of the service.

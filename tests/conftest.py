@@ -14,6 +14,7 @@ from games.actions import do_create_game, starting_position
 from games.engine import VARIANT_INFO
 from games.identity import SESSION_PLAYER_KEY
 from games.models import Game, Move, Player
+from tests.browser_support import browser, live_url, make_page, page  # noqa: F401  (fixtures)
 
 PASSWORD = "correct-horse-battery-9"
 ORIGIN = b"http://localhost"

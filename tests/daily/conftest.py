@@ -13,7 +13,6 @@ from daily.models import DailyAttempt
 from games.identity import player_for_user
 from games.models import Game, Player
 from games.rankstore import RedisRankStore, get_rank_store
-from tests.browser.conftest import browser, live_url, make_page, page  # noqa: F401  (browser fixtures)
 
 
 @pytest.fixture(autouse=True)

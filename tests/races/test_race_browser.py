@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.browser.conftest import CHROMIUM_ARGS, DESKTOP, browser, live_url  # noqa: F401
+from tests.browser_support import DESKTOP
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
