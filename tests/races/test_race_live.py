@@ -153,7 +153,9 @@ async def race_on_two_processes(a: str, b: str) -> None:
         missed = await expect(ann_ws, "progress")
         bob_ws = await bob.socket(a, code, since=seen)
         caught_up = await expect(bob_ws, "progress")
-        assert caught_up["event"] == missed["event"] == seen + 1
+        # Another event (the start, recorded by whichever process notices it first) may fall
+        # between; what matters is that the reconnected socket gets exactly what it missed.
+        assert caught_up["event"] == missed["event"] > seen
         assert caught_up["racer"]["moves"] == 0
         assert (await expect(bob_ws, "state"))["view"] == bob_board["view"]
 
