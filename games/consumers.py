@@ -7,6 +7,7 @@ that changes nothing and leaves the socket open; nothing raised ever escapes to 
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
@@ -16,10 +17,10 @@ from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import IntegrityError, close_old_connections
 
-from games import actions
+from games import actions, hints
 from games.frames import error_frame, game_frame, pong_frame
 from games.identity import player_from_scope
-from games.messages import Autoplay, BadFrame, Open, Ping, PlayMove, Undo, parse
+from games.messages import Autoplay, BadFrame, Hint, Open, Ping, PlayMove, Undo, parse
 from games.models import Game
 from games.ratelimit import FrameBudget, Verdict
 
@@ -36,6 +37,11 @@ UNRESOLVED = object()
 # process behind every query. Not the event loop's default executor: its threads end with the
 # loop, and a connection one still held never went back to the pool.
 ORM_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="orm")
+
+# The solver's thread for hints: a search holds its thread for up to hints.HINT_SECONDS, so it
+# never takes an ORM thread from moves; one thread, as the search is CPU-bound under the GIL
+# (hints of several sockets queue here).
+SOLVER_THREADS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solver")
 
 
 def in_worker(function):
@@ -136,6 +142,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         elif isinstance(message, Autoplay):
             game = await self.check_open_game(message.game)
             await self.run_action(actions.do_autoplay, game, message.seq)
+        elif isinstance(message, Hint):
+            game = await self.check_open_game(message.game)
+            await self.send_hint(game)
 
     # ------------------------------------------------------------------ checks and actions
 
@@ -173,6 +182,13 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.game = update.game
         await self.send_update("state" if update.duplicate else "ack", update)
 
+    async def send_hint(self, game: Game) -> None:
+        """The next move of a winning line, searched off the event loop (practice games only)."""
+        position = await in_worker(hints.hint_position)(game)
+        loop = asyncio.get_running_loop()
+        hint = await loop.run_in_executor(SOLVER_THREADS, hints.find_hint, position)
+        await self.send_frame(hint.frame())
+
     # ------------------------------------------------------------------ outgoing frames
 
     async def send_update(self, frame_type: str, update: actions.GameUpdate) -> None:
@@ -204,5 +220,6 @@ def message_type(message) -> str:
         PlayMove: "move",
         Undo: "undo",
         Autoplay: "autoplay",
+        Hint: "hint",
         Ping: "ping",
     }[type(message)]

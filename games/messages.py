@@ -46,11 +46,16 @@ class Autoplay:
 
 
 @dataclass(frozen=True)
+class Hint:
+    game: str | None = None
+
+
+@dataclass(frozen=True)
 class Ping:
     t: int | float | None = None
 
 
-Message = Open | PlayMove | Undo | Autoplay | Ping
+Message = Open | PlayMove | Undo | Autoplay | Hint | Ping
 
 
 def decode(text: str | None, data: bytes | None) -> dict:
@@ -130,5 +135,6 @@ PARSERS = {
     ),
     "undo": lambda obj: Undo(seq=_seq(obj), game=_game(obj)),
     "autoplay": lambda obj: Autoplay(seq=_seq(obj), game=_game(obj)),
+    "hint": lambda obj: Hint(game=_game(obj)),
     "ping": _ping,
 }
