@@ -9,7 +9,7 @@
 
 import { cardText, createCard, isHidden, rankLabel } from "./cards.js";
 import { cardSize, fanPile, planTable, VARIANT_LAYOUTS } from "./layout.js";
-import { LegalMoves, pileKind, pileName } from "./moves.js";
+import { LegalMoves, parseMove, pileKind, pileName } from "./moves.js";
 
 export { VARIANT_LAYOUTS };
 
@@ -124,6 +124,17 @@ export class Board {
       out[name] = [...pile.querySelectorAll("[data-card]")].map((c) => c.dataset.card);
     }
     return out;
+  }
+
+  /** Mark a suggested move (a hint): its source pile gets `.hint-src`, its destination
+   * `.hint-dst`, until the next render; `null` clears. False when `move` is not a move. */
+  highlight(move) {
+    for (const pile of this.piles.values()) pile.classList.remove("hint-src", "hint-dst");
+    const m = move ? parseMove(move) : null;
+    if (!m) return false;
+    this.piles.get(m.src)?.classList.add("hint-src");
+    if (m.dst) this.piles.get(m.dst)?.classList.add("hint-dst");
+    return true;
   }
 
   _build() {

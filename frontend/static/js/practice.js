@@ -5,7 +5,8 @@
 // the same `seq` after the reconnect (the server answers a duplicate with `state`).
 //
 // For tests: body[data-ws-ready="1"] once the socket is open and the first state is drawn,
-// body[data-moves] after every state/ack, #play[data-status] (playing/won/stuck).
+// body[data-moves] after every state/ack, #play[data-status] (playing/won/stuck),
+// #play[data-hint] (the last hint's move, "" for none) once a hint arrives.
 
 import { applySavedCardPreferences, fourColour, setFourColour } from "./cards.js";
 import { Board } from "./board.js";
@@ -14,6 +15,13 @@ import { ReconnectingSocket } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
 const PENDING_TIMEOUT_MS = 8000;
+
+/** What a hint without a move means, by its `reason` (docs/protocol.md, "hint"). */
+const HINT_REASONS = {
+  lost: "No win is possible from here: take some moves back.",
+  not_found: "No winning line found in time; this position may still be winnable.",
+  game_over: "The game is over: nothing to suggest.",
+};
 
 /** "1:05", "12:00", "1:02:03" from milliseconds. */
 export function formatClock(ms) {
@@ -89,6 +97,7 @@ export class PracticeGame {
     this.frame = null; // the last state/ack drawn
     this.pending = null; // the message awaiting its answer
     this.overlayFor = null; // status whose overlay was shown (not shown twice)
+    this.hintSeq = null; // seq of the position a hint was asked for, while it is searched
     this.root = $("play");
     this.toast = new Toast($("toast"));
     this.timer = new Timer($("timer"));
@@ -115,7 +124,24 @@ export class PracticeGame {
   onFrame(frame) {
     if (!frame || typeof frame !== "object") return;
     if (frame.type === "state" || frame.type === "ack") this.onState(frame);
+    else if (frame.type === "hint") this.onHint(frame);
     else if (frame.type === "error") this.onError(frame);
+  }
+
+  /** Light up the suggested move's piles, unless the position has changed since the ask. */
+  onHint(frame) {
+    this.hintSeq = null;
+    this.paintButtons();
+    if (frame.game !== this.config.game || !this.frame || frame.seq !== this.frame.seq) return;
+    this.root.dataset.hint = frame.move || "";
+    if (frame.move) {
+      this.board.highlight(frame.move);
+      const text = `Hint: ${describeMove(frame.move)}`;
+      this.toast.show(text, "info", 4000);
+      $("announce").textContent = text;
+    } else {
+      this.toast.show(HINT_REASONS[frame.reason] || "No hint for this position.", "info", 4500);
+    }
   }
 
   onState(frame) {
@@ -143,6 +169,10 @@ export class PracticeGame {
   }
 
   onError(frame) {
+    if (frame.ref === "hint") {
+      this.hintSeq = null;
+      this.paintButtons();
+    }
     const mine = this.pending && (frame.ref === this.pending.type || frame.ref == null);
     if (mine) {
       this.pending = null;
@@ -231,6 +261,23 @@ export class PracticeGame {
     if (this.frame && this.frame.status === "playing") this.act({ type: "autoplay" });
   }
 
+  /** Ask the server for the next move of a winning line (practice only; a search of ~2 s). */
+  hint() {
+    const f = this.frame;
+    if (!f || f.status !== "playing" || this.hintSeq !== null || !this.socket.isOpen) return;
+    this.hintSeq = f.seq;
+    this.paintButtons();
+    this.toast.show("Looking for a winning line…", "info", 2500);
+    this.socket.send({ type: "hint", game: this.config.game });
+    // a hint lost with the line is not resent: let the button work again after a while
+    setTimeout(() => {
+      if (this.hintSeq === f.seq) {
+        this.hintSeq = null;
+        this.paintButtons();
+      }
+    }, PENDING_TIMEOUT_MS);
+  }
+
   newDeal() {
     location.href = $("btn-new").href;
   }
@@ -242,6 +289,7 @@ export class PracticeGame {
     $("btn-autoplay").disabled =
       !f || f.status !== "playing" || busy || !autoplayUseful(this.config.variant, f.legal || []);
     $("overlay-undo").hidden = !f || !f.can_undo;
+    $("btn-hint").disabled = !f || f.status !== "playing" || this.hintSeq !== null;
   }
 
   // ------------------------------------------------------------ outcome overlay
@@ -300,6 +348,7 @@ export class PracticeGame {
   bindControls() {
     $("btn-undo").addEventListener("click", () => this.undo());
     $("btn-autoplay").addEventListener("click", () => this.autoplay());
+    $("btn-hint").addEventListener("click", () => this.hint());
     $("overlay-undo").addEventListener("click", () => this.undo());
     $("overlay-close").addEventListener("click", () => this.hideOverlay());
     const colours = $("btn-colours");
@@ -328,7 +377,7 @@ export class PracticeGame {
     }
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.toLowerCase();
-    if (key === "?" || key === "h") {
+    if (key === "?") {
       help.togglePopover();
       e.preventDefault();
       return;
@@ -336,6 +385,7 @@ export class PracticeGame {
     if (help.matches(":popover-open")) return;
     if (key === "u") this.undo();
     else if (key === "a") this.autoplay();
+    else if (key === "h") this.hint();
     else if (key === "n") this.newDeal();
     else if (!this.board.handleKey(e)) return;
     e.preventDefault();
