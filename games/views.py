@@ -19,10 +19,16 @@ from games.engine import VARIANT_INFO, VARIANTS
 from games.forms import NicknameForm, SignUpForm
 from games.identity import attach_user, current_player
 from games.models import MAX_SEED, Game
+from games.winnable import find_winnable_seed
 
 # Random deals get seeds below a billion: short enough to read out and share.
 RANDOM_SEED_BOUND = 1_000_000_000
 SEED_PATTERN = re.compile(r"[0-9]{1,19}")
+
+# "New winnable deal": the solver's time for all the deals it tries, and for any one of them.
+# Short enough that the page answers while the player still waits for it.
+WINNABLE_BUDGET_S = 4.0
+WINNABLE_SECONDS_PER_DEAL = 1.5
 
 
 def check_variant(variant: str) -> dict:
@@ -58,8 +64,30 @@ def home(request: HttpRequest) -> HttpResponse:
 def new_deal(request: HttpRequest, variant: str) -> HttpResponse:
     """A new random deal of the variant: a redirect to its own address, which can be shared."""
     check_variant(variant)
-    seed = secrets.randbelow(RANDOM_SEED_BOUND)
-    return redirect("play", variant=variant, seed=str(seed))
+    return redirect("play", variant=variant, seed=str(random_seed()))
+
+
+def random_seed() -> int:
+    return secrets.randbelow(RANDOM_SEED_BOUND)
+
+
+@require_GET
+def new_winnable_deal(request: HttpRequest, variant: str) -> HttpResponse:
+    """A random deal the solver proves winnable: a redirect to it, or a page saying none was
+    proved in time (with a plain random deal one click away)."""
+    info = check_variant(variant)
+    seed, tried = find_winnable_seed(
+        variant, random_seed, WINNABLE_BUDGET_S, WINNABLE_SECONDS_PER_DEAL
+    )
+    if seed is not None:
+        return redirect("play", variant=variant, seed=str(seed))
+    context = {
+        "variant": variant,
+        "variant_info": info,
+        "tried": tried,
+        "budget_s": WINNABLE_BUDGET_S,
+    }
+    return render(request, "games/no_winnable_deal.html", context)
 
 
 @require_GET

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
 from datetime import UTC, datetime
 
 from django.core.exceptions import ValidationError
@@ -23,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.actions import GameUpdate, do_create_game, do_play_move, do_undo
-from games.engine import VARIANT_INFO, new_game
+from games.engine import VARIANT_INFO
 from games.engine import Game as EngineGame
 from games.layer import group_send_nowait
 from games.models import MAX_SEED, Game, Player, Variant
@@ -216,14 +215,12 @@ def winnable_seed(variant: str, budget_s: float | None = None) -> int:
     is left of the budget; a deal it proves won is taken. RaceRuleError (`no_winnable_deal`)
     if none is proved in time: some variants are rarely proved so fast, and the page says so.
     """
-    from games.solver import Verdict, solve
+    from games.winnable import find_winnable_seed
 
-    deadline = time.monotonic() + (WINNABLE_BUDGET_S if budget_s is None else budget_s)
-    while (left := deadline - time.monotonic()) > 0.05:
-        seed = random_seed()
-        result = solve(new_game(variant, seed), max_seconds=min(left, WINNABLE_SECONDS_PER_DEAL))
-        if result.verdict == Verdict.WON:
-            return seed
+    budget = WINNABLE_BUDGET_S if budget_s is None else budget_s
+    seed, _ = find_winnable_seed(variant, random_seed, budget, WINNABLE_SECONDS_PER_DEAL)
+    if seed is not None:
+        return seed
     raise RaceRuleError(
         "no_winnable_deal",
         "the solver proved no deal winnable in time; try again, or race on a random deal",

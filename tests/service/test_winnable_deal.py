@@ -1,0 +1,47 @@
+"""/play/<variant>/winnable/: a random deal the solver proves winnable, or a clear "none"."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from games import views
+from games.engine import new_game
+from games.solver import Verdict, solve
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("variant", ["penguin", "queenie"])
+def test_winnable_deal_redirects_to_a_deal_the_solver_wins(client, variant):
+    """The redirect goes to a deal's own address, and the solver wins that deal."""
+    response = client.get(f"/play/{variant}/winnable/")
+    assert response.status_code == 302
+    match = re.fullmatch(rf"/play/{variant}/([0-9]+)/", response["Location"])
+    assert match, response["Location"]
+    seed = int(match.group(1))
+    assert solve(new_game(variant, seed), max_seconds=5).verdict == Verdict.WON
+
+
+def test_no_winnable_deal_in_time_says_so_with_a_random_deal_link(client, monkeypatch):
+    """With no time to prove any deal, the page says so and links a plain random deal."""
+    monkeypatch.setattr(views, "WINNABLE_BUDGET_S", 0.0)
+    response = client.get("/play/penguin/winnable/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "No winnable deal found in time" in page
+    assert 'href="/play/penguin/"' in page
+    assert 'href="/play/penguin/winnable/"' in page
+
+
+def test_winnable_deal_of_an_unknown_variant_is_not_found(client):
+    """An unknown variant is a 404, as everywhere else."""
+    assert client.get("/play/klondike/winnable/").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/", "/play/penguin/5/"])
+def test_home_and_practice_page_link_a_winnable_deal(client, path):
+    """The home page (for every variant) and the practice page link the winnable deal."""
+    page = client.get(path).content.decode()
+    assert 'href="/play/penguin/winnable/"' in page
