@@ -15,10 +15,19 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.core.cache import cache
+
 from daily.dealpick import day_start
 from daily.scoring import cards_home
 from games.actions import elapsed_ms, starting_position
 from games.models import Game, Move, Player
+from games.solver import first_losing_move_from
+
+# The solver's budget for finding where a replayed game was lost: per position searched, and in
+# all. Spent once per game and log length (then cached), on the first view of its replay.
+LOSING_SECONDS_PER_POSITION = 1.0
+LOSING_TOTAL_SECONDS = 3.0
+LOSING_CACHE_SECONDS = 30 * 24 * 3600
 
 
 class ReplayRefused(Exception):
@@ -126,3 +135,26 @@ def replay_dict(game: Game, now: dt.datetime) -> dict:
         "url": reverse("daily:replay", args=[game.public_id]),
         "frames": [frame.as_dict() for frame in replayed],
     }
+
+
+def losing_frame(game: Game) -> int | None:
+    """The frame right after the first move that turned a winnable position into a lost one
+    (the solver proves both within its budget), or None: no such move, or none proved in time.
+
+    Computed once per game and log length (a finished game's log no longer grows) and kept in
+    Django's cache; an undone blunder still counts: it was played.
+    """
+    key = f"replay-losing:{game.public_id}:{game.seq}"
+    cached = cache.get(key)
+    if cached is not None:
+        return cached["frame"]
+    log = list(game.moves.order_by("seq").values_list("move", flat=True))
+    index = first_losing_move_from(
+        starting_position(game),
+        log,
+        max_seconds_per_position=LOSING_SECONDS_PER_POSITION,
+        max_total_seconds=LOSING_TOTAL_SECONDS,
+    )
+    frame = None if index is None else index + 1
+    cache.set(key, {"frame": frame}, LOSING_CACHE_SECONDS)
+    return frame

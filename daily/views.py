@@ -347,6 +347,7 @@ def replay_page(request: HttpRequest, public_id: str) -> HttpResponse:
             request, "daily/replay_refused.html", {"game": game, "reason": str(exc)}, status=403
         )
     data = replay.replay_dict(game, timezone.now())
+    data["losing_frame"] = replay.losing_frame(game)
     info = check_variant(game.variant)
     config = {"variant": game.variant, "layout": info, "replay": data}
     attempt = getattr(game, "daily_attempt", None)

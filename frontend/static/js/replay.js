@@ -2,13 +2,18 @@
 // through forwards and back with the buttons, the slider or the keys (←/→ one move, Home/End,
 // Space play/pause). The address keeps the position (?at=N), so a link shows that very move.
 //
-// For tests #replay-board carries data-at (the position shown) and data-move (its move).
+// When the server found the move that threw a winnable game away (`losing_frame`), the slider
+// has a tick there, the position line says "lost" from it on, and a button jumps to it.
+//
+// For tests #replay-board carries data-at (the position shown), data-move (its move) and
+// data-lost ("1" at and after the losing move).
 
 import { Board } from "./board.js";
 import { cardText } from "./cards.js";
 
 const config = JSON.parse(document.getElementById("replay-config").textContent);
 const frames = config.replay.frames;
+const losingFrame = config.replay.losing_frame ?? null;
 const host = document.getElementById("replay-board");
 const slider = document.querySelector(".replay-slider");
 const where = document.querySelector(".replay-where");
@@ -34,7 +39,10 @@ function show(index, { push = false } = {}) {
   host.dataset.at = String(at);
   host.dataset.move = frame.move || "";
   const what = frame.move === null ? "the deal" : frame.move === "undo" ? "undo" : frame.move;
-  where.textContent = `${at} / ${frames.length - 1} · ${what} · ${clock(frame.ms)} · ${frame.cards} cards home`;
+  const lost = losingFrame !== null && at >= losingFrame;
+  host.dataset.lost = lost ? "1" : "0";
+  const verdict = at === losingFrame ? " · ✕ the losing move" : lost ? " · lost" : "";
+  where.textContent = `${at} / ${frames.length - 1} · ${what} · ${clock(frame.ms)} · ${frame.cards} cards home${verdict}`;
   const url = new URL(location.href);
   if (at) url.searchParams.set("at", String(at));
   else url.searchParams.delete("at");
@@ -98,6 +106,10 @@ for (const button of document.querySelectorAll("[data-step]")) {
     step(button.dataset.step);
   });
 }
+document.querySelector("[data-goto]")?.addEventListener("click", (e) => {
+  stop();
+  show(Number(e.target.dataset.goto), { push: true });
+});
 revealBox?.addEventListener("change", () => show(at));
 slider.addEventListener("input", () => {
   stop();
