@@ -30,8 +30,19 @@ class _Budget:
         self.deadline = None if max_seconds is None else self.started + max_seconds
         self.cap = max_nodes if max_nodes is not None else -1
 
+    @staticmethod
+    def share(whole: "_Budget", parts: int, used_nodes: int) -> "_Budget":
+        """One of ``parts`` equal shares of what is left of ``whole``."""
+        part = _Budget(None, None)
+        if whole.cap >= 0:
+            left = whole.cap - used_nodes
+            part.cap = left // parts if left // parts >= 2 else left
+        if whole.deadline is not None:
+            part.deadline = part.started + (whole.deadline - part.started) / parts
+        return part
+
     def spent(self, nodes: int) -> bool:
-        if nodes == self.cap:
+        if 0 <= self.cap <= nodes:
             return True
         return (
             self.deadline is not None
@@ -54,16 +65,24 @@ def search(
         return budget.result(Verdict.LOST, [], 1)
     if rules.strategy == "dfs":
         return _depth_first(rules, budget)
-    return _best_first(rules, budget)
+    nodes = 0
+    for i, name in enumerate(rules.portfolio):
+        if 0 <= budget.cap <= nodes:
+            break
+        share = _Budget.share(budget, len(rules.portfolio) - i, nodes)
+        result = _best_first(rules, getattr(rules, name), share)
+        nodes += result.nodes
+        if result.verdict != Verdict.UNKNOWN:
+            return budget.result(result.verdict, result.moves, nodes)
+    return budget.result(Verdict.UNKNOWN, [], nodes)
 
 
-def _best_first(rules: Rules, budget: _Budget) -> SolveResult:
-    """Expand the open position with the lowest score first (ties: the newest)."""
+def _best_first(rules: Rules, score, budget: _Budget) -> SolveResult:
+    """Expand the open position with the lowest ``score`` first (ties: the newest)."""
     key = rules.key
     is_won = rules.is_won
     children = rules.children
     hopeless = rules.hopeless
-    score = rules.score
     start = rules.start
     ids = {key(start): 0}
     parent = [-1]

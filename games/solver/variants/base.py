@@ -18,6 +18,9 @@ class Rules:
 
     variant: str = ""
     strategy: str = "best"  # "best" (best-first on score) or "dfs" (depth-first, rules' order)
+    # Best-first only: names of score methods tried in turn, each with an equal share of what
+    # is left of the budget (the first that reaches a verdict answers).
+    portfolio: tuple[str, ...] = ("score",)
     start: Position
     start_notes: list[str]
 

@@ -23,6 +23,8 @@ DEAL_WIDTH = 5
 
 class SpiderwebRules(Rules):
     variant = "spiderweb"
+    # Two guides, half the budget each: neither finds every win the other finds.
+    portfolio = ("score", "score_digging")
 
     def __init__(self, state: dict) -> None:
         piles = tuple(tuple(parse(c) for c in p) for p in state["tableau"])
@@ -44,13 +46,13 @@ class SpiderwebRules(Rules):
     def is_won(self, pos) -> bool:
         return all(f < 0 for f in pos[2])
 
-    def score(self, pos) -> int:
+    def score(self, pos, down_weight: int = 3) -> int:
         """Runs to join (each card not on its in-suit successor, stock cards too), face-down
         cards, cells in use (lower is better)."""
         piles, down, fnd, dealt = pos
         score = 2 * (len(self.stock) - dealt)
         for p, d in zip(piles, down, strict=True):
-            score += 3 * d + (2 if p else 0)
+            score += down_weight * d + (2 if p else 0)
             for a, b in zip(p[d:], p[d + 1 :], strict=False):
                 if a != b + 4:
                     score += 2
@@ -58,6 +60,10 @@ class SpiderwebRules(Rules):
             if f > 0:
                 score += 3
         return score
+
+    def score_digging(self, pos) -> int:
+        """The score with face-down cards weighing more: finds other deals' wins."""
+        return self.score(pos, 10)
 
     def key(self, pos):
         piles, down, fnd, dealt = pos
