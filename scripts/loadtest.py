@@ -137,6 +137,7 @@ class Stats:
     frames: int = 0
     reconnects: int = 0
     connect_retries: int = 0
+    late_acks: int = 0
     first_move_at: float | None = None
     last_ack_at: float | None = None
 
@@ -182,6 +183,7 @@ class Racer:
         self.log: list[str] = []  # every acknowledged move, in order (the expected record)
         self.board: dict | None = None
         self.pending: Pending | None = None
+        self.late: Pending | None = None  # a move whose ack timed out
         self.settled = asyncio.Event()
         self.board_ready = asyncio.Event()
         self.snapshot_seen = asyncio.Event()
@@ -277,6 +279,9 @@ class Racer:
     def on_ack(self, frame: dict) -> None:
         pending = self.pending
         self.board = frame
+        if pending is None and self.late is not None:
+            pending, self.late = self.late, None  # the answer to a move given up on
+            self.stats.late_acks += 1
         if pending is None or frame["seq"] != pending.seq + 1 or frame["played"] != [pending.move]:
             self.stats.error("unexpected_ack")
             return
@@ -351,8 +356,9 @@ class Racer:
             try:
                 await asyncio.wait_for(self.settled.wait(), ACK_TIMEOUT_S)
             except TimeoutError:
+                # Given up on (an error), but still in flight: a late ack is still recorded.
                 self.stats.error("ack_timeout")
-                self.pending = None
+                self.late, self.pending = self.pending, None
                 break
             next_at += period
             delay = next_at - time.perf_counter()
@@ -518,6 +524,7 @@ class LoadRun:
             "errors": sum(stats.errors.values()),
             "error_codes": dict(stats.errors),
             "reconnects": stats.reconnects,
+            "late_acks": stats.late_acks,
             "connect_retries": stats.connect_retries,
             "frames_received": stats.frames,
             "latency_ms": {
