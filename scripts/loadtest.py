@@ -45,9 +45,10 @@ from tqdm import tqdm
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from games.engine import VARIANTS
+from games.percentiles import percentile
 from scripts.servers import check_local, create_database, migrate, server_env, start_daphnes
 
-VARIANTS = ("penelopes-web", "eighty-thieves", "penguin", "spiderweb", "queenie")
 MAX_RACERS_PER_RACE = 8
 TIME_LIMIT_CHOICES = (60, 180, 300, 600, 900, 1800, 3600)
 ACK_TIMEOUT_S = 15.0
@@ -143,15 +144,6 @@ class Stats:
 
     def error(self, code: str) -> None:
         self.errors[code] += 1
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """The q-th percentile (nearest rank), or None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
 
 
 # ------------------------------------------------------------------ one racer

@@ -3,7 +3,11 @@
 import math
 from dataclasses import dataclass, field
 
+from games.percentiles import percentile
+
 from .result import Verdict
+
+__all__ = ["Tally", "percentile", "wilson"]
 
 Z95 = 1.959963984540054
 
@@ -17,15 +21,6 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """The nearest-rank percentile ``q`` (0–100) of ``values``; None when there are none."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
 
 
 @dataclass

@@ -15,16 +15,16 @@ from tqdm import tqdm
 from daily import leaderboard
 from daily.boards import FASTEST, Board
 from daily.scoring import DailyResult, daily_score
+from games.percentiles import percentile
 from games.rankstore import RedisRankStore, get_rank_store
 
 
 def summary(name: str, seconds: list[float]) -> str:
-    ms = sorted(s * 1000 for s in seconds)
-    pick = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))]  # noqa: E731
+    ms = [s * 1000 for s in seconds]
     rate = len(ms) / (sum(ms) / 1000)
     return (
-        f"{name:<22} median {statistics.median(ms):7.3f} ms  p95 {pick(0.95):7.3f} ms  "
-        f"p99 {pick(0.99):7.3f} ms  {rate:9.0f}/s"
+        f"{name:<22} median {statistics.median(ms):7.3f} ms  p95 {percentile(ms, 95):7.3f} ms  "
+        f"p99 {percentile(ms, 99):7.3f} ms  {rate:9.0f}/s"
     )
 
 

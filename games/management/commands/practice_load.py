@@ -26,6 +26,7 @@ from tqdm import tqdm
 
 from games.engine import VARIANTS
 from games.models import Game
+from games.percentiles import percentile
 
 CONFIG_PATTERN = re.compile(
     r'<script id="board-config" type="application/json">(.*?)</script>', re.S
@@ -118,7 +119,6 @@ class Command(BaseCommand):
         parser.add_argument("--no-verify", action="store_true", help="skip the database check")
 
     def handle(self, *args, **options) -> None:
-        from scripts.loadtest import percentile
         from scripts.servers import check_local
 
         try:
