@@ -212,7 +212,10 @@ class RaceConsumer(AsyncWebsocketConsumer):
         for task in self.timers:
             task.cancel()
         self.timers = []
-        if view.starts_at_ms is not None and view.starts_at_ms > now_ms():
+        shown = view.board is not None or bool(view.boards)
+        if view.starts_at_ms is not None and not shown and now_ms() < view.starts_at_ms + 1000:
+            # Also when the start passed between reading the view and now: the timer fires at
+            # once and the sync brings the boards.
             self.timers.append(asyncio.ensure_future(self.at(view.starts_at_ms, self.on_start)))
         if view.ends_at_ms is not None:
             self.timers.append(asyncio.ensure_future(self.at(view.ends_at_ms + 50, self.on_end)))
@@ -268,6 +271,9 @@ class RaceConsumer(AsyncWebsocketConsumer):
                 self.race, self.player, self.last_event
             )
             await self.follow(view)
+            if frame["type"] == "countdown" and view.board is not None:
+                # Taken in after the start time (a busy server): no timer will bring the board.
+                await self.send_update("state", view.board)
             for board in view.boards:
                 await self.send_frame(board)
             self.schedule(view)

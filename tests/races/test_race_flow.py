@@ -294,3 +294,16 @@ async def test_racer_rows_track_progress(running, run):
         progress["racer"]["cards"],
         progress["racer"]["status"],
     )
+
+
+async def test_a_countdown_handled_after_the_start_still_brings_the_board(lobby, monkeypatch):
+    """A socket that takes in the countdown only after the start time (a busy server) still gets
+    its board straight away: no timer is left to bring it."""
+    from races import lifecycle
+
+    monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", -1000)
+    race, ann_socket, bob_socket = lobby
+    await ann_socket.request({"type": "start"}, "countdown")
+    await bob_socket.expect("countdown")
+    assert (await ann_socket.board())["seq"] == 0
+    assert (await bob_socket.board())["seq"] == 0
