@@ -82,6 +82,7 @@ def test_every_listed_move_plays(variant, seed, choices):
 @given(seed=SEEDS, choices=CHOICES)
 def test_state_round_trips(variant, seed, choices):
     """from_dict(to_dict()) is the same position, with the same legal moves, through JSON."""
+    g = new_game(variant, seed)  # the deal itself, if it has no move to play
     for g, move in playout(variant, seed, choices):
         g.play(move)
     d = g.to_dict()
