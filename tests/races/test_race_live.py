@@ -152,6 +152,8 @@ async def race_on_two_processes(a: str, b: str) -> None:
         await ann_ws.send(json.dumps({"type": "undo", "seq": ann_ack["seq"]}))
         await expect(ann_ws, "ack")
         missed = await expect(ann_ws, "progress")
+        while missed["event"] <= seen:  # Ann's own move's progress may come after her ack
+            missed = await expect(ann_ws, "progress")
         bob_ws = await bob.socket(a, code, since=seen)
         caught_up = await expect(bob_ws, "progress")
         # Another event (the start, recorded by whichever process notices it first) may fall
