@@ -9,7 +9,9 @@ automatic moves keep a win whenever there is one).
 
 Two orders, chosen per variant (``Rules.strategy``): best-first on the score (short lines,
 good where a score guides well) and depth-first in the rules' move order (little memory, fast
-where good moves are easy to tell).
+where good moves are easy to tell). A best-first portfolio may also name a search of the
+variant's own (a method marked ``whole_search``, called with its share of the budget, that
+answers won or unknown, never lost).
 """
 
 import heapq
@@ -70,7 +72,11 @@ def search(
         if 0 <= budget.cap <= nodes:
             break
         share = _Budget.share(budget, len(rules.portfolio) - i, nodes)
-        result = _best_first(rules, getattr(rules, name), share)
+        guide = getattr(rules, name)
+        if getattr(guide, "whole_search", False):
+            result = guide(share)  # a search of the rules' own (e.g. a beam): won or unknown
+        else:
+            result = _best_first(rules, guide, share)
         nodes += result.nodes
         if result.verdict != Verdict.UNKNOWN:
             return budget.result(result.verdict, result.moves, nodes)

@@ -40,7 +40,9 @@ def test_unknown_variant_is_refused():
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_node_budget_spent_gives_unknown(variant):
     """When the node budget runs out before a verdict, the answer is unknown with no moves."""
-    result = solve(new_game(variant, 11), max_nodes=3)
+    # Penelope's Web deal 11 is proved lost at its start position (relaxed game); 3 is not.
+    seed = 3 if variant == "penelopes-web" else 11
+    result = solve(new_game(variant, seed), max_nodes=3)
     assert result.verdict == Verdict.UNKNOWN
     assert result.moves == []
     assert result.nodes == 3
