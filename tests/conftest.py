@@ -2,23 +2,47 @@
 
 from __future__ import annotations
 
-import json
+import os
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from games.actions import do_create_game, starting_position
-from games.engine import VARIANT_INFO
-from games.identity import SESSION_PLAYER_KEY
-from games.models import Game, Move, Player
+from games.actions import do_create_game
+from games.models import Game, Player
 from tests.browser_support import browser, live_url, make_page, page  # noqa: F401  (fixtures)
+from tests.race_support import (  # noqa: F401  (fixtures)
+    fast_countdown,
+    finished_race,
+    generous_budget,
+    make_client,
+    make_race,
+    near_win_for,
+    no_countdown,
+    open_duo,
+    race_socket,
+    run,
+    running_race,
+)
+from tests.support import (
+    ORIGIN,
+    RecordingCommunicator,
+    assert_no_hidden_cards,
+    check_frame_hides_cards,
+    log_in_as_guest,
+)
+
+# Race tests follow every move's `progress` event; the throttle has tests of its own
+# (tests/races/test_race_announce.py). Servers the tests start inherit the environment.
+os.environ["RACE_PROGRESS_INTERVAL_MS"] = "0"
 
 PASSWORD = "correct-horse-battery-9"
-ORIGIN = b"http://localhost"
-HIDDEN = "??"
+
+
+@pytest.fixture(autouse=True)
+def announce_every_race_move(settings):
+    settings.RACE_PROGRESS_INTERVAL_MS = 0
 
 
 @pytest.fixture
@@ -40,14 +64,6 @@ def password() -> str:
 @pytest.fixture
 def user(db):
     return get_user_model().objects.create_user(username="bob", password=PASSWORD)
-
-
-def log_in_as_guest(client, player: Player) -> None:
-    """Make the client's session that of the guest `player` (as if it had played before)."""
-    session = client.session
-    session[SESSION_PLAYER_KEY] = player.pk
-    session.save()
-    client.cookies[settings.SESSION_COOKIE_NAME] = session.session_key
 
 
 @pytest.fixture
@@ -72,27 +88,6 @@ def make_game(db):
         return do_create_game(player, variant, seed, **kwargs)
 
     return make
-
-
-class RecordingCommunicator(WebsocketCommunicator):
-    """A WebsocketCommunicator that keeps every frame the server sent, for leak checks."""
-
-    def __init__(self, *args, log: list, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.log = log
-
-    async def receive_from(self, timeout: float = 2) -> str:
-        text = await super().receive_from(timeout)
-        self.log.append(text)
-        return text
-
-    async def receive_json_from(self, timeout: float = 2) -> dict:
-        return json.loads(await self.receive_from(timeout))
-
-    async def send_frame(self, frame: dict) -> dict:
-        """Send a JSON frame and return the server's next frame."""
-        await self.send_json_to(frame)
-        return await self.receive_json_from()
 
 
 @pytest.fixture
@@ -141,47 +136,6 @@ async def connect(sent_frames):
     await database_sync_to_async(assert_no_hidden_cards)(sent_frames)
 
 
-def assert_no_hidden_cards(frames: list[str]) -> None:
-    """No frame shows a face-down or stock card: checked against the full state at its seq."""
-    for text in frames:
-        check_frame_hides_cards(text)
-
-
-def full_state_at(game: Game, seq: int) -> dict:
-    """The engine's full state after the first `seq` rows of the game's log."""
-    engine = starting_position(game)
-    for move in game.moves.filter(seq__lte=seq).order_by("seq").values_list("move", flat=True):
-        if move == Move.UNDO:
-            engine.undo()
-        else:
-            engine.play(move)
-    return engine.to_dict()
-
-
-def check_frame_hides_cards(text: str) -> None:
-    """The frame's view equals the full state with exactly the hidden cards replaced by "??"."""
-    frame = json.loads(text)
-    if "view" not in frame:
-        return
-    game = Game.objects.get(public_id=frame["game"])
-    full = full_state_at(game, frame["seq"])
-    view = frame["view"]
-    assert "seed" not in view
-    assert view["stock"] == [HIDDEN] * len(full["stock"])
-    hidden = set(full["stock"])
-    for shown, real, down in zip(view["tableau"], full["tableau"], full["down"], strict=True):
-        assert len(shown) == len(real)
-        assert shown[:down] == [HIDDEN] * down
-        assert shown[down:] == real[down:]
-        hidden.update(real[:down])
-    for key in ("foundations", "cells", "waste", "down"):
-        assert view[key] == full[key], key
-    if VARIANT_INFO[game.variant]["decks"] == 1:
-        # One deck: a hidden card's name may appear nowhere in the frame.
-        for card in hidden:
-            assert f'"{card}"' not in text, f"{card} leaked in {text[:200]}"
-
-
 @pytest.fixture(autouse=True)
 def fresh_engine_cache():
     """Each test starts with an empty per-process engine cache."""
@@ -195,10 +149,10 @@ def fresh_engine_cache():
 @pytest.fixture(autouse=True)
 def fresh_player_budgets():
     """Each test starts with every player's per-player rate budget unused (ids can repeat)."""
-    from games.throttles import RACE_FORMS, RACE_WRITES
+    from games.throttles import GAME_WRITES, RACE_FORMS, RACE_WRITES
 
-    for budget in (RACE_FORMS, RACE_WRITES):
+    for budget in (GAME_WRITES, RACE_FORMS, RACE_WRITES):
         budget.clear()
     yield
-    for budget in (RACE_FORMS, RACE_WRITES):
+    for budget in (GAME_WRITES, RACE_FORMS, RACE_WRITES):
         budget.clear()

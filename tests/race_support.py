@@ -1,4 +1,6 @@
-"""Race fixtures: racers with their own browser sessions, races, and race sockets.
+"""Race fixtures: racers with their own browser sessions, races, and race sockets; for the
+hostile and security suites also a running race and a frame budget no test reaches. The test
+packages' conftest files import what they use from here.
 
 `race_socket` connects through the real ASGI application (origin check, session, auth) like
 the games app's `connect`, and checks at the end of the test that no frame any socket got
@@ -10,10 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -24,22 +24,7 @@ from django.test import Client
 from games.models import Player
 from races import actions, lifecycle
 from races.models import Race, Racer
-
-
-def _shared_conftest():
-    """tests/conftest.py as a module (its helpers, not its fixtures): both conftest files are
-    top-level `conftest` modules to Python, so a plain import would find this one."""
-    path = Path(__file__).resolve().parent.parent / "conftest.py"
-    spec = importlib.util.spec_from_file_location("tests_shared_conftest", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_shared = _shared_conftest()
-RecordingCommunicator = _shared.RecordingCommunicator
-check_frame_hides_cards = _shared.check_frame_hides_cards
-log_in_as_guest = _shared.log_in_as_guest
+from tests.support import RecordingCommunicator, check_frame_hides_cards, log_in_as_guest
 
 ORIGIN = b"http://localhost"
 FAST_COUNTDOWN_MS = 300
@@ -145,15 +130,24 @@ async def race_socket(sent_frames):
     await sync_to_async(assert_nothing_secret)(sent_frames)
 
 
+def check_board_hides_cards(frame: dict, text: str) -> bool:
+    """A frame showing a board (a spectator's `board`, a racer's own `state`/`ack`) against the
+    record at its seq; False if the frame shows no board."""
+    if frame["type"] == "board":
+        racer = Racer.objects.select_related("game").get(public_id=frame["racer"])
+        check_frame_hides_cards(json.dumps({**frame, "game": racer.game.public_id}))
+    elif "view" in frame:
+        check_frame_hides_cards(text)
+    else:
+        return False
+    return True
+
+
 def assert_nothing_secret(frames: list[str]) -> None:
     """No hidden card in any board; no race's seed before that race was over."""
     for text in frames:
         frame = json.loads(text)
-        if frame["type"] == "board":
-            racer = Racer.objects.select_related("game").get(public_id=frame["racer"])
-            check_frame_hides_cards(json.dumps({**frame, "game": racer.game.public_id}))
-        elif "view" in frame:
-            check_frame_hides_cards(text)
+        check_board_hides_cards(frame, text)
         race_data = frame.get("race") or {}
         if race_data.get("status") not in ("finished", "cancelled"):
             assert "seed" not in race_data, text
@@ -276,3 +270,26 @@ def open_duo(make_client, make_race, race_socket, run):
         return duo
 
     return open_
+
+
+@pytest.fixture
+def running_race(make_client, make_race):
+    """A running race of Ann (host) and Bob on Penelope's Web, no move made yet."""
+    from hostile_harness import start_running_race
+
+    return start_running_race(make_client, make_race)
+
+
+@pytest.fixture
+def generous_budget(monkeypatch):
+    """Sockets get a frame budget no test session reaches, for tests about something else
+    (each of their frames is followed by a ping, which counts too)."""
+    from games import consumers as game_consumers
+    from games.ratelimit import FrameBudget
+    from races import consumers as race_consumers
+
+    def budget() -> FrameBudget:
+        return FrameBudget(limit=100_000, flood=100_000)
+
+    monkeypatch.setattr(game_consumers, "FrameBudget", budget)
+    monkeypatch.setattr(race_consumers, "FrameBudget", budget)

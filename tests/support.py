@@ -1,0 +1,87 @@
+"""Test helpers shared by every test package (plain functions and classes; the fixtures are in
+the conftest files, which import these)."""
+
+from __future__ import annotations
+
+import json
+
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+
+from games.actions import starting_position
+from games.engine import VARIANT_INFO
+from games.identity import SESSION_PLAYER_KEY
+from games.models import Game, Move, Player
+
+ORIGIN = b"http://localhost"
+HIDDEN = "??"
+
+
+def log_in_as_guest(client, player: Player) -> None:
+    """Make the client's session that of the guest `player` (as if it had played before)."""
+    session = client.session
+    session[SESSION_PLAYER_KEY] = player.pk
+    session.save()
+    client.cookies[settings.SESSION_COOKIE_NAME] = session.session_key
+
+
+class RecordingCommunicator(WebsocketCommunicator):
+    """A WebsocketCommunicator that keeps every frame the server sent, for leak checks."""
+
+    def __init__(self, *args, log: list, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.log = log
+
+    async def receive_from(self, timeout: float = 2) -> str:
+        text = await super().receive_from(timeout)
+        self.log.append(text)
+        return text
+
+    async def receive_json_from(self, timeout: float = 2) -> dict:
+        return json.loads(await self.receive_from(timeout))
+
+    async def send_frame(self, frame: dict) -> dict:
+        """Send a JSON frame and return the server's next frame."""
+        await self.send_json_to(frame)
+        return await self.receive_json_from()
+
+
+def assert_no_hidden_cards(frames: list[str]) -> None:
+    """No frame shows a face-down or stock card: checked against the full state at its seq."""
+    for text in frames:
+        check_frame_hides_cards(text)
+
+
+def full_state_at(game: Game, seq: int) -> dict:
+    """The engine's full state after the first `seq` rows of the game's log."""
+    engine = starting_position(game)
+    for move in game.moves.filter(seq__lte=seq).order_by("seq").values_list("move", flat=True):
+        if move == Move.UNDO:
+            engine.undo()
+        else:
+            engine.play(move)
+    return engine.to_dict()
+
+
+def check_frame_hides_cards(text: str) -> None:
+    """The frame's view equals the full state with exactly the hidden cards replaced by "??"."""
+    frame = json.loads(text)
+    if "view" not in frame:
+        return
+    game = Game.objects.get(public_id=frame["game"])
+    full = full_state_at(game, frame["seq"])
+    view = frame["view"]
+    assert "seed" not in view
+    assert view["stock"] == [HIDDEN] * len(full["stock"])
+    hidden = set(full["stock"])
+    for shown, real, down in zip(view["tableau"], full["tableau"], full["down"], strict=True):
+        assert len(shown) == len(real)
+        assert shown[:down] == [HIDDEN] * down
+        assert shown[down:] == real[down:]
+        hidden.update(real[:down])
+    for key in ("foundations", "cells", "waste", "down"):
+        assert view[key] == full[key], key
+    if VARIANT_INFO[game.variant]["decks"] == 1:
+        # One deck: a hidden card's name may appear nowhere in the frame.
+        for card in hidden:
+            assert f'"{card}"' not in text, f"{card} leaked in {text[:200]}"
