@@ -4,6 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
+# Websocket messages over 64 KB are cut off by Daphne itself (scripts/servers.py).
+DAPHNE_LIMITS := --websocket-max-message-size 65536 --websocket-max-frame-size 65536
 
 .PHONY: install run test lint format bench migrate
 
@@ -23,7 +25,7 @@ migrate: install
 
 run: migrate
 	@echo "Serving on http://$(HOST):$(PORT)/"
-	$(BIN)/daphne -b $(HOST) -p $(PORT) solitaire_site.asgi:application
+	$(BIN)/daphne -b $(HOST) -p $(PORT) $(DAPHNE_LIMITS) solitaire_site.asgi:application
 
 lint: install
 	$(BIN)/ruff check .

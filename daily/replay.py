@@ -13,6 +13,7 @@ Who may watch what:
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -28,6 +29,8 @@ from games.solver import first_losing_move_from
 LOSING_SECONDS_PER_POSITION = 1.0
 LOSING_TOTAL_SECONDS = 3.0
 LOSING_CACHE_SECONDS = 30 * 24 * 3600
+
+logger = logging.getLogger(__name__)
 
 
 class ReplayRefused(Exception):
@@ -145,7 +148,11 @@ def losing_frame(game: Game) -> int | None:
     Django's cache; an undone blunder still counts: it was played.
     """
     key = f"replay-losing:{game.public_id}:{game.seq}"
-    cached = cache.get(key)
+    try:
+        cached = cache.get(key)
+    except Exception:  # the cache (Redis) is down: compute, as on a first look
+        logger.warning("cache unavailable for %s", key, exc_info=True)
+        cached = None
     if cached is not None:
         return cached["frame"]
     log = list(game.moves.order_by("seq").values_list("move", flat=True))
@@ -156,5 +163,8 @@ def losing_frame(game: Game) -> int | None:
         max_total_seconds=LOSING_TOTAL_SECONDS,
     )
     frame = None if index is None else index + 1
-    cache.set(key, {"frame": frame}, LOSING_CACHE_SECONDS)
+    try:
+        cache.set(key, {"frame": frame}, LOSING_CACHE_SECONDS)
+    except Exception:
+        logger.warning("cache unavailable for %s", key, exc_info=True)
     return frame

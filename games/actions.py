@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models.signals import post_save
 from django.utils import timezone
 
+from games import rows
 from games.engine import Game as EngineGame
 from games.engine import IllegalMove, new_game
 from games.frames import game_frame
@@ -79,7 +81,12 @@ class GameUpdate:
     view: dict
     legal: tuple[str, ...]
     can_undo: bool
+    home: int = 0
+    """Cards on the foundations."""
     duplicate: bool = False
+    announced: bool = True
+    """False for a race move not (yet) announced to the race: its progress event was held back
+    (races.actions, `RACE_PROGRESS_INTERVAL_MS`)."""
 
     @property
     def elapsed_ms(self) -> int:
@@ -185,6 +192,7 @@ def _update(
         view=engine.to_dict(view="player"),
         legal=tuple(legal),
         can_undo=engine.move_count > 0 and not game.is_over,
+        home=engine.foundation_count(),
         **kw,
     )
 
@@ -276,15 +284,21 @@ def do_open_game(
 # ------------------------------------------------------------------ playing
 
 
-def _act(game: Game, seq: int, act: Callable[[EngineGame], list[str]]) -> GameUpdate:
+def _act(
+    game: Game, seq: int, act: Callable[[EngineGame], list[str]], locked: bool = False
+) -> GameUpdate:
     """Run `act` on the game's engine under the row lock and record what it played.
 
     `seq` is the log length the client last saw: behind the game's it is a resend (answered with
-    the current game, nothing applied), ahead of it an error.
+    the current game, nothing applied), ahead of it an error. `locked`: the caller's transaction
+    already holds a lock every writer of this game takes (a race game's race row) and `game` was
+    read under it, so the row is neither locked nor read again (the race hot path: two round
+    trips fewer, and no savepoint).
     """
-    with transaction.atomic():
-        # The snapshot is only written here, never read: leave it in the database.
-        game = Game.objects.select_for_update().defer("state").get(pk=game.pk)
+    with transaction.atomic(savepoint=not locked):
+        if not locked:
+            # The snapshot is only written here, never read: leave it in the database.
+            game = Game.objects.select_for_update().defer("state").get(pk=game.pk)
         if seq < game.seq:
             engine = _engine_for(game)
             transaction.on_commit(lambda: engines.put(game, game.seq, engine))
@@ -312,16 +326,38 @@ def _act(game: Game, seq: int, act: Callable[[EngineGame], list[str]]) -> GameUp
 
 
 def _record(game: Game, engine: EngineGame, played: list[str], legal: list[str]) -> None:
+    """Append the moves to the log and store the game's new snapshot and status (hand-written
+    statements, games/rows.py: this runs for every move)."""
     now = timezone.now()
-    Move.objects.bulk_create(
-        Move(game=game, seq=game.seq + i, move=move, at=now) for i, move in enumerate(played, 1)
+    rows.insert(
+        Move,
+        [
+            {"game_id": game.pk, "seq": game.seq + i, "move": move, "at": now}
+            for i, move in enumerate(played, 1)
+        ],
     )
     game.seq += len(played)
     game.move_count = engine.move_count
     game.state = engine.to_dict()
     game.status = status_of(engine, legal)
     game.finished_at = now if game.status == Game.Status.WON else None
-    game.save(update_fields=["seq", "move_count", "state", "status", "finished_at"])
+    fields = {
+        "seq": game.seq,
+        "move_count": game.move_count,
+        "state": game.state,
+        "status": game.status,
+        "finished_at": game.finished_at,
+    }
+    rows.update(Game, game.pk, fields)
+    # As Model.save would: the daily challenge follows its games through this signal.
+    post_save.send(
+        sender=Game,
+        instance=game,
+        created=False,
+        update_fields=frozenset(fields),
+        raw=False,
+        using=game._state.db,
+    )
 
 
 def canonical(move: str) -> str:
@@ -329,24 +365,24 @@ def canonical(move: str) -> str:
     return move.removesuffix(":1")
 
 
-def do_play_move(game: Game, move: str, seq: int) -> GameUpdate:
+def do_play_move(game: Game, move: str, seq: int, locked: bool = False) -> GameUpdate:
     """Play one move (contract notation); MoveRefused with the engine's reason if illegal."""
 
     def act(engine: EngineGame) -> list[str]:
         engine.play(move)
         return [canonical(move)]
 
-    return _act(game, seq, act)
+    return _act(game, seq, act, locked)
 
 
-def do_undo(game: Game, seq: int) -> GameUpdate:
+def do_undo(game: Game, seq: int, locked: bool = False) -> GameUpdate:
     """Take the last move back (a stuck game plays on); MoveRefused if there is none."""
 
     def act(engine: EngineGame) -> list[str]:
         engine.undo()
         return [Move.UNDO]
 
-    return _act(game, seq, act)
+    return _act(game, seq, act, locked)
 
 
 def is_autoplay_move(variant: str, move: str) -> bool:

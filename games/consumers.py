@@ -13,6 +13,7 @@ import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 
+from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import IntegrityError, close_old_connections
@@ -23,6 +24,7 @@ from games.identity import player_from_scope
 from games.messages import Autoplay, BadFrame, Hint, Open, Ping, PlayMove, Undo, parse
 from games.models import Game
 from games.ratelimit import FrameBudget, Verdict
+from games.throttles import GAME_WRITES
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +38,7 @@ UNRESOLVED = object()
 # database side by side, where Channels' default (one shared thread) queues every socket of the
 # process behind every query. Not the event loop's default executor: its threads end with the
 # loop, and a connection one still held never went back to the pool.
-ORM_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="orm")
+ORM_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="orm")
 
 # The solver's thread for hints: a search holds its thread for up to hints.HINT_SECONDS, so it
 # never takes an ORM thread from moves; one thread, as the search is CPU-bound under the GIL
@@ -63,6 +65,12 @@ def in_worker(function):
     return DatabaseSyncToAsync(run_and_close, thread_sensitive=False, executor=ORM_THREADS)
 
 
+class RateLimited(actions.ActionError):
+    """A write past the player's budget over all their sockets (games.throttles)."""
+
+    code = "rate_limited"
+
+
 class NotOpen(actions.ActionError):
     """A move, undo or autoplay for a game this socket has not opened."""
 
@@ -72,7 +80,23 @@ class NotOpen(actions.ActionError):
         super().__init__(reason)
 
 
-class GameConsumer(AsyncWebsocketConsumer):
+class SocketConsumer(AsyncWebsocketConsumer):
+    """A websocket consumer whose database calls all run in worker threads (`in_worker`, or
+    Channels' `database_sync_to_async`), each of which closes its own connection.
+
+    Channels' own `dispatch` first closes the event loop thread's stale connections, a hop to a
+    thread and back for every frame and every group message: 12% of a Daphne's Python time under
+    scripts/loadtest.py (docs/performance.md). This thread holds no connection, so it is skipped.
+    """
+
+    async def dispatch(self, message):
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+
+class GameConsumer(SocketConsumer):
     """One socket, one open game at a time, of the kinds in `kinds` (practice here)."""
 
     kinds: tuple[str, ...] = (Game.Kind.PRACTICE,)
@@ -129,6 +153,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             )
 
     async def dispatch_message(self, message) -> None:
+        if isinstance(message, PlayMove | Undo | Autoplay):
+            player = await self.current_player()
+            if player is not None and not GAME_WRITES.allow(player.pk):
+                raise RateLimited(
+                    f"more than {GAME_WRITES.limit} moves in {GAME_WRITES.window:g} s, "
+                    "over all your sockets"
+                )
         if isinstance(message, Ping):
             await self.send_frame(pong_frame(message.t))
         elif isinstance(message, Open):

@@ -42,6 +42,11 @@ class RankStore:
         """Members from ``start`` to ``stop`` inclusive (negative counts from the end)."""
         raise NotImplementedError
 
+    def set_and_range(self, key: str, member: str, score: float) -> list[str]:
+        """Set one member's score, then every member in order (one round trip in Redis)."""
+        self.set(key, member, score)
+        return [m for m, _ in self.range(key, 0, -1)]
+
     def count(self, key: str) -> int:
         raise NotImplementedError
 
@@ -76,6 +81,12 @@ class RedisRankStore(RankStore):
 
     def range(self, key, start, stop):
         return [(m, float(s)) for m, s in self.redis.zrange(key, start, stop, withscores=True)]
+
+    def set_and_range(self, key, member, score):
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(key, {member: score})
+        pipe.zrange(key, 0, -1)
+        return pipe.execute()[1]
 
     def count(self, key):
         return self.redis.zcard(key)

@@ -1,4 +1,4 @@
-"""Per-player limits on race writes, and the view decorator that applies one to form posts.
+"""Per-player limits on game and race writes, and the view decorator that applies one to form posts.
 
 Budgets are per process: with N server processes a player who spreads sockets over all of them
 gets at most N times the budget (still bounded; a shared counter in Redis would make it exact at
@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import functools
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from games.identity import current_player
 from games.ratelimit import PlayerBudget
 
-RACE_WRITES = PlayerBudget(limit=40, window=5.0)
+RACE_WRITES = PlayerBudget(limit=settings.PLAYER_WRITE_LIMIT, window=5.0)
 """Race actions over /ws/race/ (join, leave, ready, start, move, undo, resign, rematch) per
 player, all sockets together: a fast human makes a few a second."""
+
+GAME_WRITES = PlayerBudget(limit=settings.PLAYER_WRITE_LIMIT, window=5.0)
+"""Moves, undos and autoplays over /ws/game/ (practice and daily games: a daily move also writes
+the daily board) per player, all sockets together."""
 
 RACE_FORMS = PlayerBudget(limit=10, window=60.0)
 """Race pages' POSTs (new race, join, rematch) per player."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -15,11 +14,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from games import actions
+from games.deals import random_seed
 from games.engine import VARIANT_INFO, VARIANTS
 from games.forms import NicknameForm, SignUpForm
 from games.identity import attach_user, current_player
 from games.models import MAX_SEED, Game
-from games.winnable import find_winnable_seed
+from games.winnable import SolverBusy, find_winnable_seed
 
 # Random deals get seeds below a billion: short enough to read out and share.
 RANDOM_SEED_BOUND = 1_000_000_000
@@ -64,11 +64,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def new_deal(request: HttpRequest, variant: str) -> HttpResponse:
     """A new random deal of the variant: a redirect to its own address, which can be shared."""
     check_variant(variant)
-    return redirect("play", variant=variant, seed=str(random_seed()))
-
-
-def random_seed() -> int:
-    return secrets.randbelow(RANDOM_SEED_BOUND)
+    return redirect("play", variant=variant, seed=str(random_seed(variant, RANDOM_SEED_BOUND)))
 
 
 @require_GET
@@ -76,18 +72,19 @@ def new_winnable_deal(request: HttpRequest, variant: str) -> HttpResponse:
     """A random deal the solver proves winnable: a redirect to it, or a page saying none was
     proved in time (with a plain random deal one click away)."""
     info = check_variant(variant)
-    seed, tried = find_winnable_seed(
-        variant, random_seed, WINNABLE_BUDGET_S, WINNABLE_SECONDS_PER_DEAL
-    )
+    context = {"variant": variant, "variant_info": info, "budget_s": WINNABLE_BUDGET_S}
+    try:
+        seed, tried = find_winnable_seed(
+            variant, WINNABLE_BUDGET_S, WINNABLE_SECONDS_PER_DEAL, RANDOM_SEED_BOUND
+        )
+    except SolverBusy:
+        response = render(request, "games/no_winnable_deal.html", {**context, "busy": True})
+        response.status_code = 503
+        response["Retry-After"] = "5"
+        return response
     if seed is not None:
         return redirect("play", variant=variant, seed=str(seed))
-    context = {
-        "variant": variant,
-        "variant_info": info,
-        "tried": tried,
-        "budget_s": WINNABLE_BUDGET_S,
-    }
-    return render(request, "games/no_winnable_deal.html", context)
+    return render(request, "games/no_winnable_deal.html", {**context, "tried": tried})
 
 
 @require_GET

@@ -7,28 +7,48 @@ Thieves, Spiderweb) are rarely proved in a second or two, so "none in time" is a
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
 
+from games.deals import random_seed
 from games.engine import new_game
+from games.engine.shuffle import MAX_SEED
 from games.solver import Verdict, solve
+
+MAX_SEARCHES = 2
+"""Winnable-deal searches one process runs at once. Each is pure CPU for seconds: unbounded, a
+burst of requests (or one player holding the button) would take every core from the moves."""
+QUEUE_WAIT_S = 2.0
+"""How long a request waits for a free search before it is told the solver is busy."""
+
+_searches = threading.BoundedSemaphore(MAX_SEARCHES)
+
+
+class SolverBusy(Exception):
+    """Every search slot of this process stayed taken: ask again in a moment."""
 
 
 def find_winnable_seed(
     variant: str,
-    random_seed: Callable[[], int],
     budget_s: float,
     per_deal_s: float,
+    bound: int = MAX_SEED + 1,
 ) -> tuple[int | None, int]:
-    """(the first seed from `random_seed()` the solver proves won, deals tried); (None, tried)
+    """(the first random seed below `bound` the solver proves won, deals tried); (None, tried)
     when none was proved within `budget_s` seconds in all, each deal searched at most
-    `per_deal_s` (and never past the total budget)."""
-    deadline = time.monotonic() + budget_s
-    tried = 0
-    while (left := deadline - time.monotonic()) > 0.05:
-        seed = random_seed()
-        tried += 1
-        result = solve(new_game(variant, seed), max_seconds=min(left, per_deal_s))
-        if result.verdict == Verdict.WON:
-            return seed, tried
-    return None, tried
+    `per_deal_s` (and never past the total budget). SolverBusy if `MAX_SEARCHES` others run
+    and none ends within `QUEUE_WAIT_S`."""
+    if not _searches.acquire(timeout=QUEUE_WAIT_S):
+        raise SolverBusy(f"{MAX_SEARCHES} winnable-deal searches are running")
+    try:
+        deadline = time.monotonic() + budget_s
+        tried = 0
+        while (left := deadline - time.monotonic()) > 0.05:
+            seed = random_seed(variant, bound)
+            tried += 1
+            result = solve(new_game(variant, seed), max_seconds=min(left, per_deal_s))
+            if result.verdict == Verdict.WON:
+                return seed, tried
+        return None, tried
+    finally:
+        _searches.release()

@@ -13,15 +13,20 @@ Every function here is synchronous (the ORM); consumers call them through
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import logging
-import secrets
+from collections import OrderedDict
 from datetime import UTC, datetime
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from games import rows
 from games.actions import GameUpdate, do_create_game, do_play_move, do_undo
+from games.deals import random_seed
 from games.engine import VARIANT_INFO
 from games.engine import Game as EngineGame
 from games.layer import group_send_nowait
@@ -67,10 +72,34 @@ def phase_of(race: Race, now: datetime | None = None) -> Phase:
 # ------------------------------------------------------------------ reading
 
 
+_RACER_FIELDS = rows.attnames(Racer)
+# The game's snapshot is never read through a racer (the log is the record), and the start
+# position only when the engine is rebuilt: both stay behind (deferred).
+_GAME_FIELDS = rows.attnames(Game, exclude=("state", "start_state"))
+
+
+@functools.cache
+def _racer_sql() -> str:
+    return (
+        f"SELECT {rows.column_list(Racer, 'rc', _RACER_FIELDS)}, "
+        f"{rows.column_list(Game, 'g', _GAME_FIELDS)} "
+        f"FROM {Racer._meta.db_table} rc LEFT JOIN {Game._meta.db_table} g ON g.id = rc.game_id "
+        "WHERE rc.race_id = %s AND rc.player_id = %s"
+    )
+
+
 def racer_of(race: Race, player: Player | None) -> Racer | None:
+    """The player's racer in the race, with their game (hand-written SQL: games/rows.py)."""
     if player is None:
         return None
-    return race.racers.select_related("game").filter(player=player).first()
+    row = rows.fetch_one(_racer_sql(), [race.pk, player.pk])
+    if row is None:
+        return None
+    split = len(_RACER_FIELDS)
+    racer = rows.instance(Racer, _RACER_FIELDS, row[:split])
+    if racer.game_id is not None:
+        racer.game = rows.instance(Game, _GAME_FIELDS, row[split:])
+    return racer
 
 
 def total_cards(variant: str) -> int:
@@ -98,23 +127,43 @@ def progress_of(racer: Racer) -> Progress:
     )
 
 
-def standings(race: Race) -> list[str]:
+def standings(race: Race, moved: Racer | None = None) -> list[str]:
     """Racer ids best first, from the race's sorted set (rebuilt from the rows unless it holds
     exactly the race's racers: it may be gone, or partial after Redis restarted empty and only
-    the racers who moved since were written back)."""
+    the racers who moved since were written back). `moved`: write that racer's score first, in
+    the same round trip."""
     store = get_rank_store()
     key = standings_key(race)
-    # race_id too: the related manager reads it on every row, and a deferred field is a query.
-    ids = {standing_member(r): r.public_id for r in race.racers.only("pk", "public_id", "race_id")}
-    members = [member for member, _ in store.range(key, 0, -1)]
+    ids = _members(race)
+    if moved is None:
+        members = [member for member, _ in store.range(key, 0, -1)]
+    else:
+        members = store.set_and_range(key, standing_member(moved), progress_of(moved).score)
     if set(members) != set(ids):
         _rebuild_standings(race)
         members = [member for member, _ in store.range(key, 0, -1)]
     return [ids[member] for member in members if member in ids]
 
 
-def _set_standing(race: Race, racer: Racer) -> None:
-    get_rank_store().set(standings_key(race), standing_member(racer), progress_of(racer).score)
+_started_members: OrderedDict[tuple[int, str], dict[str, str]] = OrderedDict()
+_STARTED_MEMBERS_KEPT = 4096
+
+
+def _members(race: Race) -> dict[str, str]:
+    """Sorted-set member -> racer id, for every racer of the race. Racers never change once the
+    race has started, so a started race's map is kept in the process (a move needs no query)."""
+    cache_key = (race.pk, race.code)
+    if race.status != Race.Status.LOBBY:
+        cached = _started_members.get(cache_key)
+        if cached is not None:
+            return cached
+    # race_id too: the related manager reads it on every row, and a deferred field is a query.
+    ids = {standing_member(r): r.public_id for r in race.racers.only("pk", "public_id", "race_id")}
+    if race.status != Race.Status.LOBBY:
+        _started_members[cache_key] = ids
+        while len(_started_members) > _STARTED_MEMBERS_KEPT:
+            _started_members.popitem(last=False)
+    return ids
 
 
 def _rebuild_standings(race: Race) -> None:
@@ -133,9 +182,12 @@ def _emit(race: Race, kind: str, /, **data) -> RaceEvent:
     The caller holds the race row lock, so numbers are consecutive and never reused.
     """
     race.event_seq += 1
-    Race.objects.filter(pk=race.pk).update(event_seq=race.event_seq)
-    event = RaceEvent.objects.create(
-        race=race, seq=race.event_seq, kind=kind, data=data, at=timezone.now()
+    event = RaceEvent(race=race, seq=race.event_seq, kind=kind, data=data, at=timezone.now())
+    # Hand-written statements (games/rows.py): a race event is written for most moves.
+    rows.update(Race, race.pk, {"event_seq": race.event_seq})
+    rows.insert(
+        RaceEvent,
+        [{"race_id": race.pk, "seq": event.seq, "kind": kind, "data": data, "at": event.at}],
     )
     group = race.group_name
     frame = event_frame(event)
@@ -204,10 +256,6 @@ def race_dict(race: Race) -> dict:
 # ------------------------------------------------------------------ creating and joining
 
 
-def random_seed() -> int:
-    return secrets.randbelow(MAX_SEED + 1)
-
-
 def winnable_seed(variant: str, budget_s: float | None = None) -> int:
     """A random deal the solver wins, searched for `budget_s` seconds at most in all.
 
@@ -215,10 +263,17 @@ def winnable_seed(variant: str, budget_s: float | None = None) -> int:
     is left of the budget; a deal it proves won is taken. RaceRuleError (`no_winnable_deal`)
     if none is proved in time: some variants are rarely proved so fast, and the page says so.
     """
-    from games.winnable import find_winnable_seed
+    from games.winnable import SolverBusy, find_winnable_seed
 
     budget = WINNABLE_BUDGET_S if budget_s is None else budget_s
-    seed, _ = find_winnable_seed(variant, random_seed, budget, WINNABLE_SECONDS_PER_DEAL)
+    try:
+        seed, _ = find_winnable_seed(variant, budget, WINNABLE_SECONDS_PER_DEAL)
+    except SolverBusy as exc:
+        raise RaceRuleError(
+            "solver_busy",
+            "the solver is busy with other players' deals; try again in a moment, "
+            "or race on a random deal",
+        ) from exc
     if seed is not None:
         return seed
     raise RaceRuleError(
@@ -259,7 +314,7 @@ def do_create_race(
     name = clean_name(name, host)
     seed_chosen = seed is not None
     if seed is None:
-        seed = winnable_seed(variant) if winnable else random_seed()
+        seed = winnable_seed(variant) if winnable else random_seed(variant)
     for _ in range(20):
         try:
             with transaction.atomic():
@@ -302,14 +357,28 @@ def clean_name(name: str | None, player: Player) -> str:
 
 def _add_racer(race: Race, player: Player, name: str) -> Racer:
     racer = Racer.objects.create(race=race, player=player, name=name)
-    _set_standing(race, racer)
-    _emit(race, "joined", racer=racer_dict(racer, race), standings=standings(race))
+    _emit(race, "joined", racer=racer_dict(racer, race), standings=standings(race, moved=racer))
     return racer
 
 
+_RACE_FIELDS = rows.attnames(Race)
+
+
+@functools.cache
+def _locked_sql() -> str:
+    return (
+        f"SELECT {rows.column_list(Race, 'r', _RACE_FIELDS)} FROM {Race._meta.db_table} r "
+        f"WHERE r.id = %s{rows.for_update()}"
+    )
+
+
 def _locked(race: Race) -> Race:
-    """The race row, fresh and locked until the transaction ends."""
-    return Race.objects.select_for_update().get(pk=race.pk)
+    """The race row, fresh and locked until the transaction ends (hand-written SQL: it is read
+    on every move; games/rows.py)."""
+    row = rows.fetch_one(_locked_sql(), [race.pk])
+    if row is None:
+        raise Race.DoesNotExist(f"race {race.pk} is gone")
+    return rows.instance(Race, _RACE_FIELDS, row)
 
 
 def do_join_race(race: Race, player: Player, name: str | None = None) -> Racer:
@@ -402,47 +471,96 @@ def _playing_racer(race: Race, player: Player | None, now: datetime) -> Racer:
 
 def do_race_move(race: Race, player: Player | None, move: str, seq: int) -> GameUpdate:
     """Play one move of the player's race game; the race's progress moves with it."""
-    return _race_act(race, player, lambda game: do_play_move(game, move, seq))
+    return _race_act(race, player, lambda game: do_play_move(game, move, seq, locked=True))
 
 
 def do_race_undo(race: Race, player: Player | None, seq: int) -> GameUpdate:
     """Take back the racer's last move (a stuck racer plays on)."""
-    return _race_act(race, player, lambda game: do_undo(game, seq))
+    return _race_act(race, player, lambda game: do_undo(game, seq, locked=True))
 
 
 def _race_act(race, player, act) -> GameUpdate:
+    """The race hot path (scripts/loadtest.py, docs/performance.md): the race row lock
+    serialises every writer of the race's games, so the game is read with the racer and not
+    locked again."""
     with transaction.atomic():
         race = _locked(race)
         now = timezone.now()
         racer = _playing_racer(race, player, now)
         update = act(racer.game)
-        if not update.duplicate and update.played:
-            _record_progress(race, racer, update.game, now)
+        played = not update.duplicate and update.played
+        if played and not _record_progress(race, racer, update, now):
+            update = dataclasses.replace(update, announced=False)
     return update
 
 
-def _record_progress(race: Race, racer: Racer, game: Game, now: datetime) -> None:
-    cards = EngineGame.from_dict(game.state).foundation_count()
-    if cards != racer.cards:
-        racer.cards = cards
-        racer.cards_at_ms = since_start_ms(race, now)
+def _announcement_due(racer: Racer, at_ms: int) -> bool:
+    interval = settings.RACE_PROGRESS_INTERVAL_MS
+    return racer.announced_ms is None or at_ms - racer.announced_ms >= interval
+
+
+def _record_progress(race: Race, racer: Racer, update: GameUpdate, now: datetime) -> bool:
+    """Store the racer's progress after a move; announce it (a `progress` event) when their
+    cards home or status changed, or their last announcement is `RACE_PROGRESS_INTERVAL_MS`
+    old. True if announced.
+
+    Held back, a move changes only the racer's move count: the standings (cards, then time)
+    and the results chart (cards over time) miss nothing, and the event count per move falls
+    from one to about one per interval per racer (each event is a row and a frame to every
+    socket of the race)."""
+    game = update.game
+    before = (racer.cards, racer.status)
+    at_ms = since_start_ms(race, now)
+    if update.home != racer.cards:
+        racer.cards = update.home
+        racer.cards_at_ms = at_ms
     racer.moves = game.move_count
     racer.status = lifecycle.racer_status_after(
         won=game.status == Game.Status.WON, stuck=game.status == Game.Status.STUCK
     )
     if racer.status == RacerStatus.WON:
         racer.finish_ms = racer.done_ms = since_start_ms(race, game.finished_at)
-    racer.save(update_fields=["cards", "cards_at_ms", "moves", "status", "finish_ms", "done_ms"])
-    _progress_event(race, racer)
+    announce = (racer.cards, racer.status) != before or _announcement_due(racer, at_ms)
+    if announce:
+        racer.announced_ms = at_ms
+    fields = ("cards", "cards_at_ms", "moves", "status", "finish_ms", "done_ms", "announced_ms")
+    rows.update(Racer, racer.pk, {name: getattr(racer, name) for name in fields})
+    if announce:
+        _progress_event(race, racer)
+    return announce
+
+
+def do_announce(race: Race, player: Player | None, held_ms: int) -> int | None:
+    """Announce the racer's moves held back since `held_ms` (epoch ms: the last such move's
+    acknowledgement), unless an announcement has covered them since. The racer's socket calls
+    this once the interval has passed; None when nothing is left to announce, else the ms to
+    wait before asking again (an announcement came too recently for another)."""
+    with transaction.atomic():
+        race = _locked(race)
+        now = timezone.now()
+        racer = racer_of(race, player)
+        if racer is None or phase_of(race, now) != Phase.RUNNING:
+            return None
+        if RacerStatus(racer.status) in lifecycle.DONE:
+            return None
+        at_ms = since_start_ms(race, now)
+        held_at = since_start_ms(race, from_epoch_ms(held_ms))
+        if racer.announced_ms is not None and racer.announced_ms >= held_at:
+            return None
+        if not _announcement_due(racer, at_ms):
+            return racer.announced_ms + settings.RACE_PROGRESS_INTERVAL_MS - at_ms
+        racer.announced_ms = at_ms
+        racer.save(update_fields=["announced_ms"])
+        _progress_event(race, racer)
+        return None
 
 
 def _progress_event(race: Race, racer: Racer) -> None:
-    _set_standing(race, racer)
     _emit(
         race,
         "progress",
         racer=racer_dict(racer, race),
-        standings=standings(race),
+        standings=standings(race, moved=racer),
         at_ms=since_start_ms(race, timezone.now()),
     )
     if RacerStatus(racer.status) not in lifecycle.DONE:

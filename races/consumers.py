@@ -10,11 +10,13 @@ Events reach the socket through the channel layer, which may drop or reorder the
 consumer numbers what it has sent, and on a gap reads the missing events from the database
 (the record) before sending the new one, so a socket never skips an event.
 
-Database calls go through Channels' `database_sync_to_async` (one shared thread per process),
-not the thread pool of `games.consumers.in_worker`: tried here at 01:50 UTC, worker threads made
-the race tests fail on the in-memory SQLite test database ("database table is locked" when two
-racers write at once) and leave a PostgreSQL connection open per worker thread (the test run
-then exhausts psycopg's pool). Moves of one race are serialised by its row lock anyway.
+Database calls run on the ORM worker threads of `games.consumers.in_worker` with PostgreSQL:
+with one shared thread per process (Channels' `database_sync_to_async`), a move waiting for a
+race row that the other process holds locked stalled every race of its own process behind it
+(docs/performance.md). Moves of one race are still serialised by its row lock, and one socket's
+frames are handled one at a time. With SQLite (one writer at a time anyway, and an in-memory
+test database whose shared cache fails rather than waits when two threads write) they stay on
+Channels' one thread.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ import time
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
-from django.db import IntegrityError
+from django.conf import settings
+from django.db import IntegrityError, connection
 
 from games import actions as game_actions
-from games.consumers import CLOSE_FLOOD
+from games.consumers import CLOSE_FLOOD, SocketConsumer, in_worker
 from games.frames import error_frame, game_frame, pong_frame
 from games.messages import BadFrame, Ping
 from games.ratelimit import FrameBudget, Verdict
@@ -62,7 +64,15 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class RaceConsumer(AsyncWebsocketConsumer):
+def on_db_thread(function):
+    """`function` (sync, ORM) as a coroutine: on the ORM worker threads with PostgreSQL, on
+    Channels' one database thread with SQLite (see the module's docstring)."""
+    if connection.vendor == "postgresql":
+        return in_worker(function)
+    return database_sync_to_async(function)
+
+
+class RaceConsumer(SocketConsumer):
     async def connect(self) -> None:
         self.race: Race | None = None
         self.timers: list[asyncio.Task] = []
@@ -71,9 +81,11 @@ class RaceConsumer(AsyncWebsocketConsumer):
         self.seq_sent = -1
         self.games: dict[str, str] = {}
         self.racer_id: str | None = None
+        self.announcer: asyncio.Task | None = None
+        self.held_ms = 0
         await self.accept()
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
-        view = await database_sync_to_async(snapshots.connect)(code, self.scope)
+        view = await on_db_thread(snapshots.connect)(code, self.scope)
         if view is None:
             await self.send_frame(error_frame("not_found", "there is no race with this code"))
             await self.close(code=CLOSE_NOT_FOUND)
@@ -84,8 +96,9 @@ class RaceConsumer(AsyncWebsocketConsumer):
         await self.sync(int(since) if since and since.isdigit() else None)
 
     async def disconnect(self, code: int) -> None:
-        for task in self.timers:
-            task.cancel()
+        for task in [*self.timers, self.announcer]:
+            if task is not None:
+                task.cancel()
         if self.race is not None:
             await self.channel_layer.group_discard(self.race.group_name, self.channel_name)
         for public_id in self.games:
@@ -124,7 +137,7 @@ class RaceConsumer(AsyncWebsocketConsumer):
             )
 
     async def dispatch_message(self, message) -> None:
-        run = database_sync_to_async
+        run = on_db_thread
         race = self.race
         writes = not isinstance(message, Ping | Sync) and self.player is not None
         if writes and not RACE_WRITES.allow(self.player.pk):
@@ -158,7 +171,7 @@ class RaceConsumer(AsyncWebsocketConsumer):
         return self.player
 
     async def play(self, message) -> None:
-        run = database_sync_to_async
+        run = on_db_thread
         try:
             if isinstance(message, RaceMove):
                 update = await run(actions.do_race_move)(
@@ -171,16 +184,36 @@ class RaceConsumer(AsyncWebsocketConsumer):
             await self.send_board("state")
             return
         await self.send_update("state" if update.duplicate else "ack", update)
+        if not update.announced:
+            self.announce_later()
+
+    def announce_later(self) -> None:
+        """The race was not told of this move (progress is throttled): tell it once the
+        interval has passed, unless another announcement covers the move by then."""
+        self.held_ms = now_ms()
+        if self.announcer is None or self.announcer.done():
+            self.announcer = asyncio.ensure_future(self.announce())
+
+    async def announce(self) -> None:
+        wait_ms = settings.RACE_PROGRESS_INTERVAL_MS
+        try:
+            while wait_ms is not None:
+                await asyncio.sleep(wait_ms / 1000 + 0.02)
+                wait_ms = await on_db_thread(actions.do_announce)(
+                    self.race, self.player, self.held_ms
+                )
+        except Exception:
+            logger.exception("could not announce a racer's progress")
 
     # ------------------------------------------------------------------ resync
 
     async def sync(self, since: int | None) -> None:
         """A full snapshot, or the events after `since` (and the racer's board) when they are few."""
-        view = await database_sync_to_async(snapshots.catch_up)(self.race, self.player, since)
+        view = await on_db_thread(snapshots.catch_up)(self.race, self.player, since)
         if await self.follow(view):
             # New game groups joined after the boards were read: read again, so that a move
             # made in between (another tab, a racer a spectator watches) is not missed.
-            view = await database_sync_to_async(snapshots.catch_up)(self.race, self.player, since)
+            view = await on_db_thread(snapshots.catch_up)(self.race, self.player, since)
             await self.follow(view)
         if view.events is None:
             self.last_event = view.snapshot["event"]
@@ -228,7 +261,7 @@ class RaceConsumer(AsyncWebsocketConsumer):
         await self.sync(self.last_event)
 
     async def on_end(self) -> None:
-        await database_sync_to_async(actions.do_close_if_due)(self.race)
+        await on_db_thread(actions.do_close_if_due)(self.race)
 
     # ------------------------------------------------------------------ outgoing frames
 
@@ -247,7 +280,7 @@ class RaceConsumer(AsyncWebsocketConsumer):
         await self.send_frame(game_frame(frame_type, update))
 
     async def send_board(self, frame_type: str) -> None:
-        update = await database_sync_to_async(snapshots.own_board)(self.race, self.player)
+        update = await on_db_thread(snapshots.own_board)(self.race, self.player)
         if update is not None:
             await self.send_update(frame_type, update)
 
@@ -259,7 +292,7 @@ class RaceConsumer(AsyncWebsocketConsumer):
         if frame["event"] <= self.last_event:
             return
         if frame["event"] > self.last_event + 1:
-            missed = await database_sync_to_async(snapshots.events_between)(
+            missed = await on_db_thread(snapshots.events_between)(
                 self.race, self.last_event, frame["event"]
             )
             for earlier in missed:
@@ -267,9 +300,7 @@ class RaceConsumer(AsyncWebsocketConsumer):
         await self.send_event(frame)
         if frame["type"] in ("countdown", "finished", "cancelled", "joined", "left"):
             # The start, the end or a change of racers: new games to follow, new timers.
-            view = await database_sync_to_async(snapshots.catch_up)(
-                self.race, self.player, self.last_event
-            )
+            view = await on_db_thread(snapshots.catch_up)(self.race, self.player, self.last_event)
             await self.follow(view)
             if frame["type"] == "countdown" and view.board is not None:
                 # Taken in after the start time (a busy server): no timer will bring the board.

@@ -111,6 +111,11 @@ class Racer(models.Model):
         null=True, blank=True, help_text="When the racer won, resigned or ran out of time."
     )
     place = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Final place.")
+    announced_ms = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="When the racer's last progress event was sent, ms from the start.",
+    )
 
     class Meta:
         ordering = ["joined_at", "pk"]

@@ -180,12 +180,25 @@ async def wait_for(predicate, timeout: float, step: float = 0.25) -> float | Non
 # ------------------------------------------------------------------ the drills
 
 
+@contextlib.contextmanager
+def drill_services(options, daphnes: int, extra_args: list[str] | None = None):
+    """A private Redis (one the drill may restart) and `daphnes` Daphnes on the drill's database,
+    all stopped on the way out: (redis, servers)."""
+    redis = PrivateRedis(free_port()).start()
+    servers = []
+    try:
+        env = server_env(options.database_url, redis.url)
+        servers = start_daphnes(daphnes, env, LOG_DIR, extra_args=extra_args)
+        yield redis, servers
+    finally:
+        for server in servers:
+            server.stop()
+        redis.stop()
+
+
 async def drill_daphne_kill(options) -> Drill:
     drill = Drill("daphne-kill")
-    redis = PrivateRedis(free_port()).start()
-    env = server_env(options.database_url, redis.url)
-    servers = start_daphnes(2, env, LOG_DIR)
-    try:
+    with drill_services(options, 2) as (_, servers):
         load = LoadRun(load_args([s.url for s in servers], options.database_url))
         await load.setup()
         await load.start()
@@ -197,10 +210,6 @@ async def drill_daphne_kill(options) -> Drill:
         await playing
         await load.finish()
         figures = await load.figures()
-    finally:
-        for server in servers:
-            server.stop()
-        redis.stop()
     moved_after = [len(r.log) > at_kill[r.index] for r in load.racers]
     drill.evidence = {**figures, "racers_on_killed_server": len(victims)}
     drill.check("the killed server's racers reconnected", figures["reconnects"] >= len(victims) > 0)
@@ -215,10 +224,7 @@ async def drill_redis_restart(options) -> Drill:
     import redis as redis_client
 
     drill = Drill("redis-restart")
-    redis = PrivateRedis(free_port()).start()
-    env = server_env(options.database_url, redis.url)
-    servers = start_daphnes(2, env, LOG_DIR)
-    try:
+    with drill_services(options, 2) as (redis, servers):
         load = LoadRun(load_args([s.url for s in servers], options.database_url, duration=12.0))
         await load.setup()
         await load.start()
@@ -235,10 +241,6 @@ async def drill_redis_restart(options) -> Drill:
         sizes = sorted(store.zcard(key) for key in store.keys("race:*:standings"))
         await load.finish()
         figures = await load.figures()
-    finally:
-        for server in servers:
-            server.stop()
-        redis.stop()
     active = [r for r in load.racers if not r.retire.is_set()]
     moved = [len(r.log) > at_restart[r.index][0] for r in active]
     heard = [r.progress_events > at_restart[r.index][1] for r in active]
@@ -277,47 +279,42 @@ def ping_args(options) -> list[str]:
 
 async def drill_vanish(options) -> Drill:
     drill = Drill("vanish")
-    redis = PrivateRedis(free_port()).start()
-    env = server_env(options.database_url, redis.url)
-    servers = start_daphnes(1, env, LOG_DIR, extra_args=ping_args(options))
-    server = servers[0]
     client = None
-    try:
-        load = LoadRun(
-            load_args(
-                [server.url],
-                options.database_url,
-                racers=4,
-                races=1,
-                duration=8.0 + options.ping_interval + options.ping_timeout,
+    with drill_services(options, 1, ping_args(options)) as (_, (server,)):
+        try:
+            load = LoadRun(
+                load_args(
+                    [server.url],
+                    options.database_url,
+                    racers=4,
+                    races=1,
+                    duration=8.0 + options.ping_interval + options.ping_timeout,
+                )
             )
-        )
-        await load.setup()
-        code = load.racers[0].code
-        ghost = Browser(server.url)
-        await asyncio.to_thread(join_race, ghost, code, "Ghost")
-        client, port = await asyncio.to_thread(
-            spawn_idle_client, server.url, code, ghost, "_quiet-client"
-        )
-        await load.start()
-        playing = asyncio.create_task(load.play())
-        await asyncio.sleep(options.ping_interval + options.ping_timeout + 1)
-        alive_before = not disconnected_at(server.log(), port)
-        client.send_signal(signal.SIGSTOP)
-        dropped_after = await wait_for(
-            lambda: disconnected_at(server.log(), port),
-            options.ping_interval + options.ping_timeout + 10,
-        )
-        await playing
-        await load.finish(wait=2.0)  # the ghost is still racing: the race goes on
-        figures = await load.figures()
-        seat = await asyncio.to_thread(seat_of, options.database_url, code, "Ghost")
-    finally:
-        if client is not None:
-            client.send_signal(signal.SIGCONT)
-            client.kill()
-        server.stop()
-        redis.stop()
+            await load.setup()
+            code = load.racers[0].code
+            ghost = Browser(server.url)
+            await asyncio.to_thread(join_race, ghost, code, "Ghost")
+            client, port = await asyncio.to_thread(
+                spawn_idle_client, server.url, code, ghost, "_quiet-client"
+            )
+            await load.start()
+            playing = asyncio.create_task(load.play())
+            await asyncio.sleep(options.ping_interval + options.ping_timeout + 1)
+            alive_before = not disconnected_at(server.log(), port)
+            client.send_signal(signal.SIGSTOP)
+            dropped_after = await wait_for(
+                lambda: disconnected_at(server.log(), port),
+                options.ping_interval + options.ping_timeout + 10,
+            )
+            await playing
+            await load.finish(wait=2.0)  # the ghost is still racing: the race goes on
+            figures = await load.figures()
+            seat = await asyncio.to_thread(seat_of, options.database_url, code, "Ghost")
+        finally:
+            if client is not None:
+                client.send_signal(signal.SIGCONT)
+                client.kill()
     drill.evidence = {**figures, "dropped_after_s": dropped_after, "ghost_seat": seat}
     drill.check("the socket lived while its client answered", alive_before)
     drill.check("the server dropped the vanished socket", dropped_after is not None)
@@ -346,42 +343,37 @@ def seat_of(database_url: str, code: str, name: str) -> dict:
 
 async def drill_slow_reader(options) -> Drill:
     drill = Drill("slow-reader")
-    redis = PrivateRedis(free_port()).start()
-    env = server_env(options.database_url, redis.url)
-    servers = start_daphnes(1, env, LOG_DIR, extra_args=ping_args(options))
-    server = servers[0]
     client = None
-    try:
-        window = options.ping_interval + options.ping_timeout
-        load = LoadRun(
-            load_args(
-                [server.url],
-                options.database_url,
-                racers=8,
-                races=1,
-                pace=4.0,
-                duration=window + 10,
+    with drill_services(options, 1, ping_args(options)) as (_, (server,)):
+        try:
+            window = options.ping_interval + options.ping_timeout
+            load = LoadRun(
+                load_args(
+                    [server.url],
+                    options.database_url,
+                    racers=8,
+                    races=1,
+                    pace=4.0,
+                    duration=window + 10,
+                )
             )
-        )
-        await load.setup()
-        code = load.racers[0].code
-        watcher = Browser(server.url)
-        await asyncio.to_thread(watcher.request, "GET", f"/races/{code}/")
-        await load.start()
-        client, port = await asyncio.to_thread(spawn_idle_client, server.url, code, watcher)
-        rss_start = server.rss_kb()
-        playing = asyncio.create_task(load.play())
-        dropped_after = await wait_for(lambda: disconnected_at(server.log(), port), window + 10)
-        rss_dropped = server.rss_kb()
-        await playing
-        rss_end = server.rss_kb()
-        await load.finish()
-        figures = await load.figures()
-    finally:
-        if client is not None:
-            client.kill()
-        server.stop()
-        redis.stop()
+            await load.setup()
+            code = load.racers[0].code
+            watcher = Browser(server.url)
+            await asyncio.to_thread(watcher.request, "GET", f"/races/{code}/")
+            await load.start()
+            client, port = await asyncio.to_thread(spawn_idle_client, server.url, code, watcher)
+            rss_start = server.rss_kb()
+            playing = asyncio.create_task(load.play())
+            dropped_after = await wait_for(lambda: disconnected_at(server.log(), port), window + 10)
+            rss_dropped = server.rss_kb()
+            await playing
+            rss_end = server.rss_kb()
+            await load.finish()
+            figures = await load.figures()
+        finally:
+            if client is not None:
+                client.kill()
     drill.evidence = {
         **figures,
         "dropped_after_s": dropped_after,

@@ -24,6 +24,11 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
+# Daphne reads a whole websocket message (1 MB by default) before the consumer's 4096-byte check
+# can refuse it; anything over 64 KB is cut off at the protocol instead (close code 1009). The
+# Makefile and the Dockerfile start Daphne with the same options.
+DAPHNE_LIMITS = ("--websocket-max-message-size", "65536", "--websocket-max-frame-size", "65536")
+
 
 def check_local(url: str) -> str:
     """The URL, if it points at this machine; ValueError otherwise (load stays on 127.0.0.1)."""
@@ -101,6 +106,7 @@ class Daphne:
             "127.0.0.1",
             "-p",
             str(self.port),
+            *DAPHNE_LIMITS,
             *self.extra_args,
             "solitaire_site.asgi:application",
         ]

@@ -133,12 +133,33 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# Django's cache (replays' losing-move answers, seconds of solver time each) is shared by every
+# process through Redis when there is one; otherwise each process keeps its own.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "solitaire",
+        }
+    }
+
 # The leaderboard store (games/rankstore.py) shares the Redis of the channel layer.
 LEADERBOARD_REDIS_URL = REDIS_URL
 
 # The daily page picks today's and tomorrow's missing deals in a background thread (daily/warmup.py);
 # off by default: `manage.py precompute_daily` run each day does the same ahead of time.
 DAILY_WARMUP = env_bool("DAILY_WARMUP", default=False)
+
+# Writes (moves, undos, autoplays; race actions) one player may make in any 5 s over all their
+# sockets on one process (games/throttles.py): a brisk human makes well under 5 a second.
+PLAYER_WRITE_LIMIT = int(os.environ.get("PLAYER_WRITE_LIMIT", "40"))
+
+# A race move that changes neither the racer's cards home nor their status is announced to the
+# race (a numbered `progress` event to every socket) only if the racer's last announcement is
+# this old; the racer's own socket announces a quiet stretch's last move when it ends
+# (races/actions.py, docs/performance.md). 0 announces every move.
+RACE_PROGRESS_INTERVAL_MS = int(os.environ.get("RACE_PROGRESS_INTERVAL_MS", "5000"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

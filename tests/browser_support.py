@@ -33,7 +33,8 @@ def live_server_env() -> dict[str, str]:
 
     from scripts.servers import create_database
 
-    env: dict[str, str] = {}
+    # Browser tests play winning lines at machine speed, past any player's write budget.
+    env: dict[str, str] = {"PLAYER_WRITE_LIMIT": "100000"}
     db = settings.DATABASES["default"]
     if db["ENGINE"] == "django.db.backends.postgresql":
         auth = quote(db["USER"] or "", safe="")

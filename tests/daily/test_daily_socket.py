@@ -10,7 +10,7 @@ from daily.actions import start_attempt
 from daily.boards import DAILY, Board
 from games import consumers
 from games.actions import do_create_game
-from games.ratelimit import FrameBudget
+from games.ratelimit import FrameBudget, PlayerBudget
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,8 +31,10 @@ async def test_a_ranked_attempt_is_played_to_the_end_without_its_seed(
 ):
     """The whole winning line is played over the socket; no frame carries the seed; the player
     lands on the live board with the server's time."""
-    # A winning line is faster than any hand: lift the per-socket frame budget for this test.
+    # A winning line is faster than any hand: lift the per-socket frame budget and the player's
+    # write budget for this test.
     monkeypatch.setattr(consumers, "FrameBudget", lambda: FrameBudget(limit=10_000, flood=10_000))
+    monkeypatch.setattr(consumers, "GAME_WRITES", PlayerBudget(limit=10_000, window=5.0))
     attempt, _ = await database_sync_to_async(start_attempt)(account, solved_challenge)
     ws = await connect(account_client, path="/ws/daily/")
     state = await ws.send_frame({"type": "open", "game": attempt.game.public_id})

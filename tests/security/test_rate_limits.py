@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import pytest
 from channels.db import database_sync_to_async
-from hostile_harness import Session, race_fingerprint
+from hostile_harness import Session, game_fingerprint, race_fingerprint
 
 from games.ratelimit import PlayerBudget
-from games.throttles import RACE_FORMS, RACE_WRITES  # reset per test by tests/conftest.py
+from games.throttles import (  # reset per test by tests/conftest.py
+    RACE_FORMS,
+    RACE_WRITES,
+)
 from races.models import Race
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -82,3 +85,39 @@ def test_race_forms_are_limited_per_player(make_client):
     assert codes[: RACE_FORMS.limit] == [302] * RACE_FORMS.limit
     assert codes[RACE_FORMS.limit :] == [429, 429]
     assert Race.objects.filter(host=ann.player).count() == RACE_FORMS.limit
+
+
+async def test_game_writes_are_limited_across_a_players_sockets(
+    guest_client, player, make_game, monkeypatch
+):
+    """A player spreading moves on a practice or daily game over three sockets (each under its
+    own frame budget) is refused past the per-player limit with `rate_limited`; a move refused
+    so is not played. (A budget of 6 here instead of `PLAYER_WRITE_LIMIT`: each write under it
+    takes the game's row lock, slow on a busy test machine.)"""
+    from games import consumers
+
+    budget = PlayerBudget(limit=6, window=60.0)
+    monkeypatch.setattr(consumers, "GAME_WRITES", budget)
+    game = await database_sync_to_async(make_game)(player, "penguin", 1)
+    sockets = [Session("/ws/game/", guest_client) for _ in range(3)]
+    for session in sockets:
+        assert await session.open()
+        await session.communicator.send_json_to({"type": "open", "game": game.public_id})
+        board = await session.until("state")
+    per_socket = budget.limit // 3 + 2  # 4 each, 12 in all: 6 pass, 6 are refused
+    codes = []
+    for _ in range(per_socket):
+        for session in sockets:
+            # A seq ahead of the game: refused by the game (`stale_seq`) after the budget check.
+            await session.communicator.send_json_to({"type": "undo", "seq": 10_000})
+            codes.append((await session.until("error", timeout=20))["code"])
+    before = await database_sync_to_async(game_fingerprint)(game)
+    await sockets[0].communicator.send_json_to(
+        {"type": "move", "move": board["legal"][0], "seq": board["seq"]}
+    )
+    refused_move = await sockets[0].until("error", timeout=20)
+    for session in sockets:
+        await session.close()
+    assert codes == ["stale_seq"] * budget.limit + ["rate_limited"] * (len(codes) - budget.limit)
+    assert refused_move["code"] == "rate_limited" and refused_move["ref"] == "move"
+    assert await database_sync_to_async(game_fingerprint)(game) == before

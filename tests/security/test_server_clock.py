@@ -88,7 +88,7 @@ async def test_a_resignation_is_timed_by_the_server(running_race):
 async def test_a_practice_win_is_timed_by_the_server(make_client):
     """A winning practice move claiming another finish time: `finished_at` is the server's now
     and `elapsed_ms` runs from the server's start."""
-    from tests_races_conftest_for_hostile import near_won_penelopes_web
+    from tests.race_support import near_won_penelopes_web
 
     def setup():
         ann = make_client("Ann")

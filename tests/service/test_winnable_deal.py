@@ -45,3 +45,43 @@ def test_home_and_practice_page_link_a_winnable_deal(client, path):
     """The home page (for every variant) and the practice page link the winnable deal."""
     page = client.get(path).content.decode()
     assert 'href="/play/penguin/winnable/"' in page
+
+
+@pytest.fixture
+def solver_taken(monkeypatch):
+    """Every winnable-deal search slot of the process is taken (by other requests)."""
+    from games import winnable
+
+    monkeypatch.setattr(winnable, "QUEUE_WAIT_S", 0.05)
+    for _ in range(winnable.MAX_SEARCHES):
+        assert winnable._searches.acquire(timeout=1)
+    yield
+    for _ in range(winnable.MAX_SEARCHES):
+        winnable._searches.release()
+
+
+def test_a_busy_solver_is_a_503_with_a_way_on(client, solver_taken):
+    """With every search slot taken, the page answers at once: busy, try again or play a random
+    deal (503 with Retry-After), and no search runs."""
+    response = client.get("/play/penguin/winnable/")
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    page = response.content.decode()
+    assert "The solver is busy" in page
+    assert 'href="/play/penguin/"' in page and 'href="/play/penguin/winnable/"' in page
+
+
+def test_a_busy_solver_refuses_a_winnable_race_with_a_reason(solver_taken):
+    from races.actions import winnable_seed
+    from races.lifecycle import RaceRuleError
+
+    with pytest.raises(RaceRuleError) as refused:
+        winnable_seed("penguin")
+    assert refused.value.code == "solver_busy"
+
+
+def test_searches_free_their_slot_when_done(client):
+    """Searches one after another never run out of slots (each gives its slot back)."""
+    from games import winnable
+
+    for _ in range(winnable.MAX_SEARCHES + 2):
+        assert client.get("/play/penguin/winnable/").status_code in (200, 302)
