@@ -95,6 +95,25 @@ class SocketConsumer(AsyncWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
 
+    async def admit(self) -> bool:
+        """Charge an incoming frame to the socket's `budget`: False when it is refused (the
+        client told `rate_limited`), or when the socket floods and is closed."""
+        verdict = self.budget.charge()
+        if verdict is Verdict.FLOOD:
+            logger.warning("closing a flooding socket on %s", self.scope.get("path"))
+            await self.close(code=CLOSE_FLOOD)
+            return False
+        if verdict is Verdict.LIMITED:
+            limit, window = self.budget.limit, self.budget.window
+            await self.send_frame(
+                error_frame("rate_limited", f"more than {limit} frames in {window:g} s; slow down")
+            )
+            return False
+        return True
+
+    async def send_frame(self, frame: dict) -> None:
+        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
+
 
 class GameConsumer(SocketConsumer):
     """One socket, one open game at a time, of the kinds in `kinds` (practice here)."""
@@ -122,20 +141,7 @@ class GameConsumer(SocketConsumer):
     # ------------------------------------------------------------------ incoming frames
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        verdict = self.budget.charge()
-        if verdict is Verdict.FLOOD:
-            logger.warning(
-                "closing a flooding socket of player %s", getattr(self._player, "pk", None)
-            )
-            await self.close(code=CLOSE_FLOOD)
-            return
-        if verdict is Verdict.LIMITED:
-            await self.send_frame(
-                error_frame(
-                    "rate_limited",
-                    f"more than {self.budget.limit} frames in {self.budget.window:g} s; slow down",
-                )
-            )
+        if not await self.admit():
             return
         ref = None
         try:
@@ -155,11 +161,8 @@ class GameConsumer(SocketConsumer):
     async def dispatch_message(self, message) -> None:
         if isinstance(message, PlayMove | Undo | Autoplay):
             player = await self.current_player()
-            if player is not None and not GAME_WRITES.allow(player.pk):
-                raise RateLimited(
-                    f"more than {GAME_WRITES.limit} moves in {GAME_WRITES.window:g} s, "
-                    "over all your sockets"
-                )
+            if player is not None and (reason := GAME_WRITES.refusal(player.pk, "moves")):
+                raise RateLimited(reason)
         if isinstance(message, Ping):
             await self.send_frame(pong_frame(message.t))
         elif isinstance(message, Open):
@@ -225,9 +228,6 @@ class GameConsumer(SocketConsumer):
     async def send_update(self, frame_type: str, update: actions.GameUpdate) -> None:
         self.seq_sent = update.game.seq
         await self.send_frame(game_frame(frame_type, update))
-
-    async def send_frame(self, frame: dict) -> None:
-        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
 
     async def game_changed(self, event: dict) -> None:
         """Another socket changed the open game (a second tab): send the new state."""

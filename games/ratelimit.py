@@ -93,6 +93,13 @@ class PlayerBudget:
                 self._windows.popitem(last=False)
         return allowed
 
+    def refusal(self, player_id, what: str) -> str | None:
+        """Count one of the player's `what` (moves, race actions) now: None when allowed, else
+        the reason it is refused, for the client."""
+        if self.allow(player_id):
+            return None
+        return f"more than {self.limit} {what} in {self.window:g} s, over all your sockets"
+
     def clear(self) -> None:
         with self._lock:
             self._windows.clear()

@@ -32,10 +32,10 @@ from django.conf import settings
 from django.db import IntegrityError, connection
 
 from games import actions as game_actions
-from games.consumers import CLOSE_FLOOD, SocketConsumer, in_worker
+from games.consumers import SocketConsumer, in_worker
 from games.frames import error_frame, game_frame, pong_frame
 from games.messages import BadFrame, Ping
-from games.ratelimit import FrameBudget, Verdict
+from games.ratelimit import FrameBudget
 from games.throttles import RACE_WRITES
 from races import actions, snapshots
 from races.codes import normalize_code
@@ -109,15 +109,7 @@ class RaceConsumer(SocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.race is None:
             return
-        verdict = self.budget.charge()
-        if verdict is Verdict.FLOOD:
-            await self.close(code=CLOSE_FLOOD)
-            return
-        if verdict is Verdict.LIMITED:
-            limit, window = self.budget.limit, self.budget.window
-            await self.send_frame(
-                error_frame("rate_limited", f"more than {limit} frames in {window:g} s; slow down")
-            )
+        if not await self.admit():
             return
         ref = None
         try:
@@ -140,9 +132,8 @@ class RaceConsumer(SocketConsumer):
         run = on_db_thread
         race = self.race
         writes = not isinstance(message, Ping | Sync) and self.player is not None
-        if writes and not RACE_WRITES.allow(self.player.pk):
-            limit, window = RACE_WRITES.limit, RACE_WRITES.window
-            raise RaceRuleError("rate_limited", f"more than {limit} race actions in {window:g} s")
+        if writes and (reason := RACE_WRITES.refusal(self.player.pk, "race actions")):
+            raise RaceRuleError("rate_limited", reason)
         if isinstance(message, Ping):
             await self.send_frame(pong_frame(message.t))
         elif isinstance(message, Sync):

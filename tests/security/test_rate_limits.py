@@ -36,6 +36,12 @@ def test_a_player_budget_allows_the_limit_then_refuses_until_the_window_slides()
     assert [budget.allow(1) for _ in range(4)] == [True, True, True, False]
 
 
+def test_a_refused_write_says_the_budget():
+    budget = PlayerBudget(limit=1, window=5, clock=FakeClock())
+    assert budget.refusal(1, "moves") is None
+    assert budget.refusal(1, "moves") == "more than 1 moves in 5 s, over all your sockets"
+
+
 def test_a_player_budget_forgets_the_least_recent_players_past_its_size():
     """Memory stays bounded: past `players` entries the least recently seen is dropped."""
     budget = PlayerBudget(limit=1, window=60, players=2, clock=FakeClock())
