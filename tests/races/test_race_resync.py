@@ -50,6 +50,16 @@ def comparable(snapshot: dict) -> dict:
     }
 
 
+async def play_a_short_race(ann_socket, bob_socket) -> None:
+    """Ann starts the race and makes one move, then Bob and Ann resign: every kind of event."""
+    await ann_socket.request({"type": "start"}, "countdown")
+    board = await ann_socket.board()
+    await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    await ann_socket.expect("progress")
+    await bob_socket.request({"type": "resign"}, "progress")
+    await ann_socket.request({"type": "resign"}, "finished")
+
+
 @pytest.fixture
 async def lobby(open_duo):
     duo = await open_duo()
@@ -69,12 +79,7 @@ async def test_snapshot_plus_events_equals_a_fresh_snapshot(lobby, race_socket):
     first = comparable(next(f for f in ann_socket.seen if f["type"] == "snapshot"))
     await bob_socket.request({"type": "ready"}, "ready")
     await bob_socket.request({"type": "ready", "ready": False}, "ready")
-    await ann_socket.request({"type": "start"}, "countdown")
-    board = await ann_socket.board()
-    await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
-    await ann_socket.expect("progress")
-    await bob_socket.request({"type": "resign"}, "progress")
-    await ann_socket.request({"type": "resign"}, "finished")
+    await play_a_short_race(ann_socket, bob_socket)
     for frame in ann_socket.seen:
         if "event" in frame and frame["type"] != "snapshot" and frame["event"] > first["event"]:
             apply_event(first, frame)
@@ -226,12 +231,7 @@ async def test_the_pages_model_ends_where_a_fresh_snapshot_starts(lobby, race_so
     """race-state.js (the page's model), fed one socket's frames, equals a fresh snapshot."""
     race, (ann, ann_socket), (bob, bob_socket) = lobby
     await bob_socket.request({"type": "ready"}, "ready")
-    await ann_socket.request({"type": "start"}, "countdown")
-    board = await ann_socket.board()
-    await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
-    await ann_socket.expect("progress")
-    await bob_socket.request({"type": "resign"}, "progress")
-    await ann_socket.request({"type": "resign"}, "finished")
+    await play_a_short_race(ann_socket, bob_socket)
     frames = tmp_path / "frames.json"
     frames.write_text(json.dumps({"frames": ann_socket.seen}))
     script = APPLY_IN_THE_PAGE % (ROOT / "frontend/static/js/race-state.js").as_uri()
