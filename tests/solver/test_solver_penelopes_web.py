@@ -8,9 +8,9 @@ from test_solver_api import blunder_position
 from games.engine import new_game
 from games.solver import Verdict, solve
 from games.solver import search as search_module
-from games.solver.cards import KING
+from games.solver.cards import KING, parse
 from games.solver.variants import RULES
-from games.solver.variants.penelopes_relax import Relaxation, relaxed_key
+from games.solver.variants.penelopes_relax import Relaxation, frozen_runs, relaxed_key
 
 RULES_PW = RULES["penelopes-web"]
 
@@ -202,3 +202,49 @@ def test_deal_verdicts_are_those_of_the_search_without_relaxation():
 def test_more_deal_verdicts_are_those_of_the_search_without_relaxation():
     """The same over more deals, some of them slow for the plain search."""
     check_same_verdicts([6, 18, 21, 26, 29, 36, 38], max_nodes=200_000)
+
+
+def test_pins_are_the_cards_under_loose_cards_that_cannot_move():
+    """Both Kings are covered by a Queen and no other King is in front (no slack one rank up
+    from the Queens): the Queens cannot move but home, so the Kings under them are pinned. The
+    Jack on the Queen of spades can still move (onto the Queen of diamonds): nothing is pinned
+    for it. (Clubs and hearts are home, diamonds to the 10, spades to the Jack.)"""
+    piles = (tuple(map(parse, ["KD", "QS", "JD"])), tuple(map(parse, ["KS", "QD"])))
+    found = (13, 10, 13, 11)
+    assert frozen_runs(piles, found) == ((12, tuple(sorted((parse("KD"), parse("KS"))))),)
+    # A third King in front: a Queen may move onto it, nothing is pinned.
+    assert frozen_runs((*piles, (parse("KC"),)), (12, 10, 13, 11)) == ()
+
+
+def pinned_losses(seeds, per_state: int = 300, cap: int = 5):
+    """Positions met in searches of deals that the relaxed game with pins proves lost and the
+    relaxed game without them does not."""
+    out = []
+    for seed in seeds:
+        state = new_game("penelopes-web", seed).to_dict()
+        relaxation = Relaxation(8)
+        for piles, found, fmap, _ in positions_of_searches([state], per_state=per_state):
+            if relaxation.lost(piles, found) and not relaxation._lost(
+                relaxed_key(piles, found), relaxation.cap
+            ):
+                out.append((state, (piles, found, fmap, False)))
+                if len([s for s, _ in out if s is state]) >= cap:
+                    break
+    return out
+
+
+def test_pinned_relaxed_loss_is_a_real_loss():
+    """Positions whose relaxed game is won but lost once the pins hold: the plain depth-first
+    search (dead-position fixpoint alone, no relaxed game) never wins from them, and proves
+    many of them lost."""
+    lost = pinned_losses([3, 5, 17])
+    assert len(lost) >= 12
+    proved = 0
+    for state, start in lost:
+        rules = RULES_PW(state)
+        rules.start = start
+        rules.relaxed.lost = lambda piles, found: False
+        result = search_module._depth_first(rules, search_module._Budget(5_000, None))
+        assert result.verdict != Verdict.WON
+        proved += result.verdict == Verdict.LOST
+    assert proved >= 8

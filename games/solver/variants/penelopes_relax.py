@@ -34,8 +34,23 @@ with its skeletons and foundations lost. The relaxed game has no cycles (each mo
 home, takes a card from the skeletons, or takes a King from above other cards to a pile's
 bottom), so a memo of won/lost relaxed positions is exact.
 
-A query that would look at more than ``cap`` new relaxed positions gives up (the real
-position counts as not proved lost); positions it finished stay in the memo.
+Pins: what the relaxed game may keep of the arrangement. ``slack[r]`` is exactly the number
+of front cards of rank r (each loose card of rank r-1 covers one card of rank r, a skeleton top
+or a loose card, and every card of rank r it does not cover is a front card), the same in every
+arrangement. When ``slack[q + 1]`` is 0 no loose card of rank q can move but home (there is no
+front card to move onto), so every card under it — the loose cards below it and its pile's
+skeleton top — stays covered, hence cannot move, go home or take a card, for as long as that
+slack stays 0; going home itself raises the slack. So a real position's pins (per such rank q,
+the cards under its loose cards of rank q) are facts of every real position reached while the
+relaxed positions on the way keep ``slack[q + 1]`` at 0. The relaxed game with pins keeps them
+along (``(found, skeletons, pins)``), forbids the moves that need a pinned card in front, and
+drops a rank's pins for good once its slack is no longer 0 (cards that freeze later are not
+pinned: where they lie is not known). Every real line still maps to a relaxed line, so a lost
+relaxed position with pins proves the real position lost. It is asked only when the relaxed
+game without pins is not lost.
+
+A query that would look at more than ``cap`` new relaxed positions (``pin_cap`` with pins)
+gives up (the real position counts as not proved lost); positions it finished stay in the memo.
 """
 
 KING = 13
@@ -54,6 +69,56 @@ def relaxed_key(piles, found) -> tuple:
     return (tuple(found), tuple(sorted(skeleton(p) for p in piles if p)))
 
 
+def _slack(found, skel) -> list[int]:
+    """Per rank, how many cards of that rank are front cards (the same in every arrangement)."""
+    tops = [0] * 15
+    loose = [0] * 15
+    for p in skel:
+        tops[p[-1] >> 2] += 1
+        for c in p:
+            loose[c >> 2] -= 1
+    for f in found:
+        for r in range(f + 1, KING + 1):
+            loose[r] += 1
+    return [0, 0] + [tops[r] + loose[r] - loose[r - 1] for r in range(2, KING + 1)] + [0]
+
+
+def frozen_runs(piles, found, skel=None) -> tuple:
+    """The pins of a real position: for each rank q whose slack one rank up is 0 (no front
+    card of rank q + 1), the cards under the loose cards of rank q — in its pile, the skeleton
+    top and the loose cards below it. Those loose cards cannot move but home, so the cards
+    under them stay covered while that slack stays 0. ``skel``: the piles' skeletons, if known.
+    """
+    piles = [p for p in piles if p]
+    if skel is None:
+        skel = [skeleton(p) for p in piles]
+    slack = _slack(found, skel)
+    by_rank: dict[int, list[int]] = {}
+    for p, sk in zip(piles, skel, strict=True):
+        k = len(sk)
+        last = -1
+        for j in range(k, len(p)):
+            if slack[(p[j] >> 2) + 1] == 0:
+                last = j
+        if last >= 0:
+            by_rank.setdefault(p[last] >> 2, []).extend(p[k - 1 : last])
+    return tuple((r, tuple(sorted(by_rank[r]))) for r in sorted(by_rank))
+
+
+def _covered(pins) -> frozenset:
+    """The cards under a pinned card: never in front while the pins hold."""
+    return frozenset(c for _, under in pins for c in under)
+
+
+def _still_frozen(found, skel, pins) -> tuple:
+    """The pins that still hold in a relaxed position: those whose last card's rank has no
+    front card one rank higher (every pinned card is still loose then)."""
+    if not pins:
+        return pins
+    slack = _slack(found, skel)
+    return tuple(pin for pin in pins if slack[pin[0] + 1] == 0)
+
+
 class _GiveUp(Exception):
     pass
 
@@ -61,22 +126,32 @@ class _GiveUp(Exception):
 class Relaxation:
     """The relaxed game of one search, with its memo."""
 
-    def __init__(self, piles: int, cap: int = 4000) -> None:
+    def __init__(self, piles: int, cap: int = 4000, pin_cap: int = 4000) -> None:
         self.piles = piles
         self.cap = cap
+        self.pin_cap = pin_cap
         self.memo: dict = {}
         self.given_up: set = set()
         self.left = 0
 
     def lost(self, piles, found) -> bool:
-        """Whether the relaxed game of this real position is provably lost."""
-        st = relaxed_key(piles, found)
+        """Whether the relaxed game of this real position is provably lost (first without
+        pins, then with the pins of the real position, if it has any)."""
+        piles = [p for p in piles if p]
+        skel = [skeleton(p) for p in piles]
+        st = (tuple(found), tuple(sorted(skel)))
+        if self._lost(st, self.cap):
+            return True
+        pins = frozen_runs(piles, found, skel)
+        return bool(pins) and self._lost((*st, pins), self.pin_cap)
+
+    def _lost(self, st, cap) -> bool:
         won = self.memo.get(st)
         if won is not None:
             return not won
         if st in self.given_up:
             return False
-        self.left = self.cap
+        self.left = cap
         try:
             return not self._won(st)
         except _GiveUp:
@@ -90,11 +165,20 @@ class Relaxation:
         self.left -= 1
         if self.left < 0:
             raise _GiveUp
-        won = st[0] == (KING, KING, KING, KING) or any(self._won(c) for c in self._moves(st))
+        won = st[0] == (KING, KING, KING, KING) or any(self._won(c) for c in self._children(st))
         self.memo[st] = won
         return won
 
-    def _moves(self, st):
+    def _children(self, st):
+        """The relaxed moves' results; with pins, the pins that still hold go along."""
+        if len(st) == 2:
+            yield from self._moves(st)
+            return
+        for found, skel in self._moves(st[:2], _covered(st[2])):
+            pins = _still_frozen(found, skel, st[2])
+            yield (found, skel, pins) if pins else (found, skel)
+
+    def _moves(self, st, covered=frozenset()):
         found, skel = st
         in_skel = set()
         tops = [0] * 15
@@ -124,13 +208,15 @@ class Relaxation:
 
         for r in range(1, KING + 1):
             for c in loose_cards[r]:
+                if c in covered:
+                    continue
                 if found[c & 3] == r - 1 and (r == 1 or slack[r] >= 1):
                     yield up(c), skel
         empty = self.piles - len(skel)
         for i, p in enumerate(skel):
             t = p[-1]
             r = t >> 2
-            if r > 1 and slack[r] < 1:
+            if (r > 1 and slack[r] < 1) or t in covered:
                 continue  # t cannot be in front
             rest = skeleton(p[:-1])
             others = skel[:i] + skel[i + 1 :]
@@ -142,6 +228,8 @@ class Relaxation:
                     yield found, tuple(sorted(left + ((t,),)))
                 continue
             # Onto a front card one rank higher: the result is the same whichever it is.
-            bases = [w for w in top_cards[r + 1] if w != t] + loose_cards[r + 1]
+            bases = [w for w in top_cards[r + 1] + loose_cards[r + 1] if w != t]
+            if covered:
+                bases = [w for w in bases if w not in covered]
             if bases and slack[r + 1] >= 1:
                 yield found, left

@@ -10,7 +10,7 @@ home itself whenever it could move onto it (single cards move, so it is a front 
 its predecessor is home). So the position without the card can copy any line of play.
 
 Pruning: positions whose relaxed game (``penelopes_relax``: foundations and pile skeletons, the
-cards sitting on a card one rank higher free to lie anywhere) is lost, and positions where some
+cards sitting on a card one rank higher free to lie anywhere but where they are pinned) is lost, and positions where some
 card can provably never move (``stuck``), are not searched (``hopeless``); the test is skipped after a reversible move — a card that sat on a card one rank higher moved
 onto another such card and nothing went home: the card can move straight back, so the child and
 its parent (which passed the test) reach each other and share their verdict, and skipping an
