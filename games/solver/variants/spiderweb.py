@@ -24,7 +24,7 @@ DEAL_WIDTH = 5
 class SpiderwebRules(Rules):
     variant = "spiderweb"
     # Two guides, half the budget each: neither finds every win the other finds.
-    portfolio = ("score", "score_digging")
+    portfolio = ("score_digging", "score")
 
     def __init__(self, state: dict) -> None:
         piles = tuple(tuple(parse(c) for c in p) for p in state["tableau"])
@@ -42,20 +42,27 @@ class SpiderwebRules(Rules):
         self.stock = tuple(parse(c) for c in state["stock"])
         self.start = (piles, down, tuple(fnd), 0)
         self.start_notes: list[str] = []
+        # A pile's share of the score, by (pile, face-down count): most children change one or
+        # two piles, so the others are looked up, not walked again (the score was 40% of the time).
+        self._pile_costs: dict[tuple, int] = {}
 
     def is_won(self, pos) -> bool:
-        return all(f < 0 for f in pos[2])
+        return max(pos[2]) < 0
 
     def score(self, pos, down_weight: int = 3) -> int:
         """Runs to join (each card not on its in-suit successor, stock cards too), face-down
         cards, cells in use (lower is better)."""
         piles, down, fnd, dealt = pos
-        score = 2 * (len(self.stock) - dealt)
-        for p, d in zip(piles, down, strict=True):
-            score += down_weight * d + (2 if p else 0)
-            for a, b in zip(p[d:], p[d + 1 :], strict=False):
-                if a != b + 4:
-                    score += 2
+        score = 2 * (len(self.stock) - dealt) + down_weight * sum(down)
+        costs = self._pile_costs
+        for pd in zip(piles, down, strict=True):
+            cost = costs.get(pd)
+            if cost is None:
+                p, d = pd
+                cost = costs[pd] = (2 if p else 0) + 2 * sum(
+                    a != b + 4 for a, b in zip(p[d:], p[d + 1 :], strict=False)
+                )
+            score += cost
         for f in fnd:
             if f > 0:
                 score += 3
@@ -132,31 +139,37 @@ class SpiderwebRules(Rules):
                 gain = (6 if down[i] else 4) if up == 1 else (0 if run == 1 else -3)
                 moves.append((gain - 4, 0, i, -1, 1))
         moves.sort(reverse=True)
+        # Only what a move changes is copied; the rest of the position is shared.
         for _, kind, i, j, k in moves:
             new = list(piles)
-            ndown = list(down)
-            nfnd = list(fnd)
             if kind == 1:
-                new[j] = new[j] + (fnd[i],)
+                new[j] = piles[j] + (fnd[i],)
+                nfnd = list(fnd)
                 nfnd[i] = 0
-                notes = [f"f{i}-t{j}"]
+                yield (tuple(new), down, tuple(nfnd), dealt), [f"f{i}-t{j}"]
+                continue
+            p = piles[i]
+            rest = new[i] = p[:-k]
+            ndown = down
+            if down[i] and down[i] >= len(rest):
+                nd = list(down)
+                nd[i] = len(rest) - 1 if rest else 0
+                ndown = tuple(nd)
+            nfnd = fnd
+            if kind == 2:
+                nfnd = list(fnd)
+                nfnd[j] = -1
+                nfnd = tuple(nfnd)
+                notes = [f"t{i}-f{j}:13"]
+            elif j < 0:
+                nfnd = list(fnd)
+                nfnd[free_f] = p[-1]
+                nfnd = tuple(nfnd)
+                notes = [f"t{i}-f{free_f}"]
             else:
-                p = new[i]
-                moved = p[-k:]
-                rest = p[:-k]
-                new[i] = rest
-                if ndown[i] and ndown[i] >= len(rest):
-                    ndown[i] = len(rest) - 1 if rest else 0
-                if kind == 2:
-                    nfnd[j] = -1
-                    notes = [f"t{i}-f{j}:13"]
-                elif j < 0:
-                    nfnd[free_f] = moved[0]
-                    notes = [f"t{i}-f{free_f}"]
-                else:
-                    new[j] = new[j] + moved
-                    notes = [f"t{i}-t{j}:{k}" if k > 1 else f"t{i}-t{j}"]
-            yield (tuple(new), tuple(ndown), tuple(nfnd), dealt), notes
+                new[j] = piles[j] + p[-k:]
+                notes = [f"t{i}-t{j}:{k}" if k > 1 else f"t{i}-t{j}"]
+            yield (tuple(new), ndown, nfnd, dealt), notes
         if stock_left:
             cards = self.stock[dealt : dealt + DEAL_WIDTH]
             new = list(piles)
