@@ -14,6 +14,7 @@ from django.utils import timezone
 from daily import leaderboard, params, replay, stats
 from daily.boards import ALL_TIME, DAILY, Board
 from daily.dealpick import next_reset, utc_day
+from daily.models import DailyChallenge
 from games.engine import VARIANT_INFO, VARIANTS
 from games.identity import current_player
 from games.models import Game, Player
@@ -60,14 +61,17 @@ def daily_index(request: HttpRequest) -> JsonResponse:
     params.allowed(request.GET, set())
     now = timezone.now()
     today = utc_day(now)
+    proofs = dict(DailyChallenge.objects.filter(day=today).values_list("variant", "proof"))
     variants = []
     for variant in VARIANTS:
         board = leaderboard.read_page(Board(DAILY, variant, today), 1, 1)
+        proof = proofs.get(variant)
         variants.append(
             {
                 "variant": variant,
                 "name": VARIANT_INFO[variant]["name"],
                 "players": board.total,
+                "proved": None if proof is None else proof == DailyChallenge.Proof.WON,
                 "board": f"/api/leaderboards/daily/{variant}/{today.isoformat()}/",
             }
         )

@@ -25,7 +25,7 @@ from daily.actions import (
 )
 from daily.boards import ALL_TIME, DAILY, TITLES, Board
 from daily.dealpick import next_reset, utc_day
-from daily.models import DailyAttempt
+from daily.models import DailyAttempt, DailyChallenge
 from daily.races import recent_races_page
 from daily.tables import board_dict, format_ms
 from games.engine import VARIANT_INFO, VARIANTS
@@ -74,6 +74,7 @@ def home(request: HttpRequest) -> HttpResponse:
         warmup.ensure_picked(today)
     player = current_player(request, create=False)
     mine = _attempts_today(player, today)
+    proofs = dict(DailyChallenge.objects.filter(day=today).values_list("variant", "proof"))
     cards = []
     for variant in VARIANTS:
         page = leaderboard.read_page(
@@ -84,6 +85,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 "variant": check_variant(variant),
                 "board": board_dict(page, player),
                 "mine": mine.get(variant, {}),
+                "proof": proofs.get(variant),
             }
         )
     context = {"today": today, "next_reset": iso(next_reset(now)), "cards": cards}
@@ -115,6 +117,9 @@ def variant_page(request: HttpRequest, variant: str) -> HttpResponse:
         and ranked is None
         and latest is not None,
         "board_url": reverse("daily:board", args=[variant, today.isoformat()]),
+        "proof": DailyChallenge.objects.filter(variant=variant, day=today)
+        .values_list("proof", flat=True)
+        .first(),
     }
     return render(request, "daily/start.html", context)
 

@@ -119,6 +119,9 @@ def test_daily_index_has_every_variant_and_the_next_reset(client, board, today):
     assert dt.datetime.fromisoformat(data["next_reset"]).time() == dt.time(0)
     players = {v["variant"]: v["players"] for v in data["variants"]}
     assert players["penguin"] == 12 and players["queenie"] == 0
+    proved = {v["variant"]: v["proved"] for v in data["variants"]}
+    assert proved["penguin"] is False, "picked without a proof"
+    assert proved["queenie"] is None, "not picked yet"
 
 
 def test_recent_races_answers_without_races(client, db):

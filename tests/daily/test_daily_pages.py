@@ -7,6 +7,7 @@ import re
 import pytest
 from django.utils import timezone
 
+from daily import dealpick
 from daily.actions import do_resign, start_attempt
 from daily.models import DailyAttempt
 from games.actions import do_create_game
@@ -33,6 +34,27 @@ def test_home_lists_every_variant_with_a_countdown(client):
     html = client.get("/daily/").content.decode()
     assert html.count('class="daily-card"') == 5
     assert 'data-countdown="' in html
+
+
+def test_home_says_which_deals_are_proved_winnable(client, solved_challenge, make_challenge):
+    """A deal the solver won is marked proved; a deal picked without a proof says so."""
+    make_challenge("eighty-thieves")
+    html = client.get("/daily/").content.decode()
+    cards = dict(
+        re.findall(
+            r'data-variant="([a-z-]+)">(.*?)</li>\s*(?=<li class="daily-card"|</ul>)', html, re.S
+        )
+    )
+    assert "Proved winnable" in cards["penguin"]
+    assert "Not proved winnable" in cards["eighty-thieves"]
+    assert "proved" not in cards["queenie"].lower(), "a day not picked yet claims nothing"
+
+
+@pytest.mark.parametrize(("proved", "text"), [(True, "Proved winnable"), (False, "Not proved")])
+def test_the_variant_page_says_whether_the_deal_is_proved(client, make_challenge, proved, text):
+    prover = dealpick.solver_prover(max_nodes=20_000) if proved else dealpick.unproved_prover
+    make_challenge("penguin", prover=prover)
+    assert text in client.get("/daily/penguin/").content.decode()
 
 
 def test_starting_redirects_to_the_game_and_the_page_never_has_the_seed(
