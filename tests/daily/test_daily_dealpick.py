@@ -115,4 +115,4 @@ def test_every_variant_has_a_node_budget():
 
     for variant in ENGINE_VARIANTS:
         candidates, nodes = dealpick.budget(variant)
-        assert 1 <= candidates <= 8 and 1_000 <= nodes <= 100_000
+        assert 1 <= candidates <= 48 and 1_000 <= nodes <= 100_000
