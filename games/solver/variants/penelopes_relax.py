@@ -135,15 +135,18 @@ class Relaxation:
         self.left = 0
 
     def lost(self, piles, found) -> bool:
-        """Whether the relaxed game of this real position is provably lost (first without
-        pins, then with the pins of the real position, if it has any)."""
+        """Whether the relaxed game of this real position is provably lost."""
+        return self._lost(relaxed_key(piles, found), self.cap)
+
+    def lost_pinned(self, piles, found) -> bool:
+        """Whether the relaxed game with the pins of this real position is provably lost
+        (asked when the game without them is not: it is slower)."""
         piles = [p for p in piles if p]
         skel = [skeleton(p) for p in piles]
-        st = (tuple(found), tuple(sorted(skel)))
-        if self._lost(st, self.cap):
-            return True
         pins = frozen_runs(piles, found, skel)
-        return bool(pins) and self._lost((*st, pins), self.pin_cap)
+        if not pins:
+            return False
+        return self._lost((tuple(found), tuple(sorted(skel)), pins), self.pin_cap)
 
     def _lost(self, st, cap) -> bool:
         won = self.memo.get(st)

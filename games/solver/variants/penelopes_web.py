@@ -20,37 +20,52 @@ of several empty piles only the first is a destination. Canonical key: the table
 foundation piles by suit.
 
 Search: best-first on three guides (which find different wins fast), then depth-first, each
-with an equal share of what is left of the budget; any of them that runs out of positions has
-searched the whole space (same moves, same pruning), so it proves the deal lost.
+from the start with an equal share of what is left of the budget, over one shared graph of the
+positions met (``penelopes_search``): a position is expanded once, by the first phase that
+reaches it, so the phases together search the space once, and the deal is proved lost when a
+phase runs out of positions or no position met is left unexpanded.
 """
 
 from ..cards import KING, parse
-from .base import Rules, unjoined
+from .base import Rules
 from .penelopes_relax import Relaxation
+from .penelopes_search import shared_search
 from .suit_foundations import SuitFoundations
 
 
-def _builds_on(below: int, above: int) -> bool:
-    return (below >> 2) == (above >> 2) + 1
+def _pieces(piles) -> int:
+    """Cards in the tableau that do not sit on a card one rank higher (each pile's back card
+    counts): how many pieces the tableau is in."""
+    n = 0
+    for p in piles:
+        if p:
+            n += 1
+            r = p[0] >> 2
+            for c in p[1:]:
+                q = c >> 2
+                if r != q + 1:
+                    n += 1
+                r = q
+    return n
 
 
 def _next_buried(piles, found) -> int:
     """How many cards lie on the next card of each suit."""
     n = 0
-    for p in piles:
-        top = len(p) - 1
-        for k, c in enumerate(p):
-            if found[c & 3] + 1 == c >> 2:
-                n += top - k
+    for s in range(4):
+        c = (found[s] + 1) * 4 + s
+        for p in piles:
+            if c in p:
+                n += len(p) - 1 - p.index(c)
+                break
     return n
 
 
 class PenelopesWebRules(SuitFoundations, Rules):
     variant = "penelopes-web"
     strategy = "best"
-    # Three guides find different wins fast; depth-first last (least memory for the proofs of
-    # loss that take longest). Each guide that runs out of positions proves the deal lost too.
-    portfolio = ("score", "score_next", "score_next_twice", "depth_first")
+    # Three guides and depth-first, in phases over one graph (``shared``).
+    portfolio = ("shared",)
 
     def __init__(self, state: dict) -> None:
         piles = tuple(tuple(parse(c) for c in p) for p in state["tableau"])
@@ -85,30 +100,33 @@ class PenelopesWebRules(SuitFoundations, Rules):
 
     def score(self, pos) -> int:
         """Cards not home, and cards not on a card one rank higher (lower is better)."""
-        return 2 * (52 - sum(pos[1])) + 3 * unjoined(pos[0], _builds_on)
+        return 2 * (52 - sum(pos[1])) + 3 * _pieces(pos[0])
 
-    def score_next(self, pos) -> int:
-        """``score`` plus how many cards lie on each suit's next card."""
-        return self.score(pos) + _next_buried(pos[0], pos[1])
+    def shared(self, budget):
+        """The three guides, then depth-first, over one graph (``penelopes_search``)."""
+        return shared_search(self, self.guides, budget)
 
-    def score_next_twice(self, pos) -> int:
-        """``score`` plus twice how many cards lie on each suit's next card."""
-        return self.score(pos) + 2 * _next_buried(pos[0], pos[1])
+    shared.whole_search = True
 
-    def depth_first(self, budget):
-        """Depth-first in the move order of ``children``."""
-        from ..search import _depth_first
-
-        return _depth_first(self, budget)
-
-    depth_first.whole_search = True
+    def guides(self, pos) -> tuple[int, int, int]:
+        """``score``, then plus once and twice how many cards lie on each suit's next card
+        (each guide finds wins the others miss)."""
+        base = self.score(pos)
+        buried = _next_buried(pos[0], pos[1])
+        return base, base + buried, base + 2 * buried
 
     def hopeless(self, pos) -> bool:
         """Whether the position is provably lost: its relaxed game is (``penelopes_relax``),
         or some card can never move (``stuck``). Not asked after a reversible move."""
         if pos[3]:
             return False
-        return self.relaxed.lost(pos[0], pos[1]) or self.stuck(pos[0], pos[1])
+        piles, found = pos[0], pos[1]
+        relaxed = self.relaxed
+        return (
+            relaxed.lost(piles, found)
+            or relaxed.lost_pinned(piles, found)
+            or self.stuck(piles, found)
+        )
 
     def stuck(self, piles, found) -> bool:
         """Whether some tableau card can provably never move (so never go home).
