@@ -55,6 +55,12 @@ def reference_hopeless(piles, found) -> bool:
     return any(m[i] < len(p) for i, p in enumerate(piles))
 
 
+def fixpoint_only(rules) -> None:
+    """Cut only what the dead-position fixpoint proves lost (no relaxed game, with or without
+    pins): the plain search the others are checked against."""
+    rules.hopeless = lambda pos: not pos[3] and rules.stuck(pos[0], pos[1])
+
+
 def positions_of_searches(states, per_state: int = 1500):
     """Positions the solver meets searching from each state (children included)."""
     seen = []
@@ -169,7 +175,7 @@ def test_relaxed_loss_is_a_real_loss():
     for state, (piles, found, fmap, _) in lost:
         rules = RULES_PW(state)
         rules.start = (piles, found, fmap, False)
-        rules.relaxed.lost = lambda piles, found: False
+        fixpoint_only(rules)
         result = search_module._depth_first(rules, search_module._Budget(2_000, None))
         assert result.verdict != Verdict.WON
         proved += result.verdict == Verdict.LOST
@@ -179,7 +185,7 @@ def test_relaxed_loss_is_a_real_loss():
 def verdict_without_relaxation(state: dict, max_nodes: int):
     """The verdict of depth-first search with the dead-position fixpoint alone."""
     rules = RULES_PW(state)
-    rules.relaxed.lost = lambda piles, found: False
+    fixpoint_only(rules)
     return search_module._depth_first(rules, search_module._Budget(max_nodes, None))
 
 
@@ -243,7 +249,7 @@ def test_pinned_relaxed_loss_is_a_real_loss():
     for state, start in lost:
         rules = RULES_PW(state)
         rules.start = start
-        rules.relaxed.lost = lambda piles, found: False
+        fixpoint_only(rules)
         result = search_module._depth_first(rules, search_module._Budget(5_000, None))
         assert result.verdict != Verdict.WON
         proved += result.verdict == Verdict.LOST
@@ -276,7 +282,7 @@ def test_shared_search_agrees_with_plain_depth_first(seed, left):
     give the same verdict whenever both give one; wins replay on the engine."""
     state = endgame("penelopes-web", seed, left=left)
     rules = RULES_PW(state)
-    rules.hopeless = lambda pos: not pos[3] and rules.stuck(pos[0], pos[1])
+    fixpoint_only(rules)
     rules.strategy = "dfs"
     plain = search_module.search(rules, max_nodes=20_000)
     result = solve(state, max_nodes=20_000)

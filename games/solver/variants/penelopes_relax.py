@@ -110,15 +110,6 @@ def _covered(pins) -> frozenset:
     return frozenset(c for _, under in pins for c in under)
 
 
-def _still_frozen(found, skel, pins) -> tuple:
-    """The pins that still hold in a relaxed position: those whose last card's rank has no
-    front card one rank higher (every pinned card is still loose then)."""
-    if not pins:
-        return pins
-    slack = _slack(found, skel)
-    return tuple(pin for pin in pins if slack[pin[0] + 1] == 0)
-
-
 class _GiveUp(Exception):
     pass
 
@@ -134,15 +125,19 @@ class Relaxation:
         self.given_up: set = set()
         self.left = 0
 
-    def lost(self, piles, found) -> bool:
-        """Whether the relaxed game of this real position is provably lost."""
-        return self._lost(relaxed_key(piles, found), self.cap)
+    def lost(self, piles, found, skel=None) -> bool:
+        """Whether the relaxed game of this real position is provably lost. ``skel``: the
+        skeletons of its piles that are not empty, if known."""
+        if skel is None:
+            skel = [skeleton(p) for p in piles if p]
+        return self._lost((tuple(found), tuple(sorted(skel))), self.cap)
 
-    def lost_pinned(self, piles, found) -> bool:
+    def lost_pinned(self, piles, found, skel=None) -> bool:
         """Whether the relaxed game with the pins of this real position is provably lost
         (asked when the game without them is not: it is slower)."""
         piles = [p for p in piles if p]
-        skel = [skeleton(p) for p in piles]
+        if skel is None:
+            skel = [skeleton(p) for p in piles]
         pins = frozen_runs(piles, found, skel)
         if not pins:
             return False
@@ -173,15 +168,20 @@ class Relaxation:
         return won
 
     def _children(self, st):
-        """The relaxed moves' results; with pins, the pins that still hold go along."""
+        """The relaxed moves' results; with pins, the pins that still hold go along (a pin
+        holds while the slack one rank above its loose card stays 0, so it goes once the move
+        changes that slack)."""
         if len(st) == 2:
-            yield from self._moves(st)
+            for found, skel, _ in self._moves(st):
+                yield found, skel
             return
-        for found, skel in self._moves(st[:2], _covered(st[2])):
-            pins = _still_frozen(found, skel, st[2])
-            yield (found, skel, pins) if pins else (found, skel)
+        pins = st[2]
+        for found, skel, changed in self._moves(st[:2], _covered(pins)):
+            held = tuple(pin for pin in pins if pin[0] + 1 not in changed)
+            yield (found, skel, held) if held else (found, skel)
 
     def _moves(self, st, covered=frozenset()):
+        """The results of the relaxed moves, each with the ranks whose slack it changes."""
         found, skel = st
         in_skel = set()
         tops = [0] * 15
@@ -214,7 +214,9 @@ class Relaxation:
                 if c in covered:
                     continue
                 if found[c & 3] == r - 1 and (r == 1 or slack[r] >= 1):
-                    yield up(c), skel
+                    # One loose card of rank r fewer: one front card of rank r fewer, one of
+                    # rank r + 1 more.
+                    yield up(c), skel, (r, r + 1)
         empty = self.piles - len(skel)
         for i, p in enumerate(skel):
             t = p[-1]
@@ -224,15 +226,33 @@ class Relaxation:
             rest = skeleton(p[:-1])
             others = skel[:i] + skel[i + 1 :]
             left = tuple(sorted(others + (rest,))) if rest else others
+            # What t leaving changes whatever it does: the cards under it that turn loose (a
+            # run from rank a down to rank b: one front card more of rank b, one fewer of rank
+            # a + 1) and the pile's new skeleton top (a front card more of its rank).
+            delta = [0] * 15
+            if len(rest) < len(p) - 1:
+                delta[p[-2] >> 2] += 1
+                delta[(p[len(rest)] >> 2) + 1] -= 1
+            if rest:
+                delta[rest[-1] >> 2] += 1
             if found[t & 3] == r - 1:
-                yield up(t), left
+                delta[r] -= 1  # t home: a skeleton top fewer
+                yield up(t), left, _changed(delta)
+                delta[r] += 1
             if r == KING:
                 if len(p) > 1 and empty > 0:
-                    yield found, tuple(sorted(left + ((t,),)))
+                    yield found, tuple(sorted(left + ((t,),))), _changed(delta)
                 continue
             # Onto a front card one rank higher: the result is the same whichever it is.
             bases = [w for w in top_cards[r + 1] + loose_cards[r + 1] if w != t]
             if covered:
                 bases = [w for w in bases if w not in covered]
             if bases and slack[r + 1] >= 1:
-                yield found, left
+                # t turns loose on a card of rank r + 1: that card is no longer in front.
+                delta[r + 1] -= 1
+                yield found, left, _changed(delta)
+
+
+def _changed(delta) -> tuple:
+    """The ranks with a nonzero change."""
+    return tuple(r for r in range(2, KING + 1) if delta[r])

@@ -28,7 +28,7 @@ phase runs out of positions or no position met is left unexpanded.
 
 from ..cards import KING, parse
 from .base import Rules
-from .penelopes_relax import Relaxation
+from .penelopes_relax import Relaxation, skeleton
 from .penelopes_search import shared_search
 from .suit_foundations import SuitFoundations
 
@@ -122,9 +122,10 @@ class PenelopesWebRules(SuitFoundations, Rules):
             return False
         piles, found = pos[0], pos[1]
         relaxed = self.relaxed
+        skel = [skeleton(p) for p in piles if p]
         return (
-            relaxed.lost(piles, found)
-            or relaxed.lost_pinned(piles, found)
+            relaxed.lost(piles, found, skel)
+            or relaxed.lost_pinned(piles, found, skel)
             or self.stuck(piles, found)
         )
 
@@ -237,19 +238,29 @@ class PenelopesWebRules(SuitFoundations, Rules):
             if r == KING and empty >= 0 and n > 1:
                 moves.append((gain + 1, i, empty))
         moves.sort(reverse=True)
+        low = min(found)
         for _, i, j in moves:
             new = list(piles)
-            c = new[i][-1]
-            new[i] = new[i][:-1]
-            nfound = list(found)
-            nfmap = list(fmap)
-            if j < 0:
-                notes = [f"t{i}-f{self.up(c, nfound, nfmap)}"]
-            else:
-                new[j] = new[j] + (c,)
+            p = piles[i]
+            c = p[-1]
+            new[i] = p[:-1]
+            b = p[-2] if len(p) > 1 else -1  # the card the move uncovers
+            if j >= 0:
+                new[j] = piles[j] + (c,)
                 notes = [f"t{i}-t{j}"]
+                # The position was left with no safe card in front, and found is as it was:
+                # only the card uncovered can have become safe.
+                if b < 0 or found[b & 3] != (b >> 2) - 1 or low < (b >> 2) - 2:
+                    back = b >= 0 and (b >> 2) == (c >> 2) + 1
+                    yield (tuple(new), found, fmap, back), notes
+                    continue
+                nfound = list(found)
+                nfmap = list(fmap)
+            else:
+                nfound = list(found)
+                nfmap = list(fmap)
+                notes = [f"t{i}-f{self.up(c, nfound, nfmap)}"]
             self._autoplay(new, nfound, nfmap, notes)
             # Reversible: the card left a card one rank higher and nothing went home.
-            back = j >= 0 and len(notes) == 1 and len(piles[i]) > 1
-            back = back and (piles[i][-2] >> 2) == (c >> 2) + 1
+            back = j >= 0 and len(notes) == 1 and b >= 0 and (b >> 2) == (c >> 2) + 1
             yield (tuple(new), tuple(nfound), tuple(nfmap), back), notes
