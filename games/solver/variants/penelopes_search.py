@@ -1,18 +1,20 @@
-"""Penelope's Web: a portfolio of searches over one shared graph of positions.
+"""Penelope's Web: a portfolio of searches that take turns over one shared graph of positions.
 
-Each phase — one best-first search per guide, then depth-first in the move order of
-``children`` — starts from the start position with an equal share of what is left of the
-budget, like the portfolio of ``games.solver.search``, but all phases share one graph: a
-position is expanded (its moves generated, its children keyed and tested with ``hopeless``)
-once, by the first phase that reaches it; later phases walk it along its stored edges.
-So a phase runs its own order at the cost of a walk through what is known, and the work of
-every phase counts towards searching the whole space.
+The phases — one best-first search per guide, then depth-first in the move order of
+``children`` — each start from the start position and take turns of ``TURN`` steps until the
+budget is spent, like the portfolio of ``games.solver.search`` but interleaved and sharing one
+graph: a position is expanded (its moves generated, its children keyed and tested with
+``hopeless``) once, by the first phase that reaches it; the others walk it along its stored
+edges. So each phase keeps its own order at the cost of a walk through what is known, each
+finds its wins about as soon as it would alone, and the work of every phase counts towards
+searching the whole space.
 
 Proofs of loss, both sound: a phase that runs out of positions has walked everything reachable
 from the start (the edges of an expanded position are all its children but those proved lost,
 and a won child ends the search); and once no position met is left unexpanded, every reachable
 one has been expanded without a win. Winning lines follow the first edge that reached each
-position, each a move of the game.
+position, each a move of the game. The turns are counted in steps, so a node budget gives the
+same answer every time.
 """
 
 import heapq
@@ -20,11 +22,15 @@ import time
 
 from ..result import SolveResult, Verdict
 
+# Steps of its walk a phase takes before the next phase's turn.
+TURN = 2000
+
 
 def shared_search(rules, guides, budget) -> SolveResult:
     """Best-first on each priority of ``guides(pos)`` (a tuple, lower first; ties: newest
-    position first), then depth-first; ``budget`` is a ``games.solver.search._Budget``."""
-    from ..search import _Budget, _line
+    position first) and depth-first, taking turns; ``budget`` is a
+    ``games.solver.search._Budget``."""
+    from ..search import _line
 
     key = rules.key
     children = rules.children
@@ -37,7 +43,6 @@ def shared_search(rules, guides, budget) -> SolveResult:
     positions = [start]  # until expanded
     kids: list = [None]  # once expanded: the ids of its children not proved lost
     prio = [guides(start)]
-    phases = len(prio[0]) + 1
     nodes = 1
     waiting = 1  # positions met, not proved lost, not yet expanded
 
@@ -77,62 +82,62 @@ def shared_search(rules, guides, budget) -> SolveResult:
         kids[here] = out
         return None
 
-    won = None
-    for phase in range(phases):
-        share = _Budget.share(budget, phases - phase, nodes)
-        first = nodes
+    def best_first(guide):
+        """Walk the graph from the start, lowest priority ``guide`` first, expanding what no
+        phase has; yields every ``TURN`` steps."""
         seen = {0}
+        heap = [(prio[0][guide], 0)]
         walked = 0
-        done = False  # the phase, or the graph, ran out of positions
-        if phase < phases - 1:
-            heap = [(prio[0][phase], 0)]
-            while heap:
-                here = -heapq.heappop(heap)[1]
-                if kids[here] is None:
-                    won = expand(here)
-                    if won is not None:
-                        break
-                for c in kids[here]:
-                    if c not in seen:
-                        seen.add(c)
-                        heapq.heappush(heap, (prio[c][phase], -c))
-                walked += 1
-                if not waiting or _spent(share, nodes - first, walked):
-                    break
-            done = not heap or not waiting
-        else:
-            stack = [(0, 0)]
-            while stack:
-                here, i = stack.pop()
-                if kids[here] is None:
-                    won = expand(here)
-                    if won is not None:
-                        break
-                row = kids[here]
-                while i < len(row) and row[i] in seen:
-                    i += 1
-                if i < len(row):
-                    seen.add(row[i])
-                    stack.append((here, i + 1))
-                    stack.append((row[i], 0))
-                walked += 1
-                if not waiting or _spent(share, nodes - first, walked):
-                    break
-            done = not stack or not waiting
-        if won == -1:
-            break
-        if won is not None:
-            return budget.result(Verdict.WON, _line(parent, steps, won), nodes)
-        if done:
-            return budget.result(Verdict.LOST, [], nodes)
-        if 0 <= budget.cap <= nodes:
-            break
-    return budget.result(Verdict.UNKNOWN, [], nodes)
+        while heap:
+            here = -heapq.heappop(heap)[1]
+            if kids[here] is None:
+                won = expand(here)
+                if won is not None:
+                    return won
+            for c in kids[here]:
+                if c not in seen:
+                    seen.add(c)
+                    heapq.heappush(heap, (prio[c][guide], -c))
+            walked += 1
+            if walked % TURN == 0:
+                yield
+        return None
 
+    def depth_first():
+        """Walk the graph from the start depth-first in the order of ``children``."""
+        seen = {0}
+        stack = [(0, 0)]
+        walked = 0
+        while stack:
+            here, i = stack.pop()
+            if kids[here] is None:
+                won = expand(here)
+                if won is not None:
+                    return won
+            row = kids[here]
+            while i < len(row) and row[i] in seen:
+                i += 1
+            if i < len(row):
+                seen.add(row[i])
+                stack.append((here, i + 1))
+                stack.append((row[i], 0))
+            walked += 1
+            if walked % TURN == 0:
+                yield
+        return None
 
-def _spent(share, used: int, walked: int) -> bool:
-    """Whether a phase has used its share: positions it added, or (read every 256 steps of
-    its walk) the clock."""
-    if 0 <= share.cap <= used:
-        return True
-    return share.deadline is not None and walked % 256 == 0 and time.perf_counter() > share.deadline
+    phases = [best_first(g) for g in range(len(prio[0]))] + [depth_first()]
+    while True:
+        for phase in phases:
+            try:
+                next(phase)
+            except StopIteration as end:
+                if end.value is None:  # the phase walked every position it can reach
+                    return budget.result(Verdict.LOST, [], nodes)
+                if end.value < 0:
+                    return budget.result(Verdict.UNKNOWN, [], nodes)
+                return budget.result(Verdict.WON, _line(parent, steps, end.value), nodes)
+            if not waiting:  # every position met is expanded
+                return budget.result(Verdict.LOST, [], nodes)
+            if budget.deadline is not None and time.perf_counter() > budget.deadline:
+                return budget.result(Verdict.UNKNOWN, [], nodes)

@@ -10,20 +10,23 @@ home itself whenever it could move onto it (single cards move, so it is a front 
 its predecessor is home). So the position without the card can copy any line of play.
 
 Pruning: positions whose relaxed game (``penelopes_relax``: foundations and pile skeletons, the
-cards sitting on a card one rank higher free to lie anywhere but where they are pinned) is lost, and positions where some
-card can provably never move (``stuck``), are not searched (``hopeless``); the test is skipped after a reversible move — a card that sat on a card one rank higher moved
-onto another such card and nothing went home: the card can move straight back, so the child and
-its parent (which passed the test) reach each other and share their verdict, and skipping an
-optional cut never loses a win (the test fired on none of 24,000 such children measured, and
-it is most of the cost of a position). A King alone in its pile never moves to an empty pile;
-of several empty piles only the first is a destination. Canonical key: the tableau piles sorted (they are all alike), the
-foundation piles by suit.
+cards sitting on a card one rank higher free to lie anywhere but where they are pinned) is
+lost, and positions where some card can provably never move (``stuck``), are not searched
+(``hopeless``); the test is skipped after a reversible move — a card that sat on a card one
+rank higher moved onto another such card and nothing went home: the card can move straight
+back, so the child and its parent (which passed the test) reach each other and share their
+verdict, and skipping an optional cut never loses a win (the test fired on none of 24,000 such
+children measured, and it is most of the cost of a position). A King alone in its pile never
+moves to an empty pile; of several empty piles only the first is a destination. Canonical key:
+the tableau piles sorted (they are all alike), the foundation piles by suit. A move that sends
+nothing home is followed by automatic moves only when the card it uncovers is safe: the
+position before it had no safe front card and the same foundations.
 
-Search: best-first on three guides (which find different wins fast), then depth-first, each
-from the start with an equal share of what is left of the budget, over one shared graph of the
-positions met (``penelopes_search``): a position is expanded once, by the first phase that
-reaches it, so the phases together search the space once, and the deal is proved lost when a
-phase runs out of positions or no position met is left unexpanded.
+Search: best-first on three guides (which find different wins fast) and depth-first, each
+from the start, taking turns over one shared graph of the positions met (``penelopes_search``):
+a position is expanded once, by the first phase that reaches it, so the phases together search
+the space once, and the deal is proved lost when a phase runs out of positions or no position
+met is left unexpanded.
 """
 
 from ..cards import KING, parse
@@ -64,7 +67,7 @@ def _next_buried(piles, found) -> int:
 class PenelopesWebRules(SuitFoundations, Rules):
     variant = "penelopes-web"
     strategy = "best"
-    # Three guides and depth-first, in phases over one graph (``shared``).
+    # Three guides and depth-first, taking turns over one graph (``shared``).
     portfolio = ("shared",)
 
     def __init__(self, state: dict) -> None:
@@ -103,7 +106,8 @@ class PenelopesWebRules(SuitFoundations, Rules):
         return 2 * (52 - sum(pos[1])) + 3 * _pieces(pos[0])
 
     def shared(self, budget):
-        """The three guides, then depth-first, over one graph (``penelopes_search``)."""
+        """The three guides and depth-first, taking turns over one graph
+        (``penelopes_search``)."""
         return shared_search(self, self.guides, budget)
 
     shared.whole_search = True
