@@ -69,20 +69,6 @@ def relaxed_key(piles, found) -> tuple:
     return (tuple(found), tuple(sorted(skeleton(p) for p in piles if p)))
 
 
-def _slack(found, skel) -> list[int]:
-    """Per rank, how many cards of that rank are front cards (the same in every arrangement)."""
-    tops = [0] * 15
-    loose = [0] * 15
-    for p in skel:
-        tops[p[-1] >> 2] += 1
-        for c in p:
-            loose[c >> 2] -= 1
-    for f in found:
-        for r in range(f + 1, KING + 1):
-            loose[r] += 1
-    return [0, 0] + [tops[r] + loose[r] - loose[r - 1] for r in range(2, KING + 1)] + [0]
-
-
 def frozen_runs(piles, found, skel=None) -> tuple:
     """The pins of a real position: for each rank q whose slack one rank up is 0 (no front
     card of rank q + 1), the cards under the loose cards of rank q — in its pile, the skeleton
@@ -92,7 +78,14 @@ def frozen_runs(piles, found, skel=None) -> tuple:
     piles = [p for p in piles if p]
     if skel is None:
         skel = [skeleton(p) for p in piles]
-    slack = _slack(found, skel)
+    # slack[r]: the front cards of rank r (skeleton tops and loose cards of rank r not covered
+    # by a loose card of rank r - 1).
+    slack = [0] * 15
+    for p, sk in zip(piles, skel, strict=True):
+        slack[sk[-1] >> 2] += 1
+        for c in p[len(sk) :]:
+            slack[c >> 2] += 1
+            slack[(c >> 2) + 1] -= 1
     by_rank: dict[int, list[int]] = {}
     for p, sk in zip(piles, skel, strict=True):
         k = len(sk)
