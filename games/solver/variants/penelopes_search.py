@@ -42,7 +42,8 @@ def shared_search(rules, guides, budget) -> SolveResult:
     steps = [rules.start_notes]
     positions = [start]  # until expanded
     kids: list = [None]  # once expanded: the ids of its children not proved lost
-    prio = [guides(start)]
+    # One list per guide (small ints, so a list of them costs a pointer a position).
+    prio = [[g] for g in guides(start)]
     nodes = 1
     waiting = 1  # positions met, not proved lost, not yet expanded
 
@@ -73,20 +74,23 @@ def shared_search(rules, guides, budget) -> SolveResult:
                 return -1
             if hopeless is not None and hopeless(child):
                 positions.append(None)
-                prio.append(None)
+                for row in prio:
+                    row.append(0)
                 continue
             positions.append(child)
-            prio.append(guides(child))
+            for row, g in zip(prio, guides(child), strict=True):
+                row.append(g)
             waiting += 1
             out.append(cid)
-        kids[here] = out
+        kids[here] = tuple(out)
         return None
 
     def best_first(guide):
         """Walk the graph from the start, lowest priority ``guide`` first, expanding what no
         phase has; yields every ``TURN`` steps."""
         seen = {0}
-        heap = [(prio[0][guide], 0)]
+        prio_of = prio[guide]
+        heap = [(prio_of[0], 0)]
         walked = 0
         while heap:
             here = -heapq.heappop(heap)[1]
@@ -97,7 +101,7 @@ def shared_search(rules, guides, budget) -> SolveResult:
             for c in kids[here]:
                 if c not in seen:
                     seen.add(c)
-                    heapq.heappush(heap, (prio[c][guide], -c))
+                    heapq.heappush(heap, (prio_of[c], -c))
             walked += 1
             if walked % TURN == 0:
                 yield
@@ -126,7 +130,7 @@ def shared_search(rules, guides, budget) -> SolveResult:
                 yield
         return None
 
-    phases = [best_first(g) for g in range(len(prio[0]))] + [depth_first()]
+    phases = [best_first(g) for g in range(len(prio))] + [depth_first()]
     while True:
         for phase in phases:
             try:
