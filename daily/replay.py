@@ -20,7 +20,7 @@ from django.core.cache import cache
 
 from daily.dealpick import day_start
 from daily.scoring import cards_home
-from games.actions import elapsed_ms, starting_position
+from games.actions import elapsed_ms, move_log, starting_position
 from games.models import Game, Move, Player
 from games.solver import first_losing_move_from
 
@@ -155,7 +155,7 @@ def losing_frame(game: Game) -> int | None:
         cached = None
     if cached is not None:
         return cached["frame"]
-    log = list(game.moves.order_by("seq").values_list("move", flat=True))
+    log = move_log(game)
     index = first_losing_move_from(
         starting_position(game),
         log,

@@ -150,10 +150,16 @@ def starting_position(game: Game) -> EngineGame:
     return new_game(game.variant, game.seed)
 
 
-def replay(game: Game) -> EngineGame:
-    """The game's engine rebuilt from the record: the start, then every Move row in order."""
+def move_log(game: Game) -> list[str]:
+    """The game's log: every Move row's move ("undo" included), in order."""
+    return list(game.moves.order_by("seq").values_list("move", flat=True))
+
+
+def replay(game: Game, log: list[str] | None = None) -> EngineGame:
+    """The game's engine rebuilt from the record: the start, then every Move row in order (or
+    `log`, the game's log already read)."""
     engine = starting_position(game)
-    for move in game.moves.order_by("seq").values_list("move", flat=True):
+    for move in move_log(game) if log is None else log:
         if move == Move.UNDO:
             engine.undo()
         else:

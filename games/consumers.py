@@ -42,8 +42,9 @@ ORM_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="orm")
 
 # The solver's thread for hints: a search holds its thread for up to hints.HINT_SECONDS, so it
 # never takes an ORM thread from moves; one thread, as the search is CPU-bound under the GIL
-# (hints of several sockets queue here).
+# (hints of several sockets queue here, at most hints.MAX_SEARCHES of them).
 SOLVER_THREADS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solver")
+HINTS = hints.HintDesk(SOLVER_THREADS)
 
 
 def in_worker(function):
@@ -125,6 +126,7 @@ class GameConsumer(SocketConsumer):
         self.seq_sent = -1
         self.budget = FrameBudget()
         self._player = UNRESOLVED
+        self._hint_task: asyncio.Task | None = None
         # Accept at once: who the player is is looked up with the first frame that needs it, so
         # the handshake never waits for the database.
         await self.accept()
@@ -136,6 +138,8 @@ class GameConsumer(SocketConsumer):
         return self._player
 
     async def disconnect(self, code: int) -> None:
+        if self._hint_task is not None:
+            self._hint_task.cancel()  # the search itself goes on: another ask may join it
         await self._leave_group()
 
     # ------------------------------------------------------------------ incoming frames
@@ -217,10 +221,28 @@ class GameConsumer(SocketConsumer):
         await self.send_update("state" if update.duplicate else "ack", update)
 
     async def send_hint(self, game: Game) -> None:
-        """The next move of a winning line, searched off the event loop (practice games only)."""
+        """The next move of a winning line (practice games only): at once when the game's last
+        search proves it, else from a search on the solver thread, answered by a task of its
+        own so that the socket's moves are not held up while it runs."""
         position = await in_worker(hints.hint_position)(game)
-        loop = asyncio.get_running_loop()
-        hint = await loop.run_in_executor(SOLVER_THREADS, hints.find_hint, position)
+        hint = HINTS.answer_now(position)
+        if hint is not None:
+            await self.send_frame(hint.frame())
+            return
+        finding = HINTS.start(position)  # HintPending, SolverBusy: refused before any wait
+        self._hint_task = asyncio.create_task(self._send_found_hint(position, finding))
+
+    async def _send_found_hint(self, position: hints.HintPosition, finding) -> None:
+        try:
+            hint = hints.hint_from(position, await finding)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("hint search failed for game %s", position.game.public_id)
+            await self.send_frame(
+                error_frame("server_error", "the hint search failed; try again", "hint")
+            )
+            return
         await self.send_frame(hint.frame())
 
     # ------------------------------------------------------------------ outgoing frames

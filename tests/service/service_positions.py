@@ -3,8 +3,10 @@
 from games.engine import new_game
 
 
-def near_won_state(variant: str) -> dict:
-    """A position one move from the win: every card home but the last one of one foundation."""
+def near_won_state(variant: str, left: int = 1) -> dict:
+    """A position `left` moves from the win: every card home but the last `left` of one
+    foundation, which lie on t0 lowest in front (Spiderweb: one complete suit, `left` 1)."""
+    assert left == 1 or variant != "spiderweb"
     engine = new_game(variant, 7)
     state = engine.to_dict()
     decks = state["foundations"]
@@ -27,7 +29,7 @@ def near_won_state(variant: str) -> dict:
         tableau[0] = foundations[-1]
         foundations[-1] = []
     else:
-        tableau[0] = [foundations[-1].pop()]
+        tableau[0] = [foundations[-1].pop() for _ in range(left)]
     return {
         **state,
         "tableau": tableau,
