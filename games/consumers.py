@@ -126,7 +126,7 @@ class GameConsumer(SocketConsumer):
         self.seq_sent = -1
         self.budget = FrameBudget()
         self._player = UNRESOLVED
-        self._hint_task: asyncio.Task | None = None
+        self._hint_tasks: set[asyncio.Task] = set()
         # Accept at once: who the player is is looked up with the first frame that needs it, so
         # the handshake never waits for the database.
         await self.accept()
@@ -138,8 +138,8 @@ class GameConsumer(SocketConsumer):
         return self._player
 
     async def disconnect(self, code: int) -> None:
-        if self._hint_task is not None:
-            self._hint_task.cancel()  # the search itself goes on: another ask may join it
+        for task in self._hint_tasks:
+            task.cancel()  # the search itself goes on: another ask may join it
         await self._leave_group()
 
     # ------------------------------------------------------------------ incoming frames
@@ -230,7 +230,9 @@ class GameConsumer(SocketConsumer):
             await self.send_frame(hint.frame())
             return
         finding = HINTS.start(position)  # HintPending, SolverBusy: refused before any wait
-        self._hint_task = asyncio.create_task(self._send_found_hint(position, finding))
+        task = asyncio.create_task(self._send_found_hint(position, finding))
+        self._hint_tasks.add(task)
+        task.add_done_callback(self._hint_tasks.discard)
 
     async def _send_found_hint(self, position: hints.HintPosition, finding) -> None:
         try:

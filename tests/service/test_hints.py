@@ -248,3 +248,19 @@ def test_a_proof_of_loss_holds_until_an_undo(log, lost):
     """A lost position only leads to lost ones; an undo may lead back to a winnable one."""
     answer = hints.Finding(0, None, lost=True).answer(fake_position(1, 1, len(log), log))
     assert (answer is not None and answer.reason == "lost") == lost
+
+
+async def test_a_search_outlives_the_socket_that_asked(connect, guest_client, game, desk):
+    """A socket closed mid-search drops its wait, not the search: a new socket asking for the
+    same position joins it."""
+    desk.held.value = True
+    first, _ = await opened(connect, guest_client, game)
+    await first.send_json_to({"type": "hint"})
+    assert (await first.send_frame({"type": "ping"}))["type"] == "pong"
+    await first.disconnect()
+    second, _ = await opened(connect, guest_client, game)
+    await second.send_json_to({"type": "hint"})
+    desk.release()
+    hint = await second.receive_json_from(timeout=10)
+    assert (hint["type"], hint["seq"], hint["reason"]) == ("hint", 0, "winning_line")
+    assert desk.runs == [0]
