@@ -14,8 +14,11 @@ the card could take the only pile a copy of it needs, while the copy blocks the 
 Pruning: a card alone in its pile never moves to an empty pile; only the first empty pile is a
 destination. Canonical key: tableau piles sorted, foundations sorted (copies of a card are
 alike, and so are piles), waste and stock as they are. ``dead`` proves a position lost when
-some card can never move again (its proof is in its docstring); the search asks it of the
-start position only (see ``hopeless``).
+some card can never move again (its proof is in its docstring), and
+``eighty_thieves_bound.never_empties`` when no tableau pile can ever become empty (it keeps the
+order of the deals: a stock card is free only once turned, and then only while the cards turned
+after it have left; proof in that module); the search asks both of the start position only
+(see ``hopeless``).
 
 Search: a beam over the deals (``beam``: wins only) and then best-first on ``score``
 (complete, so it can prove small positions lost), each with half of the budget.
@@ -26,6 +29,7 @@ import heapq
 from ..cards import parse
 from ..result import Verdict
 from .base import Rules
+from .eighty_thieves_bound import never_empties
 
 # Beam search (``beam``): the widths tried in turn, and how many new positions each kept
 # position may open between two deals (more at the end, where nothing is dealt any more).
@@ -184,10 +188,13 @@ class EightyThievesRules(Rules):
         return None, nodes, cut
 
     def hopeless(self, pos) -> bool:
-        """``dead(pos)`` for the start position only: on the positions a search meets the test
-        never fired (stock cards count as free, and one pile that might empty frees every
-        card), so it is not worth its cost there (about 0.1–0.5 ms a position)."""
-        return pos is self.start and self.dead(pos)
+        """``never_empties(pos)`` or ``dead(pos)``, for the start position only. Neither fires on
+        the positions of real deals (``dead``: stock cards count as free, and one pile that might
+        empty frees every card; ``never_empties``: silent on the starts of seeds 0–199 and on
+        every position of seed 0's first 57 deals), so they are not worth their cost (0.1–0.5 ms
+        a position) inside a search; on constructed and random small positions
+        ``never_empties`` fires where ``dead`` is silent."""
+        return pos is self.start and (never_empties(pos, self.stock) or self.dead(pos))
 
     def dead(self, pos) -> bool:
         """True when some card not home can provably never move again (so the deal is lost).
