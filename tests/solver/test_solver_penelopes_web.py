@@ -12,7 +12,12 @@ from games.solver import Verdict, solve
 from games.solver import search as search_module
 from games.solver.cards import KING, parse
 from games.solver.variants import RULES
-from games.solver.variants.penelopes_relax import Relaxation, frozen_runs, relaxed_key
+from games.solver.variants.penelopes_relax import (
+    Relaxation,
+    frozen_runs,
+    relaxed_key,
+    skeleton,
+)
 
 RULES_PW = RULES["penelopes-web"]
 
@@ -290,3 +295,19 @@ def test_shared_search_agrees_with_plain_depth_first(seed, left):
         assert result.verdict == plain.verdict
     if result.verdict == Verdict.WON:
         assert replays_to_a_win(state, result.moves)
+
+
+def test_one_pass_relaxed_test_is_the_two_tests():
+    """``lost_either`` (one pass, the moves of each relaxed position remembered for its pinned
+    variants) answers ``lost or lost_pinned`` on positions met in searches of deals, whichever
+    asks first, and both answers occur."""
+    states = [new_game("penelopes-web", s).to_dict() for s in (3, 4, 17)]
+    positions = positions_of_searches(states, per_state=2000)
+    one, two = Relaxation(8), Relaxation(8)
+    answers = set()
+    for piles, found, _, _ in positions:
+        full = [p for p in piles if p]
+        fast = one.lost_either(full, found, [skeleton(p) for p in full])
+        assert fast == (two.lost(piles, found) or two.lost_pinned(piles, found))
+        answers.add(fast)
+    assert answers == {True, False}

@@ -54,6 +54,9 @@ gives up (the real position counts as not proved lost); positions it finished st
 """
 
 KING = 13
+_ALL_HOME = (KING, KING, KING, KING)
+# The relaxed positions whose moves are kept at once (``Relaxation._moves``).
+MOVES_KEPT = 50_000
 
 
 def skeleton(pile: tuple) -> tuple:
@@ -98,6 +101,18 @@ def frozen_runs(piles, found, skel=None) -> tuple:
     return tuple((r, tuple(sorted(by_rank[r]))) for r in sorted(by_rank))
 
 
+def _zero_slack(piles, skel) -> frozenset:
+    """The ranks q of 1 to 12 with no front card of rank q + 1 (``slack[q + 1] == 0``), which
+    are the same for every real position of one relaxed position (see ``frozen_runs``)."""
+    slack = [0] * 15
+    for p, sk in zip(piles, skel, strict=True):
+        slack[sk[-1] >> 2] += 1
+        for c in p[len(sk) :]:
+            slack[c >> 2] += 1
+            slack[(c >> 2) + 1] -= 1
+    return frozenset(q for q in range(1, KING) if slack[q + 1] == 0)
+
+
 def _covered(pins) -> frozenset:
     """The cards under a pinned card: never in front while the pins hold."""
     return frozenset(c for _, under in pins for c in under)
@@ -116,6 +131,9 @@ class Relaxation:
         self.pin_cap = pin_cap
         self.memo: dict = {}
         self.given_up: set = set()
+        # Per relaxed position: the ranks q whose slack one rank up is 0 (``_zero_slack``).
+        self.zero: dict = {}
+        self.moves_of: dict = {}
         self.left = 0
 
     def lost(self, piles, found, skel=None) -> bool:
@@ -135,6 +153,41 @@ class Relaxation:
         if not pins:
             return False
         return self._lost((tuple(found), tuple(sorted(skel)), pins), self.pin_cap)
+
+    def lost_either(self, piles, found, skel) -> bool:
+        """``lost(...) or lost_pinned(...)`` in one pass: ``piles`` the real position's piles
+        that are not empty, ``skel`` their skeletons in the same order."""
+        st = (found, tuple(sorted(skel)))
+        won = self.memo.get(st)
+        if won is None:
+            if st not in self.given_up and self._lost(st, self.cap):
+                return True
+        elif not won:
+            return True
+        zero = self.zero.get(st)
+        if zero is None:
+            zero = self.zero[st] = _zero_slack(piles, skel)
+        if not zero:
+            return False
+        by_rank: dict[int, list[int]] = {}
+        for p, sk in zip(piles, skel, strict=True):
+            k = len(sk)
+            if k == len(p):
+                continue
+            last = -1
+            for j in range(k, len(p)):
+                if (p[j] >> 2) in zero:
+                    last = j
+            if last >= 0:
+                r = p[last] >> 2
+                if r in by_rank:
+                    by_rank[r].extend(p[k - 1 : last])
+                else:
+                    by_rank[r] = list(p[k - 1 : last])
+        if not by_rank:
+            return False
+        pins = tuple((r, tuple(sorted(by_rank[r]))) for r in sorted(by_rank))
+        return self._lost((st[0], st[1], pins), self.pin_cap)
 
     def _lost(self, st, cap) -> bool:
         won = self.memo.get(st)
@@ -156,25 +209,51 @@ class Relaxation:
         self.left -= 1
         if self.left < 0:
             raise _GiveUp
-        won = st[0] == (KING, KING, KING, KING) or any(self._won(c) for c in self._children(st))
+        won = st[0] == _ALL_HOME
+        if not won:
+            for child in self._children(st):
+                if self._won(child):
+                    won = True
+                    break
         self.memo[st] = won
         return won
 
-    def _children(self, st):
+    def _children(self, st) -> list:
         """The relaxed moves' results; with pins, the pins that still hold go along (a pin
         holds while the slack one rank above its loose card stays 0, so it goes once the move
         changes that slack)."""
         if len(st) == 2:
-            for found, skel, _ in self._moves(st):
-                yield found, skel
-            return
+            return [child for _, _, child, _ in self._moves(st)]
         pins = st[2]
-        for found, skel, changed in self._moves(st[:2], _covered(pins)):
+        covered = _covered(pins)
+        out = []
+        for card, bases, child, changed in self._moves(st[:2]):
+            if card in covered:
+                continue
+            if bases is not None:
+                for w in bases:
+                    if w not in covered:
+                        break
+                else:
+                    continue
             held = tuple(pin for pin in pins if pin[0] + 1 not in changed)
-            yield (found, skel, held) if held else (found, skel)
+            out.append((child[0], child[1], held) if held else child)
+        return out
 
-    def _moves(self, st, covered=frozenset()):
-        """The results of the relaxed moves, each with the ranks whose slack it changes."""
+    def _moves(self, st) -> list:
+        """The relaxed moves of ``(found, skeletons)``, remembered (the same position is met
+        with different pins): ``(card, bases, result, changed)`` — the card that must be in
+        front, the cards one rank higher it may go onto (one of them must be in front; None for
+        a move home or a King's move), the result without pins, the ranks whose slack changes.
+        """
+        moves = self.moves_of.get(st)
+        if moves is None:
+            if len(self.moves_of) >= MOVES_KEPT:
+                self.moves_of.clear()
+            moves = self.moves_of[st] = list(self._make_moves(st))
+        return moves
+
+    def _make_moves(self, st):
         found, skel = st
         in_skel = set()
         tops = [0] * 15
@@ -204,17 +283,15 @@ class Relaxation:
 
         for r in range(1, KING + 1):
             for c in loose_cards[r]:
-                if c in covered:
-                    continue
                 if found[c & 3] == r - 1 and (r == 1 or slack[r] >= 1):
                     # One loose card of rank r fewer: one front card of rank r fewer, one of
                     # rank r + 1 more.
-                    yield up(c), skel, (r, r + 1)
+                    yield c, None, (up(c), skel), (r, r + 1)
         empty = self.piles - len(skel)
         for i, p in enumerate(skel):
             t = p[-1]
             r = t >> 2
-            if (r > 1 and slack[r] < 1) or t in covered:
+            if r > 1 and slack[r] < 1:
                 continue  # t cannot be in front
             rest = skeleton(p[:-1])
             others = skel[:i] + skel[i + 1 :]
@@ -230,20 +307,18 @@ class Relaxation:
                 delta[rest[-1] >> 2] += 1
             if found[t & 3] == r - 1:
                 delta[r] -= 1  # t home: a skeleton top fewer
-                yield up(t), left, _changed(delta)
+                yield t, None, (up(t), left), _changed(delta)
                 delta[r] += 1
             if r == KING:
                 if len(p) > 1 and empty > 0:
-                    yield found, tuple(sorted(left + ((t,),))), _changed(delta)
+                    yield t, None, (found, tuple(sorted(left + ((t,),)))), _changed(delta)
                 continue
             # Onto a front card one rank higher: the result is the same whichever it is.
-            bases = [w for w in top_cards[r + 1] + loose_cards[r + 1] if w != t]
-            if covered:
-                bases = [w for w in bases if w not in covered]
+            bases = tuple(top_cards[r + 1] + loose_cards[r + 1])
             if bases and slack[r + 1] >= 1:
                 # t turns loose on a card of rank r + 1: that card is no longer in front.
                 delta[r + 1] -= 1
-                yield found, left, _changed(delta)
+                yield t, bases, (found, left), _changed(delta)
 
 
 def _changed(delta) -> tuple:

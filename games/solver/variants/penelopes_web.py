@@ -52,6 +52,18 @@ def _pieces(piles) -> int:
     return n
 
 
+def _pile_info(pile: tuple) -> tuple:
+    """A pile's skeleton (``penelopes_relax.skeleton``) and its share of ``_pieces``."""
+    n = 1
+    r = pile[0] >> 2
+    for c in pile[1:]:
+        q = c >> 2
+        if r != q + 1:
+            n += 1
+        r = q
+    return skeleton(pile), n
+
+
 def _next_buried(piles, found) -> int:
     """How many cards lie on the next card of each suit."""
     n = 0
@@ -78,6 +90,8 @@ class PenelopesWebRules(SuitFoundations, Rules):
         self._autoplay(piles_l, found, fmap, notes)
         self.start = (tuple(piles_l), tuple(found), tuple(fmap), False)
         self.relaxed = Relaxation(len(piles))
+        # Per pile met (a tuple): its skeleton and pieces (``_pile_info``).
+        self.pile_info: dict = {}
         self.start_notes = notes
 
     def _autoplay(self, piles: list, found: list, fmap: list, notes: list) -> None:
@@ -103,7 +117,15 @@ class PenelopesWebRules(SuitFoundations, Rules):
 
     def score(self, pos) -> int:
         """Cards not home, and cards not on a card one rank higher (lower is better)."""
-        return 2 * (52 - sum(pos[1])) + 3 * _pieces(pos[0])
+        info = self.pile_info
+        n = 0
+        for p in pos[0]:
+            if p:
+                x = info.get(p)
+                if x is None:
+                    x = info[p] = _pile_info(p)
+                n += x[1]
+        return 2 * (52 - sum(pos[1])) + 3 * n
 
     def shared(self, budget):
         """The three guides and depth-first, taking turns over one graph
@@ -125,13 +147,17 @@ class PenelopesWebRules(SuitFoundations, Rules):
         if pos[3]:
             return False
         piles, found = pos[0], pos[1]
-        relaxed = self.relaxed
-        skel = [skeleton(p) for p in piles if p]
-        return (
-            relaxed.lost(piles, found, skel)
-            or relaxed.lost_pinned(piles, found, skel)
-            or self.stuck(piles, found)
-        )
+        info = self.pile_info
+        full = []
+        skel = []
+        for p in piles:
+            if p:
+                x = info.get(p)
+                if x is None:
+                    x = info[p] = _pile_info(p)
+                full.append(p)
+                skel.append(x[0])
+        return self.relaxed.lost_either(full, found, skel) or self.stuck(piles, found)
 
     def stuck(self, piles, found) -> bool:
         """Whether some tableau card can provably never move (so never go home).
