@@ -81,14 +81,7 @@ def frozen_runs(piles, found, skel=None) -> tuple:
     piles = [p for p in piles if p]
     if skel is None:
         skel = [skeleton(p) for p in piles]
-    # slack[r]: the front cards of rank r (skeleton tops and loose cards of rank r not covered
-    # by a loose card of rank r - 1).
-    slack = [0] * 15
-    for p, sk in zip(piles, skel, strict=True):
-        slack[sk[-1] >> 2] += 1
-        for c in p[len(sk) :]:
-            slack[c >> 2] += 1
-            slack[(c >> 2) + 1] -= 1
+    slack = _slack(piles, skel)
     by_rank: dict[int, list[int]] = {}
     for p, sk in zip(piles, skel, strict=True):
         k = len(sk)
@@ -101,15 +94,22 @@ def frozen_runs(piles, found, skel=None) -> tuple:
     return tuple((r, tuple(sorted(by_rank[r]))) for r in sorted(by_rank))
 
 
-def _zero_slack(piles, skel) -> frozenset:
-    """The ranks q of 1 to 12 with no front card of rank q + 1 (``slack[q + 1] == 0``), which
-    are the same for every real position of one relaxed position (see ``frozen_runs``)."""
+def _slack(piles, skel) -> list[int]:
+    """Per rank r, the front cards of rank r: skeleton tops, and loose cards of rank r not
+    covered by a loose card of rank r - 1 (non-empty ``piles``, ``skel`` their skeletons)."""
     slack = [0] * 15
     for p, sk in zip(piles, skel, strict=True):
         slack[sk[-1] >> 2] += 1
         for c in p[len(sk) :]:
             slack[c >> 2] += 1
             slack[(c >> 2) + 1] -= 1
+    return slack
+
+
+def _zero_slack(piles, skel) -> frozenset:
+    """The ranks q of 1 to 12 with no front card of rank q + 1 (``slack[q + 1] == 0``), which
+    are the same for every real position of one relaxed position (see ``frozen_runs``)."""
+    slack = _slack(piles, skel)
     return frozenset(q for q in range(1, KING) if slack[q + 1] == 0)
 
 

@@ -36,24 +36,9 @@ from .penelopes_search import shared_search
 from .suit_foundations import SuitFoundations
 
 
-def _pieces(piles) -> int:
-    """Cards in the tableau that do not sit on a card one rank higher (each pile's back card
-    counts): how many pieces the tableau is in."""
-    n = 0
-    for p in piles:
-        if p:
-            n += 1
-            r = p[0] >> 2
-            for c in p[1:]:
-                q = c >> 2
-                if r != q + 1:
-                    n += 1
-                r = q
-    return n
-
-
-def _pile_info(pile: tuple) -> tuple:
-    """A pile's skeleton (``penelopes_relax.skeleton``) and its share of ``_pieces``."""
+def _pile_pieces(pile: tuple) -> int:
+    """Cards of a non-empty pile that do not sit on a card one rank higher (its back card
+    counts): how many pieces the pile is in."""
     n = 1
     r = pile[0] >> 2
     for c in pile[1:]:
@@ -61,7 +46,12 @@ def _pile_info(pile: tuple) -> tuple:
         if r != q + 1:
             n += 1
         r = q
-    return skeleton(pile), n
+    return n
+
+
+def _pile_info(pile: tuple) -> tuple:
+    """A pile's skeleton (``penelopes_relax.skeleton``) and how many pieces it is in (``_pile_pieces``)."""
+    return skeleton(pile), _pile_pieces(pile)
 
 
 def _next_buried(piles, found) -> int:
