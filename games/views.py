@@ -19,7 +19,7 @@ from games.engine import VARIANT_INFO, VARIANTS
 from games.forms import NicknameForm, SignUpForm
 from games.identity import attach_user, current_player
 from games.models import MAX_SEED, Game
-from games.winnable import SolverBusy, find_winnable_seed
+from games.winnable import SolverBusy, find_winnable_seed, offers_winnable
 
 # Random deals get seeds below a billion: short enough to read out and share.
 RANDOM_SEED_BOUND = 1_000_000_000
@@ -56,7 +56,10 @@ def _next_url(request: HttpRequest, default: str) -> str:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    variants = [{"id": variant, **VARIANT_INFO[variant]} for variant in VARIANTS]
+    variants = [
+        {"id": variant, "offers_winnable": offers_winnable(variant), **VARIANT_INFO[variant]}
+        for variant in VARIANTS
+    ]
     return render(request, "home.html", {"variants": variants})
 
 
@@ -73,6 +76,8 @@ def new_winnable_deal(request: HttpRequest, variant: str) -> HttpResponse:
     proved in time (with a plain random deal one click away)."""
     info = check_variant(variant)
     context = {"variant": variant, "variant_info": info, "budget_s": WINNABLE_BUDGET_S}
+    if not offers_winnable(variant):
+        return render(request, "games/no_winnable_deal.html", {**context, "never_proved": True})
     try:
         seed, tried = find_winnable_seed(
             variant, WINNABLE_BUDGET_S, WINNABLE_SECONDS_PER_DEAL, RANDOM_SEED_BOUND
@@ -105,7 +110,12 @@ def play(request: HttpRequest, variant: str, seed: str) -> HttpResponse:
         "variant_name": info["name"],
         "layout": info,
     }
-    context = {"game": game, "variant_info": info, "board_config": board_config}
+    context = {
+        "game": game,
+        "variant_info": info,
+        "board_config": board_config,
+        "offers_winnable": offers_winnable(variant),
+    }
     return render(request, "games/play.html", context)
 
 

@@ -263,8 +263,13 @@ def winnable_seed(variant: str, budget_s: float | None = None) -> int:
     is left of the budget; a deal it proves won is taken. RaceRuleError (`no_winnable_deal`)
     if none is proved in time: some variants are rarely proved so fast, and the page says so.
     """
-    from games.winnable import SolverBusy, find_winnable_seed
+    from games.winnable import SolverBusy, find_winnable_seed, offers_winnable
 
+    if not offers_winnable(variant):
+        raise RaceRuleError(
+            "no_winnable_deal",
+            f"winnable deals are not offered for {variant}: the solver has never proved one",
+        )
     budget = WINNABLE_BUDGET_S if budget_s is None else budget_s
     try:
         seed, _ = find_winnable_seed(variant, budget, WINNABLE_SECONDS_PER_DEAL)

@@ -4,6 +4,7 @@ from django import forms
 
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import MAX_SEED, NICKNAME_MAX_LENGTH, nickname_validator
+from games.winnable import offers_winnable
 from races import lifecycle
 from races.models import Race
 
@@ -67,6 +68,13 @@ class RaceForm(forms.Form):
         data = super().clean()
         if data.get("deal") == DealChoice.SEED and data.get("seed") is None:
             self.add_error("seed", "Give the deal number to race on.")
+        variant = data.get("variant")
+        if data.get("deal") == DealChoice.WINNABLE and variant and not offers_winnable(variant):
+            self.add_error(
+                "deal",
+                f"Winnable deals are not offered for {VARIANT_INFO[variant]['name']}: the solver "
+                "has never proved one. Race on a random deal.",
+            )
         return data
 
 

@@ -89,6 +89,14 @@ def test_bad_settings_are_refused(ann, changes):
     assert response.status_code == 200 and not Race.objects.exists()
 
 
+def test_a_winnable_eighty_thieves_race_is_refused_with_the_reason(ann):
+    """The solver never proves an Eighty Thieves deal won: the form says so, no race is made."""
+    data = {"variant": "eighty-thieves", "deal": "winnable", "max_players": 8, "visibility": "link"}
+    page = ann.post("/races/new/", data).content.decode()
+    assert "Winnable deals are not offered for Eighty Thieves" in page
+    assert not Race.objects.exists()
+
+
 def test_a_visitor_sees_the_join_form_and_no_seed(ann, make_race, make_client):
     """Someone with the link gets the lobby page with a join form; the seed is nowhere."""
     race = make_race(ann)

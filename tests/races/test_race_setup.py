@@ -30,6 +30,17 @@ def test_no_winnable_deal_in_time_is_a_clear_refusal(make_client, monkeypatch):
     assert not Race.objects.exists()
 
 
+def test_a_winnable_race_of_a_never_proved_variant_is_refused_without_a_search(
+    make_client, monkeypatch
+):
+    """Eighty Thieves: `no_winnable_deal` at once, no solver run, no race."""
+    monkeypatch.setattr("games.winnable.solve", None)  # any search would fail loudly
+    with pytest.raises(RaceRuleError) as info:
+        actions.do_create_race(make_client("Ann").player, variant="eighty-thieves", winnable=True)
+    assert info.value.code == "no_winnable_deal"
+    assert not Race.objects.exists()
+
+
 def test_the_command_closes_overdue_races_only(make_client, make_race, no_countdown):
     """close_overdue_races finishes races past their end and leaves running ones alone."""
     ann = make_client("Ann")

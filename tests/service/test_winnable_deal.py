@@ -47,6 +47,23 @@ def test_home_and_practice_page_link_a_winnable_deal(client, path):
     assert 'href="/play/penguin/winnable/"' in page
 
 
+def test_a_never_proved_variant_offers_no_winnable_deal(client, monkeypatch):
+    """Eighty Thieves: the page says why at once (no search runs) and links a random deal."""
+    monkeypatch.setattr("games.winnable.solve", None)  # any search would fail loudly
+    response = client.get("/play/eighty-thieves/winnable/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert 'id="never-proved"' in page and 'href="/play/eighty-thieves/"' in page
+    assert 'href="/play/eighty-thieves/winnable/"' not in page
+
+
+@pytest.mark.parametrize("path", ["/", "/play/eighty-thieves/5/"])
+def test_pages_link_no_winnable_deal_of_a_never_proved_variant(client, path):
+    page = client.get(path).content.decode()
+    assert 'href="/play/eighty-thieves/winnable/"' not in page
+    assert 'href="/play/eighty-thieves/"' in page
+
+
 @pytest.fixture
 def solver_taken(monkeypatch):
     """Every winnable-deal search slot of the process is taken (by other requests)."""
