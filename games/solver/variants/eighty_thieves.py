@@ -191,9 +191,9 @@ class EightyThievesRules(Rules):
         """``never_empties(pos)`` or ``dead(pos)``, for the start position only. Neither fires on
         the positions of real deals (``dead``: stock cards count as free, and one pile that might
         empty frees every card; ``never_empties``: silent on the starts of seeds 0–199 and on
-        every position of seed 0's first 57 deals), so they are not worth their cost (0.1–0.5 ms
-        a position) inside a search; on constructed and random small positions
-        ``never_empties`` fires where ``dead`` is silent."""
+        every position of seed 0's first 55 deals), so they are not worth their cost (0.1–0.5 ms
+        a position) inside a search; on small random positions ``never_empties`` fires where
+        ``dead`` is silent."""
         return pos is self.start and (never_empties(pos, self.stock) or self.dead(pos))
 
     def dead(self, pos) -> bool:
