@@ -8,7 +8,7 @@
 | REDIS_URL | unset: Channels' in-memory layer | Redis for the channel layer and leaderboards |
 | ALLOWED_HOSTS | localhost,127.0.0.1,[::1] | comma-separated |
 | CSRF_TRUSTED_ORIGINS | none | comma-separated origins with scheme |
-| DAILY_WARMUP | 0 | 1: the daily page picks missing deals in the background |
+| DAILY_WARMUP | 1 | 0: the daily page never picks missing deals in the background |
 """
 
 import os
@@ -147,9 +147,10 @@ if REDIS_URL:
 # The leaderboard store (games/rankstore.py) shares the Redis of the channel layer.
 LEADERBOARD_REDIS_URL = REDIS_URL
 
-# The daily page picks today's and tomorrow's missing deals in a background thread (daily/warmup.py);
-# off by default: `manage.py precompute_daily` run each day does the same ahead of time.
-DAILY_WARMUP = env_bool("DAILY_WARMUP", default=False)
+# The daily page picks today's and tomorrow's missing deals in a background thread (daily/warmup.py),
+# so the first player of a day does not wait for the solver (a Penelope's Web pick can take 10 s).
+# `manage.py precompute_daily` run each day does the same ahead of time; the tests turn it off.
+DAILY_WARMUP = env_bool("DAILY_WARMUP", default=True)
 
 # Writes (moves, undos, autoplays; race actions) one player may make in any 5 s over all their
 # sockets on one process (games/throttles.py): a brisk human makes well under 5 a second.

@@ -36,6 +36,9 @@ from tests.support import (
 # Race tests follow every move's `progress` event; the throttle has tests of its own
 # (tests/races/test_race_announce.py). Servers the tests start inherit the environment.
 os.environ["RACE_PROGRESS_INTERVAL_MS"] = "0"
+# No background daily picks (solver runs and writes beside the test's own) unless a test asks for
+# them (tests/daily/test_daily_warmup.py): in this process below, in the servers tests start here.
+os.environ["DAILY_WARMUP"] = "0"
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -134,6 +137,12 @@ async def connect(sent_frames):
     for communicator in opened:
         await communicator.disconnect()
     await database_sync_to_async(assert_no_hidden_cards)(sent_frames)
+
+
+@pytest.fixture(autouse=True)
+def no_daily_warmup(settings):
+    """The daily page picks no deals in the background unless the test turns it on."""
+    settings.DAILY_WARMUP = False
 
 
 @pytest.fixture(autouse=True)
