@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from games.models import Game, Move, Player
+from games.models import Game, Move, Player, WinnableDeal
 
 
 @admin.register(Player)
@@ -55,3 +55,15 @@ class MoveAdmin(admin.ModelAdmin):
     search_fields = ["game__public_id"]
     raw_id_fields = ["game"]
     readonly_fields = ["at"]
+
+
+@admin.register(WinnableDeal)
+class WinnableDealAdmin(admin.ModelAdmin):
+    """The pools of proved-winnable deals; race seeds are secret: staff only, as here."""
+
+    list_display = ["variant", "use", "found_at"]
+    list_filter = ["variant", "use"]
+    readonly_fields = ["variant", "use", "seed", "found_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # a deal enters a pool only once the solver has proved it

@@ -135,3 +135,34 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.seq}. {self.move}"
+
+
+class WinnableDeal(models.Model):
+    """A deal the solver proved winnable, kept until it is dealt (games/winnable.py), so that
+    "a winnable deal" is dealt at once instead of after seconds of search.
+
+    Practice deals are dealt to whoever asks next (a practice deal's number is in its address
+    anyway); race deals are secret until their race is over, so they are found apart, never
+    taken from the practice pool, and never shown. Each row is dealt once and then deleted.
+    """
+
+    class Use(models.TextChoices):
+        PRACTICE = "practice", "Practice"
+        RACE = "race", "Race"
+
+    variant = models.CharField(max_length=16, choices=Variant.choices)
+    use = models.CharField(max_length=8, choices=Use.choices)
+    seed = models.BigIntegerField(validators=[MinValueValidator(0), MaxValueValidator(MAX_SEED)])
+    found_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["variant", "use", "seed"], name="unique_winnable_deal_per_use"
+            ),
+        ]
+        indexes = [models.Index(fields=["variant", "use", "id"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_variant_display()} ({self.get_use_display()})"

@@ -19,10 +19,10 @@ from games.engine import VARIANT_INFO, VARIANTS
 from games.forms import NicknameForm, SignUpForm
 from games.identity import attach_user, current_player
 from games.models import MAX_SEED, Game
-from games.winnable import SolverBusy, find_winnable_seed, offers_winnable
+from games.winnable import PRACTICE_SEED_BOUND, SolverBusy, Use, offers_winnable, winnable_seed
 
 # Random deals get seeds below a billion: short enough to read out and share.
-RANDOM_SEED_BOUND = 1_000_000_000
+RANDOM_SEED_BOUND = PRACTICE_SEED_BOUND
 SEED_PATTERN = re.compile(r"[0-9]{1,19}")
 
 # "New winnable deal": the solver's time for all the deals it tries, and for any one of them.
@@ -79,8 +79,8 @@ def new_winnable_deal(request: HttpRequest, variant: str) -> HttpResponse:
     if not offers_winnable(variant):
         return render(request, "games/no_winnable_deal.html", {**context, "never_proved": True})
     try:
-        seed, tried = find_winnable_seed(
-            variant, WINNABLE_BUDGET_S, WINNABLE_SECONDS_PER_DEAL, RANDOM_SEED_BOUND
+        seed, tried = winnable_seed(
+            variant, Use.PRACTICE, WINNABLE_BUDGET_S, WINNABLE_SECONDS_PER_DEAL
         )
     except SolverBusy:
         response = render(request, "games/no_winnable_deal.html", {**context, "busy": True})

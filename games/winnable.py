@@ -1,19 +1,31 @@
-"""Random deals the solver proves winnable, within a total time budget.
+"""Random deals the solver proves winnable: kept in pools ahead of time, searched when a pool is
+empty.
 
-Practice's "new winnable deal" and a race's winnable deal both draw fresh random deals and ask
-the solver about each in turn; the first one proved won is taken. Some variants (Eighty
-Thieves, Spiderweb) are rarely proved in a second or two, so "none in time" is an answer too.
+Practice's "new winnable deal" and a race's winnable deal take a deal from the pool of their
+use (`WinnableDeal`) at once; only when it is empty do they draw fresh random deals and ask the
+solver about each in turn, the first one proved won taken. Either way a background thread then
+tops the pool up again. Some variants (Eighty Thieves, Spiderweb) are rarely proved in a second
+or two, so "none in time" is an answer too; Eighty Thieves never was, so none is offered.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+
+from django.conf import settings
+from django.db import IntegrityError, close_old_connections
 
 from games.deals import random_seed
 from games.engine import new_game
 from games.engine.shuffle import MAX_SEED
+from games.models import WinnableDeal
 from games.solver import Verdict, solve
+
+logger = logging.getLogger(__name__)
+
+Use = WinnableDeal.Use
 
 MAX_SEARCHES = 2
 """Winnable-deal searches one process runs at once. Each is pure CPU for seconds: unbounded, a
@@ -25,7 +37,17 @@ NEVER_PROVED = frozenset({"eighty-thieves"})
 Eighty Thieves win in hundreds of deals, minutes each): a search would spend its whole budget
 for nothing, so no winnable deal of theirs is offered."""
 
+POOL_SIZE = 6
+"""Deals each pool (variant and use) is topped up to."""
+PRACTICE_SEED_BOUND = 1_000_000_000
+"""Practice deals are numbered below this (short, shareable addresses); race deals use every
+seed, as their number is never shown before the race is over."""
+REFILL_BUDGET_S = 60.0
+"""The most one background top-up searches, in all (it then waits for the next deal taken)."""
+REFILL_SECONDS_PER_DEAL = 2.0
+
 _searches = threading.BoundedSemaphore(MAX_SEARCHES)
+_refilling = threading.Lock()
 
 
 class SolverBusy(Exception):
@@ -35,6 +57,10 @@ class SolverBusy(Exception):
 def offers_winnable(variant: str) -> bool:
     """Whether a winnable deal of the variant is offered (a search for one can succeed)."""
     return variant not in NEVER_PROVED
+
+
+def seed_bound(use: str) -> int:
+    return PRACTICE_SEED_BOUND if use == Use.PRACTICE else MAX_SEED + 1
 
 
 def find_winnable_seed(
@@ -63,3 +89,86 @@ def find_winnable_seed(
         return None, tried
     finally:
         _searches.release()
+
+
+def take_pooled_seed(variant: str, use: str) -> int | None:
+    """A deal from the pool, removed from it; None when the pool is empty. Each row is dealt
+    once: of two requests that read the same row, only the one whose delete removed it keeps
+    it (the other takes the next), on any database."""
+    for row in WinnableDeal.objects.filter(variant=variant, use=use).order_by("id")[:5]:
+        deleted, _ = WinnableDeal.objects.filter(pk=row.pk).delete()
+        if deleted:
+            return row.seed
+    return None
+
+
+def winnable_seed(
+    variant: str, use: str, budget_s: float, per_deal_s: float
+) -> tuple[int | None, int]:
+    """(a seed the solver proved winnable, deals searched now): from the pool at once when it
+    has one, else searched as `find_winnable_seed` does (SolverBusy as there). A background
+    top-up of the pool follows either way."""
+    if not offers_winnable(variant):
+        return None, 0
+    seed = take_pooled_seed(variant, use)
+    tried = 0
+    if seed is None:
+        seed, tried = find_winnable_seed(variant, budget_s, per_deal_s, seed_bound(use))
+    schedule_refill(variant, use)
+    return seed, tried
+
+
+def pool_size(variant: str, use: str) -> int:
+    return WinnableDeal.objects.filter(variant=variant, use=use).count()
+
+
+def refill(
+    variant: str,
+    use: str,
+    size: int = POOL_SIZE,
+    budget_s: float = REFILL_BUDGET_S,
+    per_deal_s: float = REFILL_SECONDS_PER_DEAL,
+    on_found=None,
+) -> int:
+    """Search deals until the pool holds `size` (or `budget_s` is spent); how many were added.
+    `on_found()` is called for each."""
+    if not offers_winnable(variant):
+        return 0
+    added = 0
+    deadline = time.monotonic() + budget_s
+    while pool_size(variant, use) < size and (left := deadline - time.monotonic()) > 0.05:
+        seed, _ = find_winnable_seed(variant, left, per_deal_s, seed_bound(use))
+        if seed is None:
+            continue
+        try:
+            WinnableDeal.objects.create(variant=variant, use=use, seed=seed)
+        except IntegrityError:  # already pooled (another process found it too)
+            continue
+        added += 1
+        if on_found is not None:
+            on_found()
+    return added
+
+
+def _refill_in_background(variant: str, use: str) -> None:
+    try:
+        refill(variant, use)
+    except SolverBusy:
+        pass  # requests have every search slot: the next deal taken tries again
+    except Exception:
+        logger.exception("topping up the %s %s winnable-deal pool failed", variant, use)
+    finally:
+        close_old_connections()
+        _refilling.release()
+
+
+def schedule_refill(variant: str, use: str) -> bool:
+    """Top the pool up in a daemon thread (one per process at a time; off when
+    `settings.WINNABLE_POOL_REFILL` is); whether one was started."""
+    if not settings.WINNABLE_POOL_REFILL or not _refilling.acquire(blocking=False):
+        return False
+    thread = threading.Thread(
+        target=_refill_in_background, args=(variant, use), name="winnable-pool", daemon=True
+    )
+    thread.start()
+    return True

@@ -257,13 +257,15 @@ def race_dict(race: Race) -> dict:
 
 
 def winnable_seed(variant: str, budget_s: float | None = None) -> int:
-    """A random deal the solver wins, searched for `budget_s` seconds at most in all.
+    """A random deal the solver wins: the race pool's next (games.winnable; never a practice
+    deal, whose number is public), else searched for `budget_s` seconds at most in all.
 
     The solver is asked about fresh random deals one after another, each with a share of what
     is left of the budget; a deal it proves won is taken. RaceRuleError (`no_winnable_deal`)
     if none is proved in time: some variants are rarely proved so fast, and the page says so.
     """
-    from games.winnable import SolverBusy, find_winnable_seed, offers_winnable
+    from games.winnable import SolverBusy, Use, offers_winnable
+    from games.winnable import winnable_seed as pooled_or_searched
 
     if not offers_winnable(variant):
         raise RaceRuleError(
@@ -272,7 +274,7 @@ def winnable_seed(variant: str, budget_s: float | None = None) -> int:
         )
     budget = WINNABLE_BUDGET_S if budget_s is None else budget_s
     try:
-        seed, _ = find_winnable_seed(variant, budget, WINNABLE_SECONDS_PER_DEAL)
+        seed, _ = pooled_or_searched(variant, Use.RACE, budget, WINNABLE_SECONDS_PER_DEAL)
     except SolverBusy as exc:
         raise RaceRuleError(
             "solver_busy",

@@ -9,6 +9,7 @@
 | ALLOWED_HOSTS | localhost,127.0.0.1,[::1] | comma-separated |
 | CSRF_TRUSTED_ORIGINS | none | comma-separated origins with scheme |
 | DAILY_WARMUP | 1 | 0: the daily page never picks missing deals in the background |
+| WINNABLE_POOL_REFILL | 1 | 0: a winnable deal taken is not replaced in the background |
 """
 
 import os
@@ -151,6 +152,10 @@ LEADERBOARD_REDIS_URL = REDIS_URL
 # so the first player of a day does not wait for the solver (a Penelope's Web pick can take 10 s).
 # `manage.py precompute_daily` run each day does the same ahead of time; the tests turn it off.
 DAILY_WARMUP = env_bool("DAILY_WARMUP", default=True)
+
+# A winnable deal taken from its pool (games/winnable.py) is replaced by a background search, so
+# the next one is dealt at once too; `manage.py stock_winnable_deals` fills the pools ahead.
+WINNABLE_POOL_REFILL = env_bool("WINNABLE_POOL_REFILL", default=True)
 
 # Writes (moves, undos, autoplays; race actions) one player may make in any 5 s over all their
 # sockets on one process (games/throttles.py): a brisk human makes well under 5 a second.

@@ -39,6 +39,7 @@ os.environ["RACE_PROGRESS_INTERVAL_MS"] = "0"
 # No background daily picks (solver runs and writes beside the test's own) unless a test asks for
 # them (tests/daily/test_daily_warmup.py): in this process below, in the servers tests start here.
 os.environ["DAILY_WARMUP"] = "0"
+os.environ["WINNABLE_POOL_REFILL"] = "0"
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -140,9 +141,11 @@ async def connect(sent_frames):
 
 
 @pytest.fixture(autouse=True)
-def no_daily_warmup(settings):
-    """The daily page picks no deals in the background unless the test turns it on."""
+def no_background_solving(settings):
+    """No daily deals picked and no winnable deals pooled in the background, unless the test
+    turns it on."""
     settings.DAILY_WARMUP = False
+    settings.WINNABLE_POOL_REFILL = False
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,58 @@
+"""Fill the pools of proved-winnable deals ahead of time (games/winnable.py):
+``manage.py stock_winnable_deals [VARIANT ...] [--size N] [--budget SECONDS]``.
+
+Run it after a deployment (and whenever the pools ran low): every "winnable deal" is then
+dealt at once. Each pool is also topped up in the background after every deal taken from it.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from games.engine import VARIANTS
+from games.winnable import POOL_SIZE, Use, offers_winnable, pool_size, refill
+
+
+class Command(BaseCommand):
+    help = (
+        "Search winnable deals until each pool (practice and race, per variant) holds --size "
+        "of them; prints what each pool holds."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("variants", nargs="*", help=f"any of: {', '.join(VARIANTS)} (all)")
+        parser.add_argument(
+            "--size", type=int, default=POOL_SIZE, help=f"deals per pool (default {POOL_SIZE})"
+        )
+        parser.add_argument(
+            "--budget",
+            type=float,
+            default=120.0,
+            help="seconds of search per pool at the most (default 120)",
+        )
+
+    def handle(self, *args, variants: list[str], size: int, budget: float, **options):
+        unknown = [v for v in variants if v not in VARIANTS]
+        if unknown:
+            raise CommandError(f"unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}")
+        if size < 1:
+            raise CommandError("--size must be at least 1")
+        if budget <= 0:
+            raise CommandError("--budget must be a positive number of seconds")
+        quiet = options["verbosity"] == 0
+        rows = []
+        for variant in variants or VARIANTS:
+            for use in Use.values:
+                if not offers_winnable(variant):
+                    rows.append((variant, use, 0, "not offered: never proved winnable"))
+                    continue
+                have = pool_size(variant, use)
+                with tqdm(
+                    total=size, initial=min(have, size), desc=f"{variant} {use}", disable=quiet
+                ) as bar:
+                    added = refill(variant, use, size, budget, on_found=lambda: bar.update(1))
+                held = pool_size(variant, use)
+                note = "full" if held >= size else f"short: {budget:g} s of search were not enough"
+                rows.append((variant, use, held, f"{added} added, {note}"))
+        self.stdout.write("| variant | use | deals | |\n|---|---|---|---|")
+        for variant, use, held, note in rows:
+            self.stdout.write(f"| {variant} | {use} | {held} | {note} |")

@@ -1,0 +1,132 @@
+"""Pools of proved-winnable deals (games/winnable.py): dealt at once, once each, race deals
+apart from practice ones, topped up in the background and by `stock_winnable_deals`."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from games import winnable
+from games.engine import new_game
+from games.models import WinnableDeal
+from games.solver import Verdict, solve
+from races import actions as race_actions
+
+pytestmark = pytest.mark.django_db
+
+Use = WinnableDeal.Use
+
+
+@pytest.fixture
+def no_search(monkeypatch):
+    """Any solver search fails the test: what is asked must come from the pool."""
+    monkeypatch.setattr(winnable, "solve", None)
+
+
+def pool(variant: str, use: str, *seeds: int) -> None:
+    for seed in seeds:
+        WinnableDeal.objects.create(variant=variant, use=use, seed=seed)
+
+
+def test_a_pooled_deal_is_dealt_at_once(client, no_search):
+    """ "A winnable deal" redirects to the practice pool's first deal, without a search."""
+    pool("penguin", Use.PRACTICE, 5, 6)
+    response = client.get("/play/penguin/winnable/")
+    assert response.status_code == 302 and response["Location"] == "/play/penguin/5/"
+    assert list(WinnableDeal.objects.values_list("seed", flat=True)) == [6]
+
+
+def test_each_pooled_deal_is_dealt_once(no_search):
+    pool("queenie", Use.PRACTICE, 11)
+    assert winnable.take_pooled_seed("queenie", Use.PRACTICE) == 11
+    assert winnable.take_pooled_seed("queenie", Use.PRACTICE) is None
+
+
+def test_pools_are_per_variant_and_use(no_search):
+    pool("penguin", Use.RACE, 7)
+    assert winnable.take_pooled_seed("penguin", Use.PRACTICE) is None
+    assert winnable.take_pooled_seed("queenie", Use.RACE) is None
+    assert winnable.take_pooled_seed("penguin", Use.RACE) == 7
+
+
+def test_a_race_takes_its_deal_from_the_race_pool(make_client, no_search):
+    pool("penguin", Use.RACE, 12345)
+    race = race_actions.do_create_race(make_client("Ann").player, variant="penguin", winnable=True)
+    assert race.seed == 12345 and race.winnable
+    assert not WinnableDeal.objects.exists()
+
+
+def test_a_race_never_takes_a_practice_deal(make_client, monkeypatch):
+    """Practice deals' numbers are public: with only the practice pool stocked, a race searches
+    a deal of its own and leaves the practice pool alone."""
+    pool("penguin", Use.PRACTICE, 5)
+    monkeypatch.setattr(winnable, "find_winnable_seed", lambda *args: (987_654_321_123, 1))
+    race = race_actions.do_create_race(make_client("Ann").player, variant="penguin", winnable=True)
+    assert race.seed == 987_654_321_123
+    assert list(WinnableDeal.objects.values_list("use", "seed")) == [(Use.PRACTICE, 5)]
+
+
+@pytest.mark.parametrize("use", Use.values)
+def test_refill_fills_a_pool_with_deals_the_solver_wins(use):
+    assert winnable.refill("penguin", use, size=3, budget_s=20) == 3
+    seeds = list(
+        WinnableDeal.objects.filter(variant="penguin", use=use).values_list("seed", flat=True)
+    )
+    assert len(set(seeds)) == 3
+    if use == Use.PRACTICE:
+        assert all(seed < winnable.PRACTICE_SEED_BOUND for seed in seeds)
+    for seed in seeds:
+        assert solve(new_game("penguin", seed), max_seconds=5).verdict == Verdict.WON
+    assert winnable.refill("penguin", use, size=3) == 0  # full already
+
+
+def test_a_never_proved_variant_is_never_pooled_or_searched(no_search):
+    assert winnable.refill("eighty-thieves", Use.PRACTICE, size=2) == 0
+    assert winnable.winnable_seed("eighty-thieves", Use.RACE, 5.0, 1.0) == (None, 0)
+    assert not WinnableDeal.objects.exists()
+
+
+@pytest.fixture
+def recorded_refills(monkeypatch, settings):
+    """Background top-ups on, with `refill` recorded instead of searching (and writing)."""
+    settings.WINNABLE_POOL_REFILL = True
+    calls = []
+    monkeypatch.setattr(winnable, "refill", lambda variant, use: calls.append((variant, use)))
+    yield calls
+    assert winnable._refilling.acquire(timeout=10), "the top-up thread did not end"
+    winnable._refilling.release()
+
+
+def test_taking_a_deal_tops_its_pool_up_in_the_background(recorded_refills, no_search):
+    pool("spiderweb", Use.PRACTICE, 3)
+    assert winnable.winnable_seed("spiderweb", Use.PRACTICE, 4.0, 1.0) == (3, 0)
+    assert winnable._refilling.acquire(timeout=10)
+    winnable._refilling.release()
+    assert recorded_refills == [("spiderweb", Use.PRACTICE)]
+
+
+def test_no_top_up_when_switched_off(settings):
+    settings.WINNABLE_POOL_REFILL = False
+    assert not winnable.schedule_refill("penguin", Use.PRACTICE)
+
+
+def test_the_command_stocks_every_pool_it_is_given():
+    out = StringIO()
+    call_command(
+        "stock_winnable_deals", "penguin", "eighty-thieves", "--size", "2", stdout=out, verbosity=0
+    )
+    assert winnable.pool_size("penguin", Use.PRACTICE) == 2
+    assert winnable.pool_size("penguin", Use.RACE) == 2
+    table = out.getvalue()
+    assert "| penguin | practice | 2 | 2 added, full |" in table
+    assert "| eighty-thieves | race | 0 | not offered: never proved winnable |" in table
+
+
+@pytest.mark.parametrize(
+    "args", [["klondike"], ["penguin", "--size", "0"], ["penguin", "--budget", "0"]]
+)
+def test_the_command_refuses_bad_arguments(args):
+    with pytest.raises(CommandError):
+        call_command("stock_winnable_deals", *args, stdout=StringIO())
