@@ -42,8 +42,11 @@ POOL_SIZE = 6
 PRACTICE_SEED_BOUND = 1_000_000_000
 """Practice deals are numbered below this (short, shareable addresses); race deals use every
 seed, as their number is never shown before the race is over."""
-REFILL_BUDGET_S = 60.0
-"""The most one background top-up searches, in all (it then waits for the next deal taken)."""
+BACKGROUND_BUDGET_S = 15.0
+BACKGROUND_DEALS = 2
+"""A background top-up adds at most this many deals (the one taken, and one towards a full
+pool) in at most `BACKGROUND_BUDGET_S` of search: it runs in a web process beside the event loop
+and shares its GIL, so bulk stocking is left to `stock_winnable_deals`."""
 REFILL_SECONDS_PER_DEAL = 2.0
 
 _searches = threading.BoundedSemaphore(MAX_SEARCHES)
@@ -126,17 +129,22 @@ def refill(
     variant: str,
     use: str,
     size: int = POOL_SIZE,
-    budget_s: float = REFILL_BUDGET_S,
+    budget_s: float = 120.0,
     per_deal_s: float = REFILL_SECONDS_PER_DEAL,
     on_found=None,
+    most: int | None = None,
 ) -> int:
-    """Search deals until the pool holds `size` (or `budget_s` is spent); how many were added.
-    `on_found()` is called for each."""
+    """Search deals until the pool holds `size`, `most` were added or `budget_s` is spent; how
+    many were added. `on_found()` is called for each."""
     if not offers_winnable(variant):
         return 0
     added = 0
     deadline = time.monotonic() + budget_s
-    while pool_size(variant, use) < size and (left := deadline - time.monotonic()) > 0.05:
+    while (
+        pool_size(variant, use) < size
+        and (most is None or added < most)
+        and (left := deadline - time.monotonic()) > 0.05
+    ):
         seed, _ = find_winnable_seed(variant, left, per_deal_s, seed_bound(use))
         if seed is None:
             continue
@@ -152,7 +160,7 @@ def refill(
 
 def _refill_in_background(variant: str, use: str) -> None:
     try:
-        refill(variant, use)
+        refill(variant, use, budget_s=BACKGROUND_BUDGET_S, most=BACKGROUND_DEALS)
     except SolverBusy:
         pass  # requests have every search slot: the next deal taken tries again
     except Exception:

@@ -82,6 +82,12 @@ def test_refill_fills_a_pool_with_deals_the_solver_wins(use):
     assert winnable.refill("penguin", use, size=3) == 0  # full already
 
 
+def test_refill_adds_at_most_what_it_is_allowed():
+    """A background top-up adds a few deals, not a whole pool (it shares a web process)."""
+    assert winnable.refill("queenie", Use.PRACTICE, size=6, budget_s=20, most=2) == 2
+    assert winnable.pool_size("queenie", Use.PRACTICE) == 2
+
+
 def test_a_never_proved_variant_is_never_pooled_or_searched(no_search):
     assert winnable.refill("eighty-thieves", Use.PRACTICE, size=2) == 0
     assert winnable.winnable_seed("eighty-thieves", Use.RACE, 5.0, 1.0) == (None, 0)
@@ -93,7 +99,7 @@ def recorded_refills(monkeypatch, settings):
     """Background top-ups on, with `refill` recorded instead of searching (and writing)."""
     settings.WINNABLE_POOL_REFILL = True
     calls = []
-    monkeypatch.setattr(winnable, "refill", lambda variant, use: calls.append((variant, use)))
+    monkeypatch.setattr(winnable, "refill", lambda variant, use, **kw: calls.append((variant, use)))
     yield calls
     assert winnable._refilling.acquire(timeout=10), "the top-up thread did not end"
     winnable._refilling.release()
