@@ -61,17 +61,19 @@ def first_losing_move_from(
     max_seconds_per_position: float = 2.0,
     max_total_seconds: float = 30.0,
 ) -> int | None:
-    """From ``start`` (an engine Game or full state), the index in ``moves`` of the first move after which the position was proved lost while
-    the one before it was not, or None when there is no such move.
+    """From ``start`` (an engine Game or full state), the index in ``moves`` of the first move
+    that turned a position proved winnable into one proved lost, or None when there is no such
+    move.
 
     ``moves`` is a game's log as stored (``"undo"`` entries take the last move back).
     Lost positions only lead to lost positions, and winnable ones only follow winnable ones, so
     the log is cut into stretches of plain moves; each stretch is judged by its last position and
-    only a stretch ending lost is bisected. An ``unknown`` verdict (budget spent) counts as
-    not lost: a move is named only when the position after it is *proved* lost, so the answer
-    never blames a move wrongly, but it may come later than the true culprit or be None when the
-    budget was too small. None also when the deal itself is proved lost (no move lost it), or
-    when the total budget ran out before any position was proved lost.
+    only a stretch ending lost is bisected, down to the last position not proved lost. A move is
+    named only when the position before it is *proved* winnable and the one after it *proved*
+    lost, so the answer never blames a move wrongly (an Eighty Thieves position, say, may be
+    proved lost late in a game whose deal was never proved winnable: no move is blamed). It may
+    come later than the true culprit or be None when the budget was too small. None also when
+    the deal itself is proved lost (no move lost it), or when the total budget ran out first.
     """
     states, lines = _positions(start, moves)
     started = time.perf_counter()
@@ -116,5 +118,6 @@ def first_losing_move_from(
                 hi = mid
             else:
                 lo = mid
-        return hi - 1
+        if verdict(lo) == Verdict.WON:
+            return hi - 1
     return None

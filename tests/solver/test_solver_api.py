@@ -113,6 +113,32 @@ def test_first_losing_move_counts_an_undone_blunder():
     assert first_losing_move_from(blunder_position(), log) == 1
 
 
+def test_first_losing_move_needs_a_winnable_position_before_it(monkeypatch):
+    """A move after which the position is proved lost is named only when the position before it
+    is proved winnable: after an unproved one (unknown), no move is blamed."""
+    from games.solver import analysis
+
+    game = new_game("penguin", 2)
+    line = solve(game, max_seconds=10).moves[:4]
+    states = [game.to_dict()]
+    for move in line:
+        game.play(move)
+        states.append(game.to_dict())
+
+    def judged(before: Verdict):
+        def fake_solve(state, max_seconds):
+            i = states.index(state)
+            verdict = Verdict.LOST if i >= 3 else before if i == 2 else Verdict.UNKNOWN
+            return SolveResult(verdict, [], 1, 0.0)
+
+        return fake_solve
+
+    monkeypatch.setattr(analysis, "solve", judged(Verdict.WON))
+    assert first_losing_move_from(states[0], line) == 2
+    monkeypatch.setattr(analysis, "solve", judged(Verdict.UNKNOWN))
+    assert first_losing_move_from(states[0], line) is None
+
+
 def test_first_losing_move_of_a_won_game_is_none():
     """A log that stays winnable (undo entries included) has no losing move."""
     game = new_game("penguin", 2)
