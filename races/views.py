@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games.engine import VARIANT_INFO
 from games.identity import current_player
 from games.throttles import RACE_FORMS, limit_posts
+from games.winnable import NEVER_PROVED
 from races import actions, results
 from races.codes import normalize_code
 from races.forms import DealChoice, JoinForm, RaceForm
@@ -69,7 +70,8 @@ def race_new(request: HttpRequest) -> HttpResponse:
             form.add_error(None, exc.reason)
         else:
             return redirect(race)
-    return render(request, "races/new.html", {"form": form})
+    context = {"form": form, "never_proved": sorted(NEVER_PROVED)}
+    return render(request, "races/new.html", context)
 
 
 @require_GET

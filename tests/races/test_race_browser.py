@@ -147,3 +147,19 @@ def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811
     bob.wait('#race[data-phase="lobby"][data-role="racer"]')
     assert ann.page.url != link
     eve.wait("#rematch-link:not([hidden])")
+
+
+def test_the_race_form_offers_no_winnable_eighty_thieves_deal(page, live_url):  # noqa: F811
+    """Choosing Eighty Thieves disables "a winnable deal" (falling back to a random one) and says
+    why; another variant offers it again."""
+    page.goto(f"{live_url}/races/new/")
+    winnable = page.locator("input[name=deal][value=winnable]")
+    winnable.check()
+    page.select_option("#id_variant", "eighty-thieves")
+    assert winnable.is_disabled() and not winnable.is_checked()
+    assert page.locator("input[name=deal][value=random]").is_checked()
+    assert "never proved" in page.text_content("#deal-help")
+    page.select_option("#id_variant", "penguin")
+    assert winnable.is_enabled()
+    winnable.check()
+    assert winnable.is_checked()
