@@ -106,3 +106,18 @@ def test_percentile_is_nearest_rank():
     assert percentile(values, 50) == 5
     assert percentile(values, 95) == 10
     assert percentile([], 50) is None
+
+
+def test_solve_stops_quietly_when_its_reader_goes_away():
+    """`solve … | head`: output into a closed pipe ends the command without a traceback."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "manage.py", "solve", "queenie", "5", "--budget", "2"]
+    proc = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line is written
+    _, err = proc.communicate(timeout=120)
+    assert b"Traceback" not in err, err.decode()
+    assert proc.returncode == 0

@@ -1,6 +1,8 @@
 """Solve one deal: ``manage.py solve VARIANT SEED [--budget SECONDS] [--nodes N] [--json]``."""
 
 import json
+import os
+import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -35,7 +37,15 @@ class Command(BaseCommand):
             raise CommandError("--budget must be a positive number of seconds")
         game = deal_of(variant, seed)
         result = solve(game, max_seconds=budget, max_nodes=nodes)
-        if options["json"]:
+        try:
+            self.report(variant, game, result, options["json"])
+        except BrokenPipeError:
+            # The reader went away (`solve … | head`): stop quietly, and let the interpreter's
+            # last flush at exit go nowhere instead of raising again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+    def report(self, variant: str, game, result, as_json: bool) -> None:
+        if as_json:
             self.stdout.write(json.dumps(result.to_json()))
             return
         self.stdout.write(
