@@ -23,6 +23,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from games import rows
 from games.actions import GameUpdate, do_create_game, do_play_move, do_undo
@@ -130,19 +131,47 @@ def progress_of(racer: Racer) -> Progress:
 def standings(race: Race, moved: Racer | None = None) -> list[str]:
     """Racer ids best first, from the race's sorted set (rebuilt from the rows unless it holds
     exactly the race's racers: it may be gone, or partial after Redis restarted empty and only
-    the racers who moved since were written back). `moved`: write that racer's score first, in
-    the same round trip."""
+    the racers who moved since were written back; or a write to it failed). `moved`: write that
+    racer's score first, in the same round trip.
+
+    The set is only an index of the rows: when Redis cannot be reached the same order is read
+    from the rows, so a Redis blip never fails the move, start or close that asked (it used to
+    roll the move back with `server_error`), and the set is rebuilt on its next read."""
+    try:
+        return _standings_from_index(race, moved)
+    except RedisError:
+        logger.warning("race %s: standings read from the rows (Redis unavailable)", race.code)
+        _mark_stale(race)
+        return _standings_from_rows(race)
+
+
+def _standings_from_index(race: Race, moved: Racer | None) -> list[str]:
     store = get_rank_store()
     key = standings_key(race)
     ids = _members(race)
-    if moved is None:
+    if (race.pk, race.code) in _stale_indexes:
+        members = []  # a write was missed: rebuild below, whatever the set holds
+    elif moved is None:
         members = [member for member, _ in store.range(key, 0, -1)]
     else:
         members = store.set_and_range(key, standing_member(moved), progress_of(moved).score)
-    if set(members) != set(ids):
-        _rebuild_standings(race)
+    if set(members) != set(ids) or (race.pk, race.code) in _stale_indexes:
+        _write_index(race)
         members = [member for member, _ in store.range(key, 0, -1)]
     return [ids[member] for member in members if member in ids]
+
+
+def _standings_from_rows(race: Race) -> list[str]:
+    """The sorted set's order (score, then member, as Redis sorts) from the rows themselves."""
+    racers = sorted(race.racers.all(), key=lambda r: (progress_of(r).score, standing_member(r)))
+    return [racer.public_id for racer in racers]
+
+
+# Races (pk, code) of this process whose sorted set missed a write while Redis was away: their
+# next read rebuilds it. Bounded: past that many, all are forgotten (a set that holds
+# every racer, one score stale, then mends with that racer's next move).
+_stale_indexes: set[tuple[int, str]] = set()
+_STALE_INDEXES_KEPT = 4096
 
 
 _started_members: OrderedDict[tuple[int, str], dict[str, str]] = OrderedDict()
@@ -166,11 +195,33 @@ def _members(race: Race) -> dict[str, str]:
     return ids
 
 
-def _rebuild_standings(race: Race) -> None:
+def _write_index(race: Race) -> None:
+    """Write the race's sorted set afresh from the rows (RedisError when Redis is away)."""
     store = get_rank_store()
     key = standings_key(race)
     store.delete(key)
     store.set_many(key, {standing_member(r): progress_of(r).score for r in race.racers.all()})
+    _stale_indexes.discard((race.pk, race.code))
+
+
+def _index_write(race: Race, write) -> None:
+    """`write()` to the race's sorted set; when Redis is away, mark the set stale (rebuilt on
+    its next read) instead of failing the caller's transaction."""
+    try:
+        write()
+    except RedisError:
+        logger.warning("race %s: standings index not written (Redis unavailable)", race.code)
+        _mark_stale(race)
+
+
+def _mark_stale(race: Race) -> None:
+    if len(_stale_indexes) >= _STALE_INDEXES_KEPT:
+        _stale_indexes.clear()
+    _stale_indexes.add((race.pk, race.code))
+
+
+def _rebuild_standings(race: Race) -> None:
+    _index_write(race, lambda: _write_index(race))
 
 
 # ------------------------------------------------------------------ events
@@ -408,7 +459,7 @@ def do_leave_race(race: Race, player: Player) -> None:
         lifecycle.check_lobby_action(phase_of(race), racer is not None)
         racer_id, member = racer.public_id, standing_member(racer)
         racer.delete()
-        get_rank_store().remove(standings_key(race), member)
+        _index_write(race, lambda: get_rank_store().remove(standings_key(race), member))
         _emit(race, "left", racer=racer_id, standings=standings(race))
         if race.host_id == player.pk:
             successor = race.racers.order_by("joined_at", "pk").first()
@@ -633,7 +684,7 @@ def _close(race: Race, reason: str) -> None:
     race.status = Race.Status.FINISHED
     race.finished_at = now
     race.save(update_fields=["status", "finished_at"])
-    get_rank_store().expire(standings_key(race), RESULTS_KEEP_S)
+    _index_write(race, lambda: get_rank_store().expire(standings_key(race), RESULTS_KEEP_S))
     _emit(
         race,
         "finished",
