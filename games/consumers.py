@@ -237,9 +237,7 @@ class GameConsumer(SocketConsumer):
     async def _send_found_hint(self, position: hints.HintPosition, finding) -> None:
         try:
             hint = hints.hint_from(position, await finding)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
+        except Exception:  # not CancelledError (a BaseException): a closed socket ends quietly
             logger.exception("hint search failed for game %s", position.game.public_id)
             await self.send_frame(
                 error_frame("server_error", "the hint search failed; try again", "hint")
