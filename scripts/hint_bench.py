@@ -8,6 +8,7 @@ whose hint runs its whole 2 s budget, to time a move's ack behind it. Prints med
 """
 
 import asyncio
+import contextlib
 import json
 import re
 import statistics
@@ -38,14 +39,21 @@ async def recv_type(ws, kind):
             return f
 
 
-async def one(variant, seed):
+@contextlib.asynccontextmanager
+async def opened(variant: str, seed: int):
+    """A guest's socket with the practice game of (variant, seed) open: (socket, state)."""
     cookie, game = open_page(f"/play/{variant}/{seed}/")
     async with websockets.connect(
         BASE.replace("http", "ws") + "/ws/game/",
         additional_headers={"Cookie": cookie, "Origin": BASE},
     ) as ws:
         await ws.send(json.dumps({"type": "open", "game": game}))
-        state = await recv_type(ws, "state")
+        yield ws, await recv_type(ws, "state")
+
+
+async def follow_hints(variant: str, seed: int) -> list[float]:
+    """Seconds to each of up to three hints, each hinted move played before the next ask."""
+    async with opened(variant, seed) as (ws, state):
         times = []
         for i in range(3):
             t = time.perf_counter()
@@ -59,29 +67,21 @@ async def one(variant, seed):
         return times
 
 
-async def move_during_hint(variant, seed):
-    cookie, game = open_page(f"/play/{variant}/{seed}/")
-    async with websockets.connect(
-        BASE.replace("http", "ws") + "/ws/game/",
-        additional_headers={"Cookie": cookie, "Origin": BASE},
-    ) as ws:
-        await ws.send(json.dumps({"type": "open", "game": game}))
-        state = await recv_type(ws, "state")
+async def move_during_hint(variant: str, seed: int) -> float:
+    """Seconds to the ack of a move sent right after a hint."""
+    async with opened(variant, seed) as (ws, state):
         await ws.send(json.dumps({"type": "hint"}))
         t = time.perf_counter()
         await ws.send(json.dumps({"type": "move", "move": state["legal"][0], "seq": state["seq"]}))
-        while True:
-            f = json.loads(await ws.recv())
-            if f["type"] in ("ack", "error"):
-                ack_s = time.perf_counter() - t
-                break
-        return ack_s
+        while json.loads(await ws.recv())["type"] not in ("ack", "error"):
+            pass
+        return time.perf_counter() - t
 
 
 async def main():
     first, later, acks = [], [], []
     for r in range(ROUNDS):
-        ts = await one("spiderweb", 1000 + r)
+        ts = await follow_hints("spiderweb", 1000 + r)
         first.append(ts[0])
         later.extend(ts[1:])
     for r in range(ROUNDS):
