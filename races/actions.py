@@ -149,13 +149,14 @@ def _standings_from_index(race: Race, moved: Racer | None) -> list[str]:
     store = get_rank_store()
     key = standings_key(race)
     ids = _members(race)
-    if (race.pk, race.code) in _stale_indexes:
-        members = []  # a write was missed: rebuild below, whatever the set holds
+    stale = (race.pk, race.code) in _stale_indexes  # a write was missed: rebuild, whatever it holds
+    if stale:
+        members = []
     elif moved is None:
         members = [member for member, _ in store.range(key, 0, -1)]
     else:
         members = store.set_and_range(key, standing_member(moved), progress_of(moved).score)
-    if set(members) != set(ids) or (race.pk, race.code) in _stale_indexes:
+    if stale or set(members) != set(ids):
         _write_index(race)
         members = [member for member, _ in store.range(key, 0, -1)]
     return [ids[member] for member in members if member in ids]
