@@ -148,6 +148,12 @@ def no_background_solving(settings):
     settings.WINNABLE_POOL_REFILL = False
 
 
+@pytest.fixture
+def no_search(monkeypatch):
+    """Any winnable-deal solver search fails the test: what is asked must come without one."""
+    monkeypatch.setattr("games.winnable.solve", None)
+
+
 @pytest.fixture(autouse=True)
 def fresh_engine_cache():
     """Each test starts with an empty per-process engine cache."""

@@ -31,10 +31,9 @@ def test_no_winnable_deal_in_time_is_a_clear_refusal(make_client, monkeypatch):
 
 
 def test_a_winnable_race_of_a_never_proved_variant_is_refused_without_a_search(
-    make_client, monkeypatch
+    make_client, no_search
 ):
     """Eighty Thieves: `no_winnable_deal` at once, no solver run, no race."""
-    monkeypatch.setattr("games.winnable.solve", None)  # any search would fail loudly
     with pytest.raises(RaceRuleError) as info:
         actions.do_create_race(make_client("Ann").player, variant="eighty-thieves", winnable=True)
     assert info.value.code == "no_winnable_deal"

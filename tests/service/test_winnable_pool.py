@@ -19,12 +19,6 @@ pytestmark = pytest.mark.django_db
 Use = WinnableDeal.Use
 
 
-@pytest.fixture
-def no_search(monkeypatch):
-    """Any solver search fails the test: what is asked must come from the pool."""
-    monkeypatch.setattr(winnable, "solve", None)
-
-
 def pool(variant: str, use: str, *seeds: int) -> None:
     for seed in seeds:
         WinnableDeal.objects.create(variant=variant, use=use, seed=seed)

@@ -129,14 +129,20 @@ def test_never_empties_is_sound_on_random_positions(seed, left):
     check(seed, left)
 
 
+def queens_under_kings(waste: list[str]) -> dict:
+    """Clubs, Diamonds and Hearts home to the Jack, Spades to the King but one; every Queen of
+    the tableau under a King of her suit; the stock's Spade King; `waste` as given."""
+    tableau = [["QC", "KC"]] * 4 + [["QD", "KD"]] * 4 + [["QH", "KH", "QH", "KH"], ["QH", "KH"]]
+    foundations = [[RANKS[r] + s for r in range(11)] for s in "CDH" for _ in range(4)]
+    foundations += [[RANKS[r] + "S" for r in range(13)]] * 3 + [[RANKS[r] + "S" for r in range(12)]]
+    return state(tableau, foundations, stock=["KS"], waste=waste)
+
+
 def test_never_empties_on_the_engine():
     """A position built through the engine: every Queen of Hearts lies under a King of Hearts
     and nothing else can move but the stock's Spade King, so no pile can empty; the
     engine-only search agrees that it is lost, and the solver says so at once."""
-    tableau = [["QC", "KC"]] * 4 + [["QD", "KD"]] * 4 + [["QH", "KH", "QH", "KH"], ["QH", "KH"]]
-    foundations = [[RANKS[r] + s for r in range(11)] for s in "CDH" for _ in range(4)]
-    foundations += [[RANKS[r] + "S" for r in range(13)]] * 3 + [[RANKS[r] + "S" for r in range(12)]]
-    st_ = state(tableau, foundations, stock=["KS"], waste=["QH", "KH"])
+    st_ = queens_under_kings(waste=["QH", "KH"])
     assert exhaustive_verdict(st_) == "lost"
     rules = Rules(st_)
     assert never_empties(rules.start, rules.stock)
@@ -147,10 +153,7 @@ def test_never_empties_on_the_engine():
 def test_a_pile_that_can_empty_is_not_called_lost():
     """The same position with one Queen of Hearts on top of the waste: it goes home and
     everything follows; the test must stay silent."""
-    tableau = [["QC", "KC"]] * 4 + [["QD", "KD"]] * 4 + [["QH", "KH", "QH", "KH"], ["QH", "KH"]]
-    foundations = [[RANKS[r] + s for r in range(11)] for s in "CDH" for _ in range(4)]
-    foundations += [[RANKS[r] + "S" for r in range(13)]] * 3 + [[RANKS[r] + "S" for r in range(12)]]
-    st_ = state(tableau, foundations, stock=["KS"], waste=["KH", "QH"])
+    st_ = queens_under_kings(waste=["KH", "QH"])
     assert exhaustive_verdict(st_) == "won"
     rules = Rules(st_)
     assert not never_empties(rules.start, rules.stock)
