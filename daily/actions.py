@@ -14,7 +14,7 @@ from django.utils import timezone
 from daily import dealpick
 from daily.models import DailyAttempt, DailyChallenge, GhostRace
 from daily.scoring import cards_home
-from games.actions import do_create_game, elapsed_ms
+from games.actions import do_create_game, elapsed_ms, load
 from games.models import Game, Player
 
 
@@ -142,9 +142,10 @@ def do_resign(game: Game) -> Game:
         game = Game.objects.select_for_update().get(pk=game.pk)
         if game.is_over:
             raise AttemptRefused(f"the game is already {game.get_status_display().lower()}")
+        game.state = load(game).engine.to_dict()  # the position it ends in: the log's
         game.status = Game.Status.RESIGNED
         game.finished_at = timezone.now()
-        game.save(update_fields=["status", "finished_at"])
+        game.save(update_fields=["status", "finished_at", "state"])
     return game
 
 

@@ -1,206 +1,46 @@
-"""Everything that changes a game: open, move, undo, autoplay (Zulip's `do_*` shape).
+"""Everything that changes a game outside the sockets' move path, and the same actions for
+callers that are not sockets (Zulip's `do_*` shape).
 
-Views and consumers parse and check, then call one function here. Each `do_*` that changes a
-game locks its row (`select_for_update`, so two tabs cannot both apply a move at the same `seq`),
-checks `seq`, asks the engine, and writes the Move rows, the state snapshot and the status in one
-transaction. After the commit it tells every socket watching the game (channel group
-`game.<public_id>`), and keeps the engine in a per-process cache. The database is the record: a
-cached engine is used only while it reflects exactly the game's log length, and is otherwise
-rebuilt by replaying the Move log.
-
-Every function here is synchronous (the ORM); consumers call them through
-`database_sync_to_async`.
+Sockets play through games/play.py (the engine in memory, the writer's batches); views,
+commands and tests call the functions here, which take the same path synchronously: the game
+is read from the record, the action checked by the same rules (games/live.py) and stored by
+the same compare-and-set (games/store.py), then every socket showing the game is told
+(channel group `game.<public_id>`).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models.signals import post_save
-from django.utils import timezone
 
-from games import rows
-from games.engine import Game as EngineGame
-from games.engine import IllegalMove, new_game
+from games import store
+from games.errors import (  # noqa: F401  (the refusals, for callers of these actions)
+    ActionError,
+    GameNotFound,
+    GameOver,
+    MoveRefused,
+    NotYourGame,
+    StaleSeq,
+)
 from games.frames import game_frame
 from games.layer import group_send_nowait
-from games.models import MAX_SEED, Game, Move, Player, Variant
+from games.live import (  # noqa: F401  (the record's readers, for callers of these actions)
+    GameUpdate,
+    LiveGame,
+    elapsed_ms,
+    load,
+    move_log,
+    replay,
+    starting_position,
+    status_of,
+    update_of,
+)
+from games.models import MAX_SEED, Game, Player, Variant
+from games.sockets import group_name
 
 logger = logging.getLogger(__name__)
-
-# Safety net for autoplay: no variant has more than 104 cards to send home.
-AUTOPLAY_LIMIT = 104
-
-
-class ActionError(Exception):
-    """A request that is refused and changes nothing; `code` is the protocol's error code."""
-
-    code = "server_error"
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class GameNotFound(ActionError):
-    code = "not_found"
-
-
-class NotYourGame(ActionError):
-    code = "forbidden"
-
-
-class GameOver(ActionError):
-    code = "game_over"
-
-
-class StaleSeq(ActionError):
-    code = "stale_seq"
-
-
-class MoveRefused(ActionError):
-    code = "illegal_move"
-
-
-@dataclass(frozen=True)
-class GameUpdate:
-    """A game as one player sees it after an action, computed while the engine was ours.
-
-    `played` lists the log entries the action added (moves, or "undo"); `duplicate` marks the
-    answer to a resend whose `seq` the game had already passed (nothing was applied).
-    """
-
-    game: Game
-    played: tuple[str, ...]
-    view: dict
-    legal: tuple[str, ...]
-    can_undo: bool
-    home: int = 0
-    """Cards on the foundations."""
-    duplicate: bool = False
-    announced: bool = True
-    """False for a race move not (yet) announced to the race: its progress event was held back
-    (races.actions, `RACE_PROGRESS_INTERVAL_MS`)."""
-
-    @property
-    def elapsed_ms(self) -> int:
-        return elapsed_ms(self.game)
-
-
-def elapsed_ms(game: Game, now: datetime | None = None) -> int:
-    """Milliseconds on the server's clock from the start to the finish (or to now)."""
-    end = game.finished_at or now or timezone.now()
-    return max(0, int((end - game.started_at).total_seconds() * 1000))
-
-
-def group_name(game: Game) -> str:
-    """The channel group of every socket that shows this game."""
-    return f"game.{game.public_id}"
-
-
-# ------------------------------------------------------------------ the per-process engine cache
-
-
-class EngineCache:
-    """Engines of recently played games, each tagged with the log length it reflects.
-
-    Keyed by public id, which is random and never reused (a primary key can come back after a
-    rollback).
-    `take` removes the entry, so an engine is only ever in one caller's hands; `put` returns it
-    (after the commit). A rolled-back action never returns its engine, so the next one replays.
-    """
-
-    def __init__(self, size: int = 2048) -> None:
-        self.size = size
-        self._entries: OrderedDict[str, tuple[int, EngineGame]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def take(self, game: Game) -> EngineGame | None:
-        with self._lock:
-            entry = self._entries.pop(game.public_id, None)
-        if entry is None or entry[0] != game.seq:
-            return None
-        return entry[1]
-
-    def put(self, game: Game, seq: int, engine: EngineGame) -> None:
-        with self._lock:
-            self._entries[game.public_id] = (seq, engine)
-            self._entries.move_to_end(game.public_id)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
-engines = EngineCache()
-
-
-def starting_position(game: Game) -> EngineGame:
-    """The position the game's log starts from: the deal, or a stored start position."""
-    if game.start_state is not None:
-        return EngineGame.from_dict(game.start_state)
-    return new_game(game.variant, game.seed)
-
-
-def move_log(game: Game) -> list[str]:
-    """The game's log: every Move row's move ("undo" included), in order."""
-    return list(game.moves.order_by("seq").values_list("move", flat=True))
-
-
-def replay(game: Game, log: list[str] | None = None) -> EngineGame:
-    """The game's engine rebuilt from the record: the start, then every Move row in order (or
-    `log`, the game's log already read)."""
-    engine = starting_position(game)
-    for move in move_log(game) if log is None else log:
-        if move == Move.UNDO:
-            engine.undo()
-        else:
-            engine.play(move)
-    return engine
-
-
-def _engine_for(game: Game) -> EngineGame:
-    engine = engines.take(game)
-    return engine if engine is not None else replay(game)
-
-
-def status_of(engine: EngineGame, legal: list[str] | None = None) -> str:
-    """Won, stuck (not won, no legal move) or playing; `legal` saves computing the moves again."""
-    if engine.is_won():
-        return Game.Status.WON
-    if not (engine.legal_moves() if legal is None else legal):
-        return Game.Status.STUCK
-    return Game.Status.PLAYING
-
-
-def _update(
-    game: Game,
-    engine: EngineGame,
-    played: Iterable[str] = (),
-    legal: list[str] | None = None,
-    **kw,
-) -> GameUpdate:
-    if game.is_over:
-        legal = []
-    elif legal is None:
-        legal = engine.legal_moves()
-    return GameUpdate(
-        game=game,
-        played=tuple(played),
-        view=engine.to_dict(view="player"),
-        legal=tuple(legal),
-        can_undo=engine.move_count > 0 and not game.is_over,
-        home=engine.foundation_count(),
-        **kw,
-    )
 
 
 # ------------------------------------------------------------------ reading and access
@@ -219,12 +59,8 @@ def access_game(player: Player | None, public_id: str, kinds: Iterable[str] | No
 
 
 def get_game_update(game: Game) -> GameUpdate:
-    """The game as it stands now (for `open` and resyncs); changes nothing."""
-    game.refresh_from_db()
-    engine = _engine_for(game)
-    update = _update(game, engine)
-    engines.put(game, game.seq, engine)
-    return update
+    """The game as it stands now (for resyncs); changes nothing."""
+    return update_of(load(game))
 
 
 # ------------------------------------------------------------------ creating and opening
@@ -256,7 +92,6 @@ def do_create_game(
         if game.status == Game.Status.WON:
             game.finished_at = game.started_at
             game.save(update_fields=["finished_at"])
-        transaction.on_commit(lambda: engines.put(game, game.seq, engine))
     return game
 
 
@@ -290,144 +125,79 @@ def do_open_game(
 # ------------------------------------------------------------------ playing
 
 
-def _act(
-    game: Game, seq: int, act: Callable[[EngineGame], list[str]], locked: bool = False
-) -> GameUpdate:
-    """Run `act` on the game's engine under the row lock and record what it played.
+def act(game, action: str, seq: int, move: str | None = None, extend=None) -> GameUpdate:
+    """One action on the game as the record has it, stored by the store's compare-and-set.
 
-    `seq` is the log length the client last saw: behind the game's it is a resend (answered with
-    the current game, nothing applied), ahead of it an error. `locked`: the caller's transaction
-    already holds a lock every writer of this game takes (a race game's race row) and `game` was
-    read under it, so the row is neither locked nor read again (the race hot path: two round
-    trips fewer, and no savepoint).
-    """
-    with transaction.atomic(savepoint=not locked):
-        if not locked:
-            # The snapshot is only written here, never read: leave it in the database.
-            game = Game.objects.select_for_update().defer("state").get(pk=game.pk)
-        if seq < game.seq:
-            engine = _engine_for(game)
-            transaction.on_commit(lambda: engines.put(game, game.seq, engine))
-            return _update(game, engine, duplicate=True)
-        if seq > game.seq:
-            raise StaleSeq(f"seq {seq} is ahead of the game, which is at {game.seq}")
-        if game.is_over:
-            raise GameOver(f"the game is {game.get_status_display().lower()}")
-        engine = _engine_for(game)
-        try:
-            played = act(engine)
-        except IllegalMove as exc:
-            # The engine changes nothing when it refuses a move: it stays usable.
-            engines.put(game, game.seq, engine)
-            raise MoveRefused(str(exc)) from exc
-        legal = engine.legal_moves()
-        if played:
-            _record(game, engine, played, legal)
-        update = _update(game, engine, played, legal)
-        seq_after = game.seq
-        transaction.on_commit(lambda: engines.put(game, seq_after, engine))
-        if played:
-            transaction.on_commit(lambda: notify(update))
-    return update
+    `seq` is the log length the client last saw: behind the game's it is a resend (answered
+    with the current game, nothing applied), ahead of it StaleSeq. A write another writer beat
+    is answered from the record the same way."""
+    from django.utils import timezone
+
+    from games.play import attempt_write
+
+    for _ in range(3):
+        live = load(game)
+        if live.check_seq(seq):
+            return update_of(live, duplicate=True)
+        now = timezone.now()
+        played = live.act(action, move)
+        legal = live.engine.legal_moves()
+        write = live.advance(played, legal, now)
+        if live.attempt_pk is not None:
+            write.attempt = attempt_write(live, now)
+        if extend is not None:
+            extend(live, write)
+        result = store.write([write])
+        if live.pk in result.applied:
+            from games.writer import after_commit
+
+            for event in result.events:
+                group_send_nowait(event.group, {"type": "race.event", "frame": event.frame})
+            after_commit([write], result)
+            update = update_of(live, played, legal)
+            notify(update)
+            return update
+    raise ActionError("the game kept changing while the move was stored; send it again")
 
 
-def _record(game: Game, engine: EngineGame, played: list[str], legal: list[str]) -> None:
-    """Append the moves to the log and store the game's new snapshot and status (hand-written
-    statements, games/rows.py: this runs for every move)."""
-    now = timezone.now()
-    rows.insert(
-        Move,
-        [
-            {"game_id": game.pk, "seq": game.seq + i, "move": move, "at": now}
-            for i, move in enumerate(played, 1)
-        ],
-    )
-    game.seq += len(played)
-    game.move_count = engine.move_count
-    game.state = engine.to_dict()
-    game.status = status_of(engine, legal)
-    game.finished_at = now if game.status == Game.Status.WON else None
-    fields = {
-        "seq": game.seq,
-        "move_count": game.move_count,
-        "state": game.state,
-        "status": game.status,
-        "finished_at": game.finished_at,
-    }
-    rows.update(Game, game.pk, fields)
-    # As Model.save would: the daily challenge follows its games through this signal.
-    post_save.send(
-        sender=Game,
-        instance=game,
-        created=False,
-        update_fields=frozenset(fields),
-        raw=False,
-        using=game._state.db,
-    )
-
-
-def canonical(move: str) -> str:
-    """The move as the log keeps it: `:1` is the same move as no suffix."""
-    return move.removesuffix(":1")
-
-
-def do_play_move(game: Game, move: str, seq: int, locked: bool = False) -> GameUpdate:
+def do_play_move(game, move: str, seq: int) -> GameUpdate:
     """Play one move (contract notation); MoveRefused with the engine's reason if illegal."""
-
-    def act(engine: EngineGame) -> list[str]:
-        engine.play(move)
-        return [canonical(move)]
-
-    return _act(game, seq, act, locked)
+    return act(game, "move", seq, move)
 
 
-def do_undo(game: Game, seq: int, locked: bool = False) -> GameUpdate:
+def do_undo(game, seq: int) -> GameUpdate:
     """Take the last move back (a stuck game plays on); MoveRefused if there is none."""
-
-    def act(engine: EngineGame) -> list[str]:
-        engine.undo()
-        return [Move.UNDO]
-
-    return _act(game, seq, act, locked)
+    return act(game, "undo", seq)
 
 
-def is_autoplay_move(variant: str, move: str) -> bool:
-    """A move that puts a card home for good: any move to a foundation, except in Spiderweb,
-    where an empty foundation is also a cell and only a whole suit (`:13`) is a real one."""
-    destination = move.split("-", 1)[-1]
-    if not destination.startswith("f"):
-        return False
-    if variant == Variant.SPIDERWEB:
-        return destination.endswith(":13")
-    return True
-
-
-def autoplay_moves(engine: EngineGame, variant: str) -> list[str]:
-    """Play foundation moves on `engine` until none is left; the moves played, in order."""
-    played: list[str] = []
-    while len(played) < AUTOPLAY_LIMIT:
-        move = next((m for m in engine.legal_moves() if is_autoplay_move(variant, m)), None)
-        if move is None:
-            break
-        engine.play(move)
-        played.append(move)
-    return played
-
-
-def do_autoplay(game: Game, seq: int) -> GameUpdate:
+def do_autoplay(game, seq: int) -> GameUpdate:
     """Send every card that can go to a foundation, repeatedly; each one is its own Move row."""
-    return _act(game, seq, lambda engine: autoplay_moves(engine, game.variant))
+    return act(game, "autoplay", seq)
+
+
+def do_end_game(game, now, status: str = Game.Status.RESIGNED) -> bool:
+    """End an unfinished game where it stands (resigned: a race closed or given up, a daily
+    attempt abandoned), with its final snapshot; False if it had already ended.
+
+    Waits for a move being stored into the game (its row lock), so the move is either in the
+    record before the end or refused by its compare-and-set after it."""
+    snapshot = load(game).engine.to_dict()
+    ended = Game.objects.filter(pk=game.pk, status__in=store.UNFINISHED).update(
+        status=status, finished_at=now, state=snapshot
+    )
+    return bool(ended)
 
 
 # ------------------------------------------------------------------ telling the sockets
 
 
 def notify(update: GameUpdate) -> None:
-    """Tell every socket showing this game (other tabs) about the change, after the commit.
+    """Tell every socket showing this game about the change (from outside the sockets).
 
     The channel layer may drop it: a socket that misses one notices the `seq` gap at its next
     frame, and `open` always resyncs.
     """
     group_send_nowait(
-        group_name(update.game), {"type": "game.changed", "frame": game_frame("state", update)}
+        group_name(update.game.public_id),
+        {"type": "game.changed", "frame": game_frame("state", update)},
     )

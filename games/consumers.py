@@ -1,38 +1,35 @@
 """/ws/game/: a player's practice games over a websocket (docs/protocol.md, "Practice play").
 
-The consumer parses frames into messages (games/messages.py), checks who may do what, and calls
-the actions (games/actions.py) in a worker thread. Every refusal is an `error` frame
-that changes nothing and leaves the socket open; nothing raised ever escapes to Channels.
+The consumer parses frames into messages (games/messages.py), checks who may do what, and plays
+through games/play.py: the move is checked on the engine in memory and acknowledged once the
+process's writer has stored it. Every refusal is an `error` frame that changes nothing and
+leaves the socket open; nothing raised ever escapes to Channels.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 
-from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
-from channels.generic.websocket import AsyncWebsocketConsumer
-from django.db import IntegrityError, close_old_connections
+from django.db import close_old_connections
 
-from games import actions, hints
+from games import actions, hints, play
+from games.errors import ActionError
 from games.frames import error_frame, game_frame, pong_frame
 from games.identity import player_from_scope
+from games.live import GameUpdate
 from games.messages import Autoplay, BadFrame, Hint, Open, Ping, PlayMove, Undo, parse
 from games.models import Game
-from games.ratelimit import FrameBudget, Verdict
+from games.ratelimit import FrameBudget
+from games.sockets import PlaySocket
 from games.throttles import GAME_WRITES
 
 logger = logging.getLogger(__name__)
 
-# Close code for a connection that floods past FrameBudget.flood (4000-4999: application codes).
-CLOSE_FLOOD = 4008
-
 UNRESOLVED = object()
-
 
 # The ORM's worker threads, for the life of the process: frames of different sockets reach the
 # database side by side, where Channels' default (one shared thread) queues every socket of the
@@ -50,10 +47,9 @@ HINTS = hints.HintDesk(SOLVER_THREADS)
 def in_worker(function):
     """`function` (sync, using the ORM) as a coroutine run on the ORM threads.
 
-    Moves into one game are still ordered by its row lock, and one socket's frames are handled
-    one at a time. The connection is closed (given back to the pool) inside the call itself:
-    Channels' wrapper closes outside the call's context, where a connection opened inside it
-    was measured to stay checked out of psycopg's pool.
+    The connection is closed (given back to the pool) inside the call itself: Channels'
+    wrapper closes outside the call's context, where a connection opened inside it was
+    measured to stay checked out of psycopg's pool.
     """
 
     @functools.wraps(function)
@@ -66,13 +62,13 @@ def in_worker(function):
     return DatabaseSyncToAsync(run_and_close, thread_sensitive=False, executor=ORM_THREADS)
 
 
-class RateLimited(actions.ActionError):
+class RateLimited(ActionError):
     """A write past the player's budget over all their sockets (games.throttles)."""
 
     code = "rate_limited"
 
 
-class NotOpen(actions.ActionError):
+class NotOpen(ActionError):
     """A move, undo or autoplay for a game this socket has not opened."""
 
     code = "no_game"
@@ -81,50 +77,19 @@ class NotOpen(actions.ActionError):
         super().__init__(reason)
 
 
-class SocketConsumer(AsyncWebsocketConsumer):
-    """A websocket consumer whose database calls all run in worker threads (`in_worker`, or
-    Channels' `database_sync_to_async`), each of which closes its own connection.
-
-    Channels' own `dispatch` first closes the event loop thread's stale connections, a hop to a
-    thread and back for every frame and every group message: 12% of a Daphne's Python time under
-    scripts/loadtest.py (docs/performance.md). This thread holds no connection, so it is skipped.
-    """
-
-    async def dispatch(self, message):
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
-
-    async def admit(self) -> bool:
-        """Charge an incoming frame to the socket's `budget`: False when it is refused (the
-        client told `rate_limited`), or when the socket floods and is closed."""
-        verdict = self.budget.charge()
-        if verdict is Verdict.FLOOD:
-            logger.warning("closing a flooding socket on %s", self.scope.get("path"))
-            await self.close(code=CLOSE_FLOOD)
-            return False
-        if verdict is Verdict.LIMITED:
-            limit, window = self.budget.limit, self.budget.window
-            await self.send_frame(
-                error_frame("rate_limited", f"more than {limit} frames in {window:g} s; slow down")
-            )
-            return False
-        return True
-
-    async def send_frame(self, frame: dict) -> None:
-        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
+ACTIONS = {PlayMove: "move", Undo: "undo", Autoplay: "autoplay"}
 
 
-class GameConsumer(SocketConsumer):
+class GameConsumer(PlaySocket):
     """One socket, one open game at a time, of the kinds in `kinds` (practice here)."""
 
     kinds: tuple[str, ...] = (Game.Kind.PRACTICE,)
+    path_name = "/ws/game/"
 
     async def connect(self) -> None:
-        self.game: Game | None = None
+        self.setup_socket(FrameBudget())
+        self.entry: play.InPlay | None = None
         self.seq_sent = -1
-        self.budget = FrameBudget()
         self._player = UNRESOLVED
         self._hint_tasks: set[asyncio.Task] = set()
         # Accept at once: who the player is is looked up with the first frame that needs it, so
@@ -140,7 +105,7 @@ class GameConsumer(SocketConsumer):
     async def disconnect(self, code: int) -> None:
         for task in self._hint_tasks:
             task.cancel()  # the search itself goes on: another ask may join it
-        await self._leave_group()
+        await self.unshow_all()
 
     # ------------------------------------------------------------------ incoming frames
 
@@ -152,79 +117,58 @@ class GameConsumer(SocketConsumer):
             message = parse(text_data, bytes_data)
             ref = message_type(message)
             await self.dispatch_message(message)
-        except BadFrame as exc:
-            await self.send_frame(error_frame(exc.code, exc.reason, exc.ref))
-        except actions.ActionError as exc:
-            await self.send_frame(error_frame(exc.code, exc.reason, ref))
-        except Exception:
-            logger.exception("server error on /ws/game/ (%s)", ref)
-            await self.send_frame(
-                error_frame("server_error", "something went wrong on the server; try again", ref)
-            )
+        except (BadFrame, ActionError) as exc:
+            await self.refuse(exc, ref)
+        except Exception as exc:
+            await self.refuse(exc, ref)
 
     async def dispatch_message(self, message) -> None:
-        if isinstance(message, PlayMove | Undo | Autoplay):
-            player = await self.current_player()
-            if player is not None and (reason := GAME_WRITES.refusal(player.pk, "moves")):
-                raise RateLimited(reason)
         if isinstance(message, Ping):
             await self.send_frame(pong_frame(message.t))
         elif isinstance(message, Open):
             await self.open_game(message.game)
-        elif isinstance(message, PlayMove):
-            game = await self.check_open_game(message.game)
-            await self.run_action(actions.do_play_move, game, message.move, message.seq)
-        elif isinstance(message, Undo):
-            game = await self.check_open_game(message.game)
-            await self.run_action(actions.do_undo, game, message.seq)
-        elif isinstance(message, Autoplay):
-            game = await self.check_open_game(message.game)
-            await self.run_action(actions.do_autoplay, game, message.seq)
         elif isinstance(message, Hint):
-            game = await self.check_open_game(message.game)
-            await self.send_hint(game)
+            await self.send_hint(await self.check_open_game(message.game))
+        else:
+            player = await self.current_player()
+            if player is not None and (reason := GAME_WRITES.refusal(player.pk, "moves")):
+                raise RateLimited(reason)
+            entry = await self.check_open_game(message.game)
+            move = getattr(message, "move", None)
+            update = await play.act(entry, ACTIONS[type(message)], message.seq, move)
+            await self.send_update("state" if update.duplicate else "ack", update)
+            await self.publish(entry, update)
 
-    # ------------------------------------------------------------------ checks and actions
+    # ------------------------------------------------------------------ checks
 
     async def open_game(self, public_id: str) -> None:
         player = await self.current_player()
         game = await in_worker(actions.access_game)(player, public_id, self.kinds)
-        await self._leave_group()
-        # Join before reading the state: a move another tab makes meanwhile is then either in
-        # the state or in a notification after it, never in neither.
-        self.game = game
+        await self.unshow_all()
+        # Shown (in its group) before the state is read: a move another tab makes meanwhile is
+        # then either in the state or in a notification after it, never in neither.
+        self.entry = await self.show(game)
         self.seq_sent = -1
-        await self.channel_layer.group_add(actions.group_name(game), self.channel_name)
-        update = await in_worker(actions.get_game_update)(game)
-        self.game = update.game
-        await self.send_update("state", update)
+        await self.send_update("state", await play.state_of(self.entry))
 
-    async def check_open_game(self, public_id: str | None) -> Game:
+    async def check_open_game(self, public_id: str | None) -> play.InPlay:
         """The socket's open game; a `game` named in the frame must be it."""
-        if public_id is not None and (self.game is None or public_id != self.game.public_id):
+        entry = self.entry
+        if public_id is not None and (entry is None or public_id != entry.game.public_id):
             player = await self.current_player()
             await in_worker(actions.access_game)(player, public_id, self.kinds)
             raise NotOpen(f"game {public_id} is not open on this socket; send `open` first")
-        if self.game is None:
+        if entry is None:
             raise NotOpen()
-        return self.game
+        return entry
 
-    async def run_action(self, action, game: Game, *args) -> None:
-        try:
-            update = await in_worker(action)(game, *args)
-        except IntegrityError:
-            # Another process wrote this seq first: the client's view is behind; resync it.
-            update = await in_worker(actions.get_game_update)(game)
-            await self.send_update("state", update)
-            return
-        self.game = update.game
-        await self.send_update("state" if update.duplicate else "ack", update)
+    # ------------------------------------------------------------------ hints
 
-    async def send_hint(self, game: Game) -> None:
+    async def send_hint(self, entry: play.InPlay) -> None:
         """The next move of a winning line (practice games only): at once when the game's last
         search proves it, else from a search on the solver thread, answered by a task of its
         own so that the socket's moves are not held up while it runs."""
-        position = await in_worker(hints.hint_position)(game)
+        position = await in_worker(hints.hint_position)(entry.game)
         hint = HINTS.answer_now(position)
         if hint is not None:
             await self.send_frame(hint.frame())
@@ -247,24 +191,21 @@ class GameConsumer(SocketConsumer):
 
     # ------------------------------------------------------------------ outgoing frames
 
-    async def send_update(self, frame_type: str, update: actions.GameUpdate) -> None:
+    async def send_update(self, frame_type: str, update: GameUpdate) -> None:
         self.seq_sent = update.game.seq
         await self.send_frame(game_frame(frame_type, update))
 
     async def game_changed(self, event: dict) -> None:
         """Another socket changed the open game (a second tab): send the new state."""
         frame = event["frame"]
-        if self.game is None or frame.get("game") != self.game.public_id:
+        if self.entry is None or frame.get("game") != self.entry.game.public_id:
             return
         if frame["seq"] <= self.seq_sent:
             return
         self.seq_sent = frame["seq"]
+        if self.entry.live is not None and self.entry.live.seq < frame["seq"]:
+            self.entry.live.stale = True  # another process moved it: load it before the next move
         await self.send_frame(frame)
-
-    async def _leave_group(self) -> None:
-        game = getattr(self, "game", None)
-        if game is not None:
-            await self.channel_layer.group_discard(actions.group_name(game), self.channel_name)
 
 
 def message_type(message) -> str:

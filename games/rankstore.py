@@ -28,6 +28,16 @@ class RankStore:
     def set_many(self, key: str, mapping: Mapping[str, float]) -> None:
         raise NotImplementedError
 
+    def set_in_many(self, mappings: Mapping[str, Mapping[str, float]]) -> dict[str, int]:
+        """`set_many` for several keys at once (one round trip in Redis); for each key, how
+        many members were new to it."""
+        added = {}
+        for key, mapping in mappings.items():
+            before = self.count(key)
+            self.set_many(key, mapping)
+            added[key] = self.count(key) - before
+        return added
+
     def remove(self, key: str, member: str) -> None:
         raise NotImplementedError
 
@@ -69,6 +79,12 @@ class RedisRankStore(RankStore):
     def set_many(self, key, mapping):
         if mapping:
             self.redis.zadd(key, dict(mapping))
+
+    def set_in_many(self, mappings):
+        pipe = self.redis.pipeline(transaction=False)
+        for key, mapping in mappings.items():
+            pipe.zadd(key, dict(mapping))
+        return dict(zip(mappings, pipe.execute(), strict=True))
 
     def remove(self, key, member):
         self.redis.zrem(key, member)

@@ -3,41 +3,43 @@
 On connect the socket gets a `snapshot` (or, when the URL says `?since=N`, the events after N);
 then every race event, numbered. A racer also gets their own board (`state`, `ack`); a
 spectator gets every racer's board (`board`) once the race runs. The consumer parses frames
-(races/messages.py), calls races/actions.py, and only serialises; every refusal is an `error`
-frame that changes nothing and leaves the socket open.
+(races/messages.py); moves take the move path (races/play.py, then games/play.py and the
+process's writer), everything else races/actions.py in a worker thread. Every refusal is an
+`error` frame that changes nothing and leaves the socket open.
 
 Events reach the socket through the channel layer, which may drop or reorder them: the
 consumer numbers what it has sent, and on a gap reads the missing events from the database
 (the record) before sending the new one, so a socket never skips an event.
 
-Database calls run on the ORM worker threads of `games.consumers.in_worker` with PostgreSQL:
-with one shared thread per process (Channels' `database_sync_to_async`), a move waiting for a
-race row that the other process holds locked stalled every race of its own process behind it
-(docs/performance.md). Moves of one race are still serialised by its row lock, and one socket's
-frames are handled one at a time. With SQLite (one writer at a time anyway, and an in-memory
-test database whose shared cache fails rather than waits when two threads write) they stay on
-Channels' one thread.
+Database calls other than moves run on the ORM worker threads of `games.consumers.in_worker`
+with PostgreSQL, on Channels' one database thread with SQLite (one writer at a time anyway, and
+an in-memory test database whose shared cache fails rather than waits when two threads write).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import IntegrityError, connection
+from django.db import connection
+from django.utils import timezone
 
-from games import actions as game_actions
-from games.consumers import SocketConsumer, in_worker
+from games import play as game_play
+from games.consumers import in_worker
+from games.errors import ActionError, GameOver, StaleSeq
 from games.frames import error_frame, game_frame, pong_frame
+from games.live import GameUpdate
 from games.messages import BadFrame, Ping
 from games.ratelimit import FrameBudget
+from games.sockets import PlaySocket
+from games.store import Announcement
 from games.throttles import RACE_WRITES
-from races import actions, snapshots
+from games.writer import writer
+from races import actions, play, snapshots
 from races.codes import normalize_code
 from races.lifecycle import RaceRuleError
 from races.messages import (
@@ -72,11 +74,14 @@ def on_db_thread(function):
     return database_sync_to_async(function)
 
 
-class RaceConsumer(SocketConsumer):
+class RaceConsumer(PlaySocket):
+    path_name = "/ws/race/"
+
     async def connect(self) -> None:
+        self.setup_socket(FrameBudget())
         self.race: Race | None = None
+        self.seat: play.Seat | None = None
         self.timers: list[asyncio.Task] = []
-        self.budget = FrameBudget()
         self.last_event = 0
         self.seq_sent = -1
         self.games: dict[str, str] = {}
@@ -101,8 +106,7 @@ class RaceConsumer(SocketConsumer):
                 task.cancel()
         if self.race is not None:
             await self.channel_layer.group_discard(self.race.group_name, self.channel_name)
-        for public_id in self.games:
-            await self.channel_layer.group_discard(f"game.{public_id}", self.channel_name)
+        await self.unshow_all()
 
     # ------------------------------------------------------------------ incoming frames
 
@@ -116,17 +120,12 @@ class RaceConsumer(SocketConsumer):
             message = parse(text_data, bytes_data)
             ref = TYPES[type(message)]
             await self.dispatch_message(message)
-        except BadFrame as exc:
-            await self.send_frame(error_frame(exc.code, exc.reason, exc.ref))
-        except (RaceRuleError, game_actions.ActionError) as exc:
-            await self.send_frame(error_frame(exc.code, exc.reason, ref))
-            if isinstance(exc, game_actions.StaleSeq | game_actions.GameOver):
+        except (BadFrame, RaceRuleError, ActionError) as exc:
+            await self.refuse(exc, ref)
+            if isinstance(exc, StaleSeq | GameOver):
                 await self.send_board("state")
-        except Exception:
-            logger.exception("server error on /ws/race/ (%s)", ref)
-            await self.send_frame(
-                error_frame("server_error", "something went wrong on the server; try again", ref)
-            )
+        except Exception as exc:
+            await self.refuse(exc, ref)
 
     async def dispatch_message(self, message) -> None:
         run = on_db_thread
@@ -150,6 +149,8 @@ class RaceConsumer(SocketConsumer):
             await self.play(message)
         elif isinstance(message, Resign):
             await run(actions.do_resign)(race, self.player)
+            if self.seat is not None:
+                self.seat.stale = True
         elif isinstance(message, Rematch):
             new = await run(actions.do_rematch)(race, self.need_player())
             await self.send_frame(
@@ -161,22 +162,49 @@ class RaceConsumer(SocketConsumer):
             raise RaceRuleError("not_in_race", "you are not in this race; join it first")
         return self.player
 
+    # ------------------------------------------------------------------ moves
+
     async def play(self, message) -> None:
-        run = on_db_thread
+        """A move or undo: the race's rules in memory, then the game's move path."""
+        seat = await self.current_seat()
+        if seat is None or seat.racer.game_id is None:
+            raise RaceRuleError("not_in_race", "you are not racing in this race")
+        seat.check(timezone.now())
+        entry = await self.show(seat.racer.game)
+        action = "move" if isinstance(message, RaceMove) else "undo"
+        move = getattr(message, "move", None)
+        written = []
+
+        def extend(live, write) -> None:
+            seat.extend(live, write)
+            written.append(write)
+
         try:
-            if isinstance(message, RaceMove):
-                update = await run(actions.do_race_move)(
-                    self.race, self.player, message.move, message.seq
-                )
-            else:
-                update = await run(actions.do_race_undo)(self.race, self.player, message.seq)
-        except IntegrityError:
-            # Another process wrote this seq first: the client is behind; resync its board.
-            await self.send_board("state")
+            update = await game_play.act(entry, action, message.seq, move, extend=extend)
+        except GameOver:
+            # Ended elsewhere (a close, a resignation in another tab): say it as the race would.
+            seat = await self.current_seat(reload=True)
+            if seat is not None:
+                seat.check(timezone.now())
+            raise
+        except BaseException:
+            seat.stale = True
+            raise
+        if update.duplicate or not written:
+            seat.stale = True
+            await self.send_update("state", update)
             return
-        await self.send_update("state" if update.duplicate else "ack", update)
-        if not update.announced:
+        racer_write = written[-1].racer
+        seat.adopt(racer_write)
+        await self.send_update("ack", update)
+        await self.publish(entry, update)
+        if not racer_write.announce:
             self.announce_later()
+
+    async def current_seat(self, reload: bool = False) -> play.Seat | None:
+        if self.seat is None or self.seat.stale or reload:
+            self.seat = await on_db_thread(play.seat_of)(self.race, self.player)
+        return self.seat
 
     def announce_later(self) -> None:
         """The race was not told of this move (progress is throttled): tell it once the
@@ -186,13 +214,13 @@ class RaceConsumer(SocketConsumer):
             self.announcer = asyncio.ensure_future(self.announce())
 
     async def announce(self) -> None:
-        wait_ms = settings.RACE_PROGRESS_INTERVAL_MS
         try:
-            while wait_ms is not None:
-                await asyncio.sleep(wait_ms / 1000 + 0.02)
-                wait_ms = await on_db_thread(actions.do_announce)(
-                    self.race, self.player, self.held_ms
-                )
+            await asyncio.sleep(settings.RACE_PROGRESS_INTERVAL_MS / 1000 + 0.02)
+            seat = self.seat
+            if seat is None:
+                return
+            held = play.held_ms(seat.race, self.held_ms)
+            await writer().announce(Announcement(seat.race.pk, seat.racer.pk, held))
         except Exception:
             logger.exception("could not announce a racer's progress")
 
@@ -220,14 +248,23 @@ class RaceConsumer(SocketConsumer):
         self.schedule(view)
 
     async def follow(self, view: snapshots.CatchUp) -> bool:
-        """Take in who this socket is now, and join the groups of the games it shows; True if
-        it joined any it was not in."""
+        """Take in who this socket is now, and show the games it shows; True if it began to
+        show any it did not."""
         self.race, self.racer_id = view.race, view.racer_id
+        if view.racer is not None:
+            self.seat = play.Seat(race=view.race, racer=view.racer)
         joined = False
         for public_id, racer_id in view.games.items():
             if public_id not in self.games:
-                await self.channel_layer.group_add(f"game.{public_id}", self.channel_name)
+                entry = await self.show(view.rows[public_id])
                 joined = True
+                board = view.board
+                if (
+                    board is not None
+                    and board.game.public_id == public_id
+                    and not entry.lock.locked()
+                ):
+                    entry.live = board.game  # just read: the next move needs no load
             self.games[public_id] = racer_id
         return joined
 
@@ -258,7 +295,7 @@ class RaceConsumer(SocketConsumer):
 
     async def send_frame(self, frame: dict) -> None:
         frame.setdefault("now", now_ms())
-        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
+        await super().send_frame(frame)
 
     async def send_event(self, frame: dict) -> None:
         if frame["event"] <= self.last_event:
@@ -266,7 +303,7 @@ class RaceConsumer(SocketConsumer):
         self.last_event = frame["event"]
         await self.send_frame(dict(frame))
 
-    async def send_update(self, frame_type: str, update: game_actions.GameUpdate) -> None:
+    async def send_update(self, frame_type: str, update: GameUpdate) -> None:
         self.seq_sent = update.game.seq
         await self.send_frame(game_frame(frame_type, update))
 
@@ -289,11 +326,15 @@ class RaceConsumer(SocketConsumer):
             for earlier in missed:
                 await self.send_event(earlier)
         await self.send_event(frame)
-        if frame["type"] in ("countdown", "finished", "cancelled", "joined", "left"):
+        kind = frame["type"]
+        mine = kind == "progress" and frame["racer"]["id"] == self.racer_id
+        if mine and self.seat is not None:
+            self.seat.racer.announced_ms = frame["at_ms"]
+        if kind in ("countdown", "finished", "cancelled", "joined", "left"):
             # The start, the end or a change of racers: new games to follow, new timers.
             view = await on_db_thread(snapshots.catch_up)(self.race, self.player, self.last_event)
             await self.follow(view)
-            if frame["type"] == "countdown" and view.board is not None:
+            if kind == "countdown" and view.board is not None:
                 # Taken in after the start time (a busy server): no timer will bring the board.
                 await self.send_update("state", view.board)
             for board in view.boards:
@@ -310,4 +351,9 @@ class RaceConsumer(SocketConsumer):
             await self.send_frame(snapshots.spectator_board(frame, racer_id))
         elif frame["seq"] > self.seq_sent:
             self.seq_sent = frame["seq"]
+            if self.seat is not None:
+                self.seat.stale = True  # another tab moved: its progress is in the record
+            entry = self.shown.get(frame["game"])
+            if entry is not None and entry.live is not None and entry.live.seq < frame["seq"]:
+                entry.live.stale = True
             await self.send_frame(dict(frame))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from races.actions import since_start_ms, total_cards
 from races.chart import Chart, build_chart
+from races.clock import since_start_ms
+from races.events import total_cards
 from races.models import Race, RaceEvent, Racer
 
 

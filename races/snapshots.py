@@ -14,9 +14,12 @@ from django.utils import timezone
 from games import actions as game_actions
 from games.frames import game_frame
 from games.identity import player_from_scope
-from games.models import Player
+from games.models import Game, Player
 from races import actions
-from races.actions import epoch_ms, phase_of, race_dict, racer_dict, racer_of, standings
+from races.actions import racer_of
+from races.clock import epoch_ms, phase_of
+from races.events import event_frame, race_dict, racer_dict
+from races.index import standings
 from races.lifecycle import Phase
 from races.models import Race, RaceEvent, Racer
 
@@ -36,12 +39,15 @@ class CatchUp:
 
     race: Race
     racer_id: str | None
+    racer: Racer | None = None
     snapshot: dict | None = None
     events: list[dict] | None = None
     board: game_actions.GameUpdate | None = None
     boards: list[dict] = field(default_factory=list)
     games: dict[str, str] = field(default_factory=dict)
     """Game public id -> racer id, for every game whose changes this socket is shown."""
+    rows: dict[str, Game] = field(default_factory=dict)
+    """Those games' rows, by public id."""
     starts_at_ms: int | None = None
     ends_at_ms: int | None = None
 
@@ -79,7 +85,7 @@ def events_between(race: Race, after: int, before: int | None = None) -> list[di
     rows = RaceEvent.objects.filter(race=race, seq__gt=after)
     if before is not None:
         rows = rows.filter(seq__lt=before)
-    return [actions.event_frame(e) for e in rows.order_by("seq")]
+    return [event_frame(e) for e in rows.order_by("seq")]
 
 
 def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
@@ -88,7 +94,7 @@ def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
     if phase_of(race) == Phase.OVERTIME and actions.do_close_if_due(race):
         race.refresh_from_db()
     racer = racer_of(race, player)
-    view = CatchUp(race=race, racer_id=racer.public_id if racer else None)
+    view = CatchUp(race=race, racer_id=racer.public_id if racer else None, racer=racer)
     if since is not None and since <= race.event_seq and race.event_seq - since <= MAX_CATCH_UP:
         view.events = events_between(race, since)
     else:
@@ -101,9 +107,11 @@ def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
         if racer.game_id is not None:
             view.board = game_actions.get_game_update(racer.game)
             view.games[racer.game.public_id] = racer.public_id
+            view.rows[racer.game.public_id] = racer.game
     else:
         for other in race.racers.select_related("game").exclude(game=None):
             view.games[other.game.public_id] = other.public_id
+            view.rows[other.game.public_id] = other.game
             view.boards.append(board_frame(game_actions.get_game_update(other.game), other))
     return view
 

@@ -15,6 +15,7 @@ from games.identity import current_player
 from games.throttles import RACE_FORMS, limit_posts
 from games.winnable import NEVER_PROVED
 from races import actions, results
+from races.clock import phase_of
 from races.codes import normalize_code
 from races.forms import DealChoice, JoinForm, RaceForm
 from races.lifecycle import Phase, RaceRuleError
@@ -28,7 +29,7 @@ def get_race(code: str) -> Race:
     race = Race.objects.filter(code=normalize_code(code) or "").first()
     if race is None:
         raise Http404("There is no race with this code.")
-    if actions.phase_of(race) == Phase.OVERTIME:
+    if phase_of(race) == Phase.OVERTIME:
         actions.do_close_if_due(race)
         race.refresh_from_db()
     return race

@@ -167,6 +167,15 @@ PLAYER_WRITE_LIMIT = int(os.environ.get("PLAYER_WRITE_LIMIT", "40"))
 # (races/actions.py, docs/performance.md). 0 announces every move.
 RACE_PROGRESS_INTERVAL_MS = int(os.environ.get("RACE_PROGRESS_INTERVAL_MS", "5000"))
 
+# The move path's writer (games/writer.py): how long a batch gathers moves after its first one,
+# how long a database that cannot be reached is retried before a move is refused `unavailable`,
+# and which store writes the batch (auto: hand-written batch SQL on PostgreSQL, the ORM else).
+MOVE_BATCH_WINDOW_MS = float(os.environ.get("MOVE_BATCH_WINDOW_MS", "2"))
+MOVE_WRITE_RETRY_S = float(os.environ.get("MOVE_WRITE_RETRY_S", "10"))
+MOVE_STORE = os.environ.get("MOVE_STORE", "auto")
+if MOVE_STORE not in ("auto", "orm", "postgres"):
+    raise ImproperlyConfigured("MOVE_STORE is auto, orm or postgres")
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

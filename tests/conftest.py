@@ -155,13 +155,13 @@ def no_search(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def fresh_engine_cache():
-    """Each test starts with an empty per-process engine cache."""
-    from games.actions import engines
+def fresh_games_in_play():
+    """Each test starts with no game held in memory by the process."""
+    from games.play import forget
 
-    engines.clear()
+    forget()
     yield
-    engines.clear()
+    forget()
 
 
 @pytest.fixture(autouse=True)

@@ -20,9 +20,12 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 
 from games.models import Player
 from races import actions, lifecycle
+from races import clock as race_clock
+from races import play as race_play
 from races.models import Race, Racer
 from tests.support import RecordingCommunicator, check_frame_hides_cards, log_in_as_guest
 
@@ -161,7 +164,7 @@ def assert_nothing_secret(frames: list[str]) -> None:
 
 async def wait_until(moment_ms: int) -> None:
     """Sleep until the server's clock (the same machine's here) reaches `moment_ms`."""
-    delay = moment_ms - actions.epoch_ms(actions.timezone.now())
+    delay = moment_ms - race_clock.epoch_ms(timezone.now())
     if delay > 0:
         await asyncio.sleep(delay / 1000 + 0.02)
 
@@ -193,7 +196,7 @@ def finished_race(make_client, make_race, no_countdown):
     actions.do_start_race(race, ann.player)
     ann_racer = race.racers.get(player=ann.player)
     move = get_game_update(ann_racer.game).legal[0]
-    actions.do_race_move(race, ann.player, move, 0)
+    race_play.do_race_move(race, ann.player, move, 0)
     actions.do_resign(race, ann.player)
     actions.do_resign(race, bob.player)
     race.refresh_from_db()

@@ -4,8 +4,11 @@
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from races import actions
+from races import clock as race_clock
+from races import play as race_play
 from races.models import Race, RaceEvent, Racer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,7 +40,7 @@ def progress_events(race: Race) -> list[RaceEvent]:
 
 def play(race: Race, player, move: str):
     racer = Racer.objects.select_related("game").get(race=race, player=player)
-    return actions.do_race_move(race, player, move, racer.game.seq)
+    return race_play.do_race_move(race, player, move, racer.game.seq)
 
 
 def age_the_race(race: Race, ms: int) -> None:
@@ -60,7 +63,7 @@ def test_a_quiet_move_soon_after_an_announcement_is_held_back(duel):
     race, ann = duel
     play(race, ann, QUIET)
     before = len(progress_events(race))
-    update = actions.do_race_undo(race, ann, 1)
+    update = race_play.do_race_undo(race, ann, 1)
     assert not update.announced
     assert len(progress_events(race)) == before
     assert Racer.objects.get(race=race, player=ann).moves == 0  # recorded all the same
@@ -79,30 +82,31 @@ def test_a_quiet_move_after_the_interval_is_announced(duel):
     race, ann = duel
     play(race, ann, QUIET)
     age_the_race(race, INTERVAL_MS)
-    assert actions.do_race_undo(race, ann, 1).announced
+    assert race_play.do_race_undo(race, ann, 1).announced
 
 
 def test_held_back_moves_are_announced_once_the_interval_has_passed(duel):
     race, ann = duel
     play(race, ann, QUIET)
-    actions.do_race_undo(race, ann, 1)
-    held_ms = actions.epoch_ms(actions.timezone.now())
-    wait = actions.do_announce(race, ann, held_ms)
-    assert 0 < wait <= INTERVAL_MS  # too early: ask again later
+    race_play.do_race_undo(race, ann, 1)
+    held_ms = race_clock.epoch_ms(timezone.now())
+    count = len(progress_events(race))
+    assert not race_play.do_announce(race, ann, held_ms)  # too early: nothing sent
+    assert len(progress_events(race)) == count
     age_the_race(race, INTERVAL_MS)
-    assert actions.do_announce(race, ann, held_ms) is None
+    assert race_play.do_announce(race, ann, held_ms)
     assert progress_events(race)[-1].data["racer"]["moves"] == 0
 
 
 def test_an_announcement_since_covers_held_back_moves(duel):
     race, ann = duel
     play(race, ann, QUIET)
-    actions.do_race_undo(race, ann, 1)
-    held_ms = actions.epoch_ms(actions.timezone.now())
+    race_play.do_race_undo(race, ann, 1)
+    held_ms = race_clock.epoch_ms(timezone.now())
     age_the_race(race, INTERVAL_MS)
     play(race, ann, HOME)  # announced: cards home changed
     count = len(progress_events(race))
-    assert actions.do_announce(race, ann, held_ms) is None
+    assert not race_play.do_announce(race, ann, held_ms)
     assert len(progress_events(race)) == count
 
 
@@ -112,23 +116,20 @@ def test_nothing_is_announced_for_a_racer_who_has_finished(duel):
     actions.do_resign(race, ann)
     count = len(progress_events(race))
     age_the_race(race, INTERVAL_MS)
-    assert actions.do_announce(race, ann, actions.epoch_ms(actions.timezone.now())) is None
+    assert not race_play.do_announce(race, ann, race_clock.epoch_ms(timezone.now()))
     assert len(progress_events(race)) == count
 
 
 @pytest.mark.usefixtures("fast_countdown")
-async def test_the_socket_announces_a_held_back_move_itself(open_duo, settings, monkeypatch):
+async def test_the_socket_announces_a_held_back_move_itself(open_duo, settings):
     """A held-back move reaches the other racer as a `progress` event about an interval later,
     sent by its racer's socket with no further move."""
     duo = await open_duo(start=True)
     settings.RACE_PROGRESS_INTERVAL_MS = 1000
-    calls = []
-    real = actions.do_announce
-    monkeypatch.setattr(actions, "do_announce", lambda *a: calls.append(a) or real(*a))
     ann, bob = duo.sockets["ann"], duo.sockets["bob"]
     await ann.request({"type": "move", "move": QUIET, "seq": 0}, "ack")
     assert (await bob.expect("progress", timeout=5))["racer"]["moves"] == 1
     await ann.request({"type": "undo", "seq": 1}, "ack")
     late = await bob.expect("progress", timeout=5)
     assert late["racer"]["moves"] == 0
-    assert calls, "the undo was announced by the socket's timer"
+    assert late["at_ms"] >= 1000  # sent by the timer, an interval after the first announcement

@@ -7,6 +7,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from games.rankstore import RankStore, get_rank_store
 from races import actions
+from races import index as race_index
+from races import play as race_play
 from races.models import Race, RaceEvent, Racer
 
 pytestmark = pytest.mark.django_db
@@ -34,13 +36,15 @@ def redis(monkeypatch):
 
     class Switch:
         def away(self):
-            monkeypatch.setattr(actions, "get_rank_store", AwayStore)
+            for module in (actions, race_index):
+                monkeypatch.setattr(module, "get_rank_store", AwayStore)
 
         def back(self):
-            monkeypatch.setattr(actions, "get_rank_store", get_rank_store)
+            for module in (actions, race_index):
+                monkeypatch.setattr(module, "get_rank_store", get_rank_store)
 
     yield Switch()
-    actions._stale_indexes.clear()
+    race_index._stale_indexes.clear()
 
 
 def first_move(racer_client, race: Race) -> str:
@@ -52,12 +56,12 @@ def test_a_move_while_redis_is_away_is_played_and_announced(running_race, redis)
     race, ann = running_race.race, running_race.ann
     move = first_move(ann, race)
     redis.away()
-    update = actions.do_race_move(race, ann.player, move, 0)
+    update = race_play.do_race_move(race, ann.player, move, 0)
     assert move in update.played
     assert Racer.objects.get(race=race, player=ann.player).moves == 1
     event = RaceEvent.objects.filter(race=race, kind="progress").latest("seq")
     redis.back()
-    assert event.data["standings"] == actions.standings(race)  # the rows' order, the set's
+    assert event.data["standings"] == race_index.standings(race)  # the rows' order, the set's
 
 
 def test_a_set_that_missed_a_write_is_rebuilt_when_redis_is_back(running_race, redis):
@@ -65,15 +69,15 @@ def test_a_set_that_missed_a_write_is_rebuilt_when_redis_is_back(running_race, r
     a missed write rebuilds it from the rows."""
     race = running_race.race
     redis.away()
-    actions._rebuild_standings(race)  # a missed write, not an error
+    race_index.rebuild(race)  # a missed write, not an error
     redis.back()
-    store, key = get_rank_store(), actions.standings_key(race)
+    store, key = get_rank_store(), race_index.standings_key(race)
     racers = list(race.racers.order_by("pk"))
     store.delete(key)  # every racer present, in the wrong order
-    store.set_many(key, {actions.standing_member(r): -i for i, r in enumerate(racers)})
-    assert actions.standings(race) == [r.public_id for r in racers]  # joined first, as rows say
+    store.set_many(key, {race_index.standing_member(r): -i for i, r in enumerate(racers)})
+    assert race_index.standings(race) == [r.public_id for r in racers]  # joined first, as rows say
     assert {m: s for m, s in store.range(key, 0, -1)} == {
-        actions.standing_member(r): actions.progress_of(r).score for r in racers
+        race_index.standing_member(r): race_index.progress_of(r).score for r in racers
     }
 
 

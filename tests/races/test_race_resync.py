@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from asgiref.sync import sync_to_async
 
-from games.actions import engines
+from games.play import forget
 from races.models import RaceEvent
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_countdown")]
@@ -120,7 +120,7 @@ async def test_a_reload_mid_race_resumes_the_board_exactly(running, race_socket)
     race, (ann, ann_socket, board), _ = running
     ack = await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
     await ann_socket.disconnect()
-    engines.clear()  # as if another process served the reconnect
+    forget()  # as if another process served the reconnect
     back = await race_socket(ann, race.code)
     await back.expect("snapshot")
     state = await back.expect("state")
@@ -162,7 +162,7 @@ async def test_a_restarted_process_loses_nothing(running, race_socket, run):
     ack = await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
     before = await ann_socket.expect("progress")
     await ann_socket.disconnect()
-    engines.clear()
+    forget()
     await run(_forget_standings, race)
     back = await race_socket(ann, race.code)
     snap = await back.expect("snapshot")
@@ -173,17 +173,17 @@ async def test_a_restarted_process_loses_nothing(running, race_socket, run):
 
 def _forget_standings(race):
     from games.rankstore import get_rank_store
-    from races.actions import standings_key
+    from races.index import standings_key
 
     get_rank_store().delete(standings_key(race))
 
 
 async def test_a_dropped_group_message_is_filled_in_from_the_record(lobby, run):
     """A socket that misses event N (a full channel) still gets it, before N+1."""
-    from races import actions
+    from races import events as race_events
 
     race, (ann, ann_socket), (bob, bob_socket) = lobby
-    real_broadcast = actions.broadcast
+    real_broadcast = race_events.broadcast
     dropped = []
 
     def lossy(group, message):
@@ -192,14 +192,14 @@ async def test_a_dropped_group_message_is_filled_in_from_the_record(lobby, run):
             return
         real_broadcast(group, message)
 
-    actions.broadcast = lossy
+    race_events.broadcast = lossy
     try:
         await bob_socket.send_json_to({"type": "ready"})
         await bob_socket.send_json_to({"type": "ready", "ready": False})
         first = await ann_socket.expect("ready")
         second = await ann_socket.expect("ready")
     finally:
-        actions.broadcast = real_broadcast
+        race_events.broadcast = real_broadcast
     assert dropped and [first["event"], second["event"]] == [3, 4]
     assert (first["ready"], second["ready"]) == (True, False)
 

@@ -23,7 +23,7 @@ def test_a_winnable_race_gets_a_deal_the_solver_wins(make_client):
 
 def test_no_winnable_deal_in_time_is_a_clear_refusal(make_client, monkeypatch):
     """When the solver proves nothing within the budget, the race is refused with a reason."""
-    monkeypatch.setattr(actions, "WINNABLE_BUDGET_S", 0.0)
+    monkeypatch.setattr("races.deals.WINNABLE_BUDGET_S", 0.0)
     with pytest.raises(RaceRuleError) as info:
         actions.do_create_race(make_client("Ann").player, variant="penguin", winnable=True)
     assert info.value.code == "no_winnable_deal"

@@ -1,11 +1,12 @@
-"""The actions that change games: each move, undo and autoplay is checked, logged and snapshotted."""
+"""The actions that change games: each move, undo and autoplay is checked and logged; the
+snapshot follows the game's status."""
 
 from __future__ import annotations
 
 import pytest
 from service_positions import near_won_state, one_move_from_stuck_state
 
-from games import actions
+from games import actions, store
 from games.actions import (
     GameOver,
     MoveRefused,
@@ -14,10 +15,10 @@ from games.actions import (
     do_open_game,
     do_play_move,
     do_undo,
-    is_autoplay_move,
     replay,
 )
 from games.engine import VARIANTS, new_game
+from games.live import is_autoplay_move
 from games.models import Game, Move
 
 pytestmark = pytest.mark.django_db
@@ -44,8 +45,8 @@ def test_open_game_starts_a_new_game_after_a_win(player):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_legal_move_is_logged_and_snapshotted(player, make_game, variant):
-    """A legal move adds one Move row, advances seq and stores the engine's state."""
+def test_a_legal_move_is_logged(player, make_game, variant):
+    """A legal move adds one Move row and advances seq; the log, replayed, is the position."""
     game = make_game(player, variant, 11)
     move = first_legal(game)
     update = do_play_move(game, move, 0)
@@ -55,7 +56,7 @@ def test_a_legal_move_is_logged_and_snapshotted(player, make_game, variant):
     assert update.played == (move.removesuffix(":1"),)
     assert list(game.moves.values_list("seq", "move")) == [(1, move.removesuffix(":1"))]
     assert (game.seq, game.move_count) == (1, 1)
-    assert game.state == expected.to_dict()
+    assert replay(game).to_dict() == expected.to_dict()
     assert update.view == expected.to_dict(view="player")
     assert update.can_undo
 
@@ -129,8 +130,16 @@ def test_replaying_the_log_gives_the_snapshot(player, make_game, variant):
             do_play_move(game, move, seq)
             engine.play(move)
     game.refresh_from_db()
-    actions.engines.clear()
-    assert replay(game).to_dict() == game.state == engine.to_dict()
+    assert replay(game).to_dict() == engine.to_dict()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_snapshot_is_written_when_the_status_changes(player, make_game, variant):
+    """The snapshot pages read is the position the game reached when it was won (or ended)."""
+    game = make_game(player, variant, 0, start_state=near_won_state(variant))
+    do_autoplay(game, 0)
+    game.refresh_from_db()
+    assert game.state == replay(game).to_dict()
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -213,15 +222,15 @@ def test_a_stuck_game_that_undoes_plays_again(player, make_game):
     assert update.game.finished_at is None
 
 
-def test_a_rolled_back_action_does_not_poison_the_engine_cache(player, make_game, monkeypatch):
-    """If the write fails, the cached engine is dropped and the next action replays the log."""
+def test_a_failed_write_changes_nothing(player, make_game, monkeypatch):
+    """If the write fails, nothing is stored and the next action starts from the record."""
     game = make_game(player, "penguin", 9)
     legal = new_game("penguin", 9).legal_moves()
 
     def fail(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(actions, "_record", fail)
+    monkeypatch.setattr(store, "write", fail)
     with pytest.raises(RuntimeError):
         do_play_move(game, legal[0], 0)
     monkeypatch.undo()

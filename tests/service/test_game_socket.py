@@ -13,8 +13,9 @@ import pytest
 from channels.db import database_sync_to_async
 from service_positions import near_won_state
 
-from games.actions import is_autoplay_move, starting_position
+from games.actions import starting_position
 from games.engine import VARIANTS, new_game
+from games.live import is_autoplay_move
 from games.models import Game, Move
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -376,7 +377,7 @@ async def test_a_logged_in_player_plays_their_own_games(connect, user_client, us
 
 async def test_a_server_error_is_an_error_frame(connect, guest_client, player, monkeypatch):
     """An unexpected failure is `server_error`; the socket stays open and the game unchanged."""
-    from games import actions
+    from games import store
 
     game = await create_game(player, "penguin", 2)
     ws, state = await opened(connect, guest_client, game)
@@ -384,7 +385,7 @@ async def test_a_server_error_is_an_error_frame(connect, guest_client, player, m
     def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(actions, "do_play_move", boom)
+    monkeypatch.setattr(store, "write", boom)
     error = await ws.send_frame({"type": "move", "move": state["legal"][0], "seq": 0})
     assert error["code"] == "server_error"
     assert (await reload(game)).seq == 0

@@ -87,7 +87,7 @@ def test_a_busy_solver_is_a_503_with_a_way_on(client, solver_taken):
 
 
 def test_a_busy_solver_refuses_a_winnable_race_with_a_reason(solver_taken):
-    from races.actions import winnable_seed
+    from races.deals import winnable_seed
     from races.lifecycle import RaceRuleError
 
     with pytest.raises(RaceRuleError) as refused:

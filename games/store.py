@@ -1,0 +1,394 @@
+"""The move path's storage: a batch of moves (any games, any processes' worth of sockets) and the
+race announcements due with them, written in one transaction.
+
+Every write is a compare-and-set: a game's row changes, and its Move rows are added, only
+where the stored game is still at the `seq` the move was checked against and unfinished.
+That, not a lock taken beforehand, is what keeps a move exactly-once when two sockets (two
+tabs, two processes) send one at the same `seq`: the second writer finds the row moved on and
+its write is refused (`BatchResult.conflicts`). A racer's progress and a daily attempt's
+result are written with their game's move, or not at all.
+
+Race events need consecutive numbers, so a batch that announces progress locks those races'
+rows first (in id order, so two processes' batches never deadlock), then writes the moves,
+reads the racers of those races for the standings, and appends the events. Closing and
+resigning end a game by setting its status, which the compare-and-set sees.
+
+Two ways to run the same batch (`MoveStore`): `OrmStore`, plain Django ORM, one statement per
+row (SQLite, and the reference); `PostgresStore`, a few statements per batch whatever its size
+(`unnest` arrays, one statement for games, moves, racers and attempts together). Which one
+runs is `settings.MOVE_STORE` (`auto`: PostgresStore on PostgreSQL); docs/performance.md has
+what each costs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+from psycopg import Cursor
+from psycopg.types.json import Jsonb
+
+from daily.models import DailyAttempt
+from games.live import GameWrite
+from games.models import Game, Move
+from races.models import Race, RaceEvent, Racer
+
+UNFINISHED = (Game.Status.PLAYING, Game.Status.STUCK)
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """A racer's moves held back from the race (progress is throttled), to announce now unless
+    an announcement since `held_ms` (ms from the race's start) has carried them."""
+
+    race_pk: int
+    racer_pk: int
+    held_ms: int
+
+
+@dataclass
+class Event:
+    race_pk: int
+    group: str
+    frame: dict
+
+
+@dataclass
+class BatchResult:
+    applied: set[int] = field(default_factory=set)
+    """Game pks whose write was applied."""
+    conflicts: set[int] = field(default_factory=set)
+    """Game pks whose stored row had moved on (another writer, a close, a resignation)."""
+    events: list[Event] = field(default_factory=list)
+    """Race events written, to send after the commit, in order."""
+    finished_races: set[int] = field(default_factory=set)
+    """Races in which a racer finished: the race may be complete."""
+
+
+# ------------------------------------------------------------------ the batch
+
+
+def write(writes: list[GameWrite], announcements: list[Announcement] = ()) -> BatchResult:
+    """Write a batch in one transaction (sync: the writer's thread, or a caller's)."""
+    return store().write(writes, list(announcements))
+
+
+@functools.cache
+def _store_for(kind: str, vendor: str) -> MoveStore:
+    if kind == "postgres" or (kind == "auto" and vendor == "postgresql"):
+        return PostgresStore()
+    return OrmStore()
+
+
+def store() -> MoveStore:
+    return _store_for(settings.MOVE_STORE, connection.vendor)
+
+
+class MoveStore:
+    """One batch: lock the announcing races, compare-and-set the games, write the rest."""
+
+    def write(self, writes: list[GameWrite], announcements: list[Announcement]) -> BatchResult:
+        result = BatchResult()
+        race_pks = sorted(
+            {w.racer.race_pk for w in writes if w.racer and w.racer.announce}
+            | {a.race_pk for a in announcements}
+        )
+        if not race_pks:
+            result.applied = self.apply(writes)  # one statement: atomic by itself
+        else:
+            with transaction.atomic():
+                races = self.lock_races(race_pks)
+                result.applied = self.apply(writes)
+                racers = self.racers_of(race_pks)
+                result.events = self.announce(races, racers, writes, announcements, result.applied)
+        result.conflicts = {w.pk for w in writes} - result.applied
+        result.finished_races = {
+            w.racer.race_pk
+            for w in writes
+            if w.racer and w.pk in result.applied and w.racer.status in ("won", "resigned")
+        }
+        return result
+
+    def announce(self, races, racers, writes, announcements, applied) -> list[Event]:
+        """Number and store a `progress` event for each racer to announce (moves applied and
+        held-back moves not yet carried by a later announcement)."""
+        from races.events import progress_frame
+
+        due: dict[int, int] = {}  # racer pk -> ms from the start
+        for w in writes:
+            if w.racer and w.racer.announce and w.pk in applied:
+                due[w.racer.pk] = w.racer.at_ms
+        by_pk = {racer.pk: racer for group in racers.values() for racer in group}
+        now = timezone.now()
+        interval = settings.RACE_PROGRESS_INTERVAL_MS
+        for a in announcements:
+            racer = by_pk.get(a.racer_pk)
+            race = races.get(a.race_pk)
+            if racer is None or race is None or race.status != Race.Status.STARTED:
+                continue
+            if racer.status not in ("playing", "stuck") or a.racer_pk in due:
+                continue
+            at_ms = max(0, int((now - race.starts_at).total_seconds() * 1000))
+            last = racer.announced_ms
+            if last is not None and (last >= a.held_ms or at_ms - last < interval):
+                continue  # carried by a later announcement, or too soon after the last one
+            due[a.racer_pk] = at_ms
+        events: list[Event] = []
+        announced: dict[int, int] = {}
+        for racer_pk, at_ms in due.items():
+            racer = by_pk[racer_pk]
+            race = races[racer.race_id]
+            racer.announced_ms = announced[racer_pk] = at_ms
+            race.event_seq += 1
+            frame = progress_frame(race, racer, racers[race.pk], race.event_seq, at_ms)
+            events.append(Event(race.pk, race.group_name, frame))
+        if events:
+            self.add_events(races, events, announced, now)
+        return events
+
+    def lock_races(self, race_pks: list[int]) -> dict[int, Race]:
+        raise NotImplementedError
+
+    def apply(self, writes: list[GameWrite]) -> set[int]:
+        raise NotImplementedError
+
+    def racers_of(self, race_pks: list[int]) -> dict[int, list[Racer]]:
+        raise NotImplementedError
+
+    def add_events(self, races, events: list[Event], announced: dict[int, int], now) -> None:
+        raise NotImplementedError
+
+
+class OrmStore(MoveStore):
+    """The batch through the ORM: a statement per row (SQLite, and the reference)."""
+
+    def lock_races(self, race_pks):
+        locked = Race.objects.select_for_update().filter(pk__in=race_pks).order_by("pk")
+        return {race.pk: race for race in locked}
+
+    def apply(self, writes):
+        applied = set()
+        for w in writes:
+            fields = {
+                "seq": w.new_seq,
+                "move_count": w.move_count,
+                "status": w.status,
+                "finished_at": w.finished_at,
+            }
+            if w.state is not None:
+                fields["state"] = w.state
+            cas = Game.objects.filter(pk=w.pk, seq=w.old_seq, status__in=UNFINISHED)
+            if cas.update(**fields):
+                applied.add(w.pk)
+        done = [w for w in writes if w.pk in applied]
+        Move.objects.bulk_create(
+            Move(game_id=w.pk, seq=w.old_seq + i, move=move, at=w.at)
+            for w in done
+            for i, move in enumerate(w.moves, 1)
+        )
+        for w in done:
+            if w.racer is not None:
+                r = w.racer
+                progress = {
+                    "cards": r.cards,
+                    "cards_at_ms": r.cards_at_ms,
+                    "moves": r.moves,
+                    "status": r.status,
+                    "finish_ms": r.finish_ms,
+                    "done_ms": r.done_ms,
+                }
+                Racer.objects.filter(pk=r.pk).update(**progress)
+            if w.attempt is not None:
+                a = w.attempt
+                DailyAttempt.objects.filter(pk=a.pk).update(
+                    foundations=a.foundations,
+                    foundations_ms=a.foundations_ms,
+                    elapsed_ms=a.elapsed_ms,
+                )
+        return applied
+
+    def racers_of(self, race_pks):
+        racers = defaultdict(list)
+        for racer in Racer.objects.filter(race_id__in=race_pks).order_by("joined_at", "pk"):
+            racers[racer.race_id].append(racer)
+        return racers
+
+    def add_events(self, races, events, announced, now):
+        RaceEvent.objects.bulk_create(
+            RaceEvent(
+                race_id=e.race_pk,
+                seq=e.frame["event"],
+                kind=e.frame["type"],
+                data=event_data(e.frame),
+                at=now,
+            )
+            for e in events
+        )
+        for race_pk in {e.race_pk for e in events}:
+            Race.objects.filter(pk=race_pk).update(event_seq=races[race_pk].event_seq)
+        for racer_pk, at_ms in announced.items():
+            Racer.objects.filter(pk=racer_pk).update(announced_ms=at_ms)
+
+
+def event_data(frame: dict) -> dict:
+    """What a RaceEvent row keeps of its frame: all but the type and the number."""
+    return {k: v for k, v in frame.items() if k not in ("type", "event")}
+
+
+# ------------------------------------------------------------------ PostgreSQL
+
+
+class PostgresStore(MoveStore):
+    """The batch in a fixed number of statements, whatever its size: rows travel as arrays
+    (`unnest`), and one statement compare-and-sets the games and, for those applied, adds
+    their moves and writes their racers and attempts. Statements are prepared on the server
+    (psycopg's `prepare=True`; Django's own cursors bind on the client and prepare nothing)."""
+
+    def cursor(self) -> Cursor:
+        connection.ensure_connection()
+        return Cursor(connection.connection)
+
+    def lock_races(self, race_pks):
+        with self.cursor() as cur:
+            cur.execute(LOCK_RACES, [race_pks], prepare=True)
+            names = ("id", "code", "host_id", "status", "starts_at", "ends_at", "event_seq")
+            return {row[0]: Race(**dict(zip(names, row, strict=True))) for row in cur}
+
+    def apply(self, writes):
+        if not writes:
+            return set()
+        racers = [w for w in writes if w.racer is not None]
+        attempts = [w for w in writes if w.attempt is not None]
+        params = {
+            "id": [w.pk for w in writes],
+            "old_seq": [w.old_seq for w in writes],
+            "new_seq": [w.new_seq for w in writes],
+            "move_count": [w.move_count for w in writes],
+            "status": [w.status for w in writes],
+            "finished_at": [w.finished_at for w in writes],
+            "state": [None if w.state is None else Jsonb(w.state) for w in writes],
+            "m_game": [w.pk for w in writes for _ in w.moves],
+            "m_seq": [w.old_seq + i for w in writes for i in range(1, len(w.moves) + 1)],
+            "m_move": [m for w in writes for m in w.moves],
+            "m_at": [w.at for w in writes for _ in w.moves],
+            "r_game": [w.pk for w in racers],
+            "r_id": [w.racer.pk for w in racers],
+            "r_cards": [w.racer.cards for w in racers],
+            "r_cards_at": [w.racer.cards_at_ms for w in racers],
+            "r_moves": [w.racer.moves for w in racers],
+            "r_status": [w.racer.status for w in racers],
+            "r_finish": [w.racer.finish_ms for w in racers],
+            "r_done": [w.racer.done_ms for w in racers],
+            "a_game": [w.pk for w in attempts],
+            "a_id": [w.attempt.pk for w in attempts],
+            "a_found": [w.attempt.foundations for w in attempts],
+            "a_found_ms": [w.attempt.foundations_ms for w in attempts],
+            "a_elapsed": [w.attempt.elapsed_ms for w in attempts],
+        }
+        with self.cursor() as cur:
+            cur.execute(APPLY, params, prepare=True)
+            return {row[0] for row in cur}
+
+    def racers_of(self, race_pks):
+        names = [f.attname for f in Racer._meta.concrete_fields]
+        racers = defaultdict(list)
+        with self.cursor() as cur:
+            cur.execute(_racers_sql(), [race_pks], prepare=True)
+            for row in cur:
+                racer = Racer(**dict(zip(names, row, strict=True)))
+                racers[racer.race_id].append(racer)
+        return racers
+
+    def add_events(self, races, events, announced, now):
+        race_pks = sorted({e.race_pk for e in events})
+        params = {
+            "e_race": [e.race_pk for e in events],
+            "e_seq": [e.frame["event"] for e in events],
+            "e_kind": [e.frame["type"] for e in events],
+            "e_data": [Jsonb(event_data(e.frame)) for e in events],
+            "at": now,
+            "race": race_pks,
+            "race_seq": [races[pk].event_seq for pk in race_pks],
+            "racer": list(announced),
+            "racer_ms": list(announced.values()),
+        }
+        with self.cursor() as cur:
+            cur.execute(ADD_EVENTS, params, prepare=True)
+
+
+LOCK_RACES = """
+SELECT id, code, host_id, status, starts_at, ends_at, event_seq
+FROM races_race WHERE id = ANY(%s::bigint[]) ORDER BY id FOR UPDATE
+"""
+
+APPLY = """
+WITH v AS (
+    SELECT * FROM unnest(
+        %(id)s::bigint[], %(old_seq)s::int[], %(new_seq)s::int[], %(move_count)s::int[],
+        %(status)s::text[], %(finished_at)s::timestamptz[], %(state)s::jsonb[]
+    ) AS v(id, old_seq, new_seq, move_count, status, finished_at, state)
+), g AS (
+    UPDATE games_game g
+    SET seq = v.new_seq, move_count = v.move_count, status = v.status,
+        finished_at = v.finished_at, state = COALESCE(v.state, g.state)
+    FROM v
+    WHERE g.id = v.id AND g.seq = v.old_seq AND g.status IN ('playing', 'stuck')
+    RETURNING g.id
+), m AS (
+    INSERT INTO games_move (game_id, seq, move, at)
+    SELECT mv.game_id, mv.seq, mv.move, mv.at
+    FROM unnest(
+        %(m_game)s::bigint[], %(m_seq)s::int[], %(m_move)s::text[], %(m_at)s::timestamptz[]
+    ) AS mv(game_id, seq, move, at)
+    JOIN g ON g.id = mv.game_id
+), r AS (
+    UPDATE races_racer rc
+    SET cards = x.cards, cards_at_ms = x.cards_at, moves = x.moves, status = x.status,
+        finish_ms = x.finish, done_ms = x.done
+    FROM unnest(
+        %(r_game)s::bigint[], %(r_id)s::bigint[], %(r_cards)s::int[], %(r_cards_at)s::int[],
+        %(r_moves)s::int[], %(r_status)s::text[], %(r_finish)s::int[], %(r_done)s::int[]
+    ) AS x(game_id, id, cards, cards_at, moves, status, finish, done)
+    JOIN g ON g.id = x.game_id
+    WHERE rc.id = x.id
+), a AS (
+    UPDATE daily_dailyattempt da
+    SET foundations = y.found, foundations_ms = y.found_ms, elapsed_ms = y.elapsed
+    FROM unnest(
+        %(a_game)s::bigint[], %(a_id)s::bigint[], %(a_found)s::int[], %(a_found_ms)s::bigint[],
+        %(a_elapsed)s::bigint[]
+    ) AS y(game_id, id, found, found_ms, elapsed)
+    JOIN g ON g.id = y.game_id
+    WHERE da.id = y.id
+)
+SELECT id FROM g
+"""
+
+ADD_EVENTS = """
+WITH e AS (
+    INSERT INTO races_raceevent (race_id, seq, kind, data, at)
+    SELECT race_id, seq, kind, data, %(at)s
+    FROM unnest(%(e_race)s::bigint[], %(e_seq)s::int[], %(e_kind)s::text[], %(e_data)s::jsonb[])
+        AS e(race_id, seq, kind, data)
+), rc AS (
+    UPDATE races_racer rc SET announced_ms = x.ms
+    FROM unnest(%(racer)s::bigint[], %(racer_ms)s::int[]) AS x(id, ms)
+    WHERE rc.id = x.id
+)
+UPDATE races_race r SET event_seq = x.seq
+FROM unnest(%(race)s::bigint[], %(race_seq)s::int[]) AS x(id, seq)
+WHERE r.id = x.id
+"""
+
+
+@functools.cache
+def _racers_sql() -> str:
+    columns = ", ".join(f.column for f in Racer._meta.concrete_fields)
+    return (
+        f"SELECT {columns} FROM races_racer WHERE race_id = ANY(%s::bigint[]) "
+        "ORDER BY joined_at, id"
+    )

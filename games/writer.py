@@ -1,0 +1,178 @@
+"""Group commit: one writer per process collects the moves all its sockets made within a few
+milliseconds and stores them in one transaction (games/store.py), then answers each.
+
+A move is acknowledged only after the commit that stored it, so a crash loses nothing that was
+acknowledged; what the batch saves is the per-move cost of a transaction and of a hop to a
+database thread (one hop per batch, not per move). `MOVE_BATCH_WINDOW_MS` is how long the
+writer lets a batch gather after its first move (0: whatever arrived while the last batch was
+being written).
+
+A database that cannot be reached (a restart, a failover) is retried for up to
+`MOVE_WRITE_RETRY_S` seconds, each try the whole batch again: a compare-and-set makes a retry
+of a batch that did commit a conflict, not a second copy. Past the bound each move is refused
+with `Unavailable` (the protocol's `unavailable`, with a `retry_ms`), and nothing was applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection
+
+from games import store
+from games.errors import Unavailable
+from games.live import GameWrite
+
+logger = logging.getLogger(__name__)
+
+RETRY_MS = 1000
+"""What an `unavailable` answer tells the client to wait before sending the move again."""
+
+# The writer's database thread: one, for the life of the process, holding its connection.
+WRITER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="move-writer")
+
+
+@dataclass
+class _Item:
+    write: GameWrite | None
+    announcement: store.Announcement | None
+    future: asyncio.Future
+
+
+class MoveWriter:
+    """The process's writer on one event loop (`writer()` finds or makes it)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.items: list[_Item] = []
+        self.wakeup = asyncio.Event()
+        self.batches = 0
+        self.task = loop.create_task(self.run())
+
+    async def write(self, write: GameWrite) -> store.BatchResult:
+        """Store one game's write with the next batch; the batch's result once committed."""
+        return await self._submit(_Item(write, None, self.loop.create_future()))
+
+    async def announce(self, announcement: store.Announcement) -> store.BatchResult:
+        return await self._submit(_Item(None, announcement, self.loop.create_future()))
+
+    async def _submit(self, item: _Item) -> store.BatchResult:
+        self.items.append(item)
+        self.wakeup.set()
+        return await item.future
+
+    async def run(self) -> None:
+        while True:
+            await self.wakeup.wait()
+            window = settings.MOVE_BATCH_WINDOW_MS
+            if window > 0:
+                await asyncio.sleep(window / 1000)
+            self.wakeup.clear()
+            items, self.items = self.items, []
+            if items:
+                await self.commit(items)
+
+    async def commit(self, items: list[_Item]) -> None:
+        writes = [i.write for i in items if i.write is not None]
+        announcements = [i.announcement for i in items if i.announcement is not None]
+        try:
+            result = await self.store_with_retry(writes, announcements)
+        except BaseException as exc:
+            for item in items:
+                if not item.future.done():
+                    item.future.set_exception(exc)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return
+        self.batches += 1
+        for item in items:
+            if not item.future.done():
+                item.future.set_result(result)
+        if result.events:
+            self.loop.create_task(broadcast_events(result.events))
+
+    async def store_with_retry(self, writes, announcements) -> store.BatchResult:
+        deadline = time.monotonic() + settings.MOVE_WRITE_RETRY_S
+        delay = 0.05
+        while True:
+            try:
+                return await run_on_store_thread(write_batch, writes, announcements)
+            except IntegrityError:
+                raise
+            except DatabaseError as exc:
+                if time.monotonic() + delay > deadline:
+                    logger.error("moves refused: the database is unavailable (%s)", exc)
+                    raise Unavailable(
+                        "the game store is unavailable; nothing was applied, send it again",
+                        retry_ms=RETRY_MS,
+                    ) from exc
+                logger.warning("database unavailable, retrying a batch in %.2f s: %s", delay, exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.5)
+
+
+def write_batch(writes, announcements) -> store.BatchResult:
+    """The batch, then what follows a commit in the same thread: the race standings index, a
+    race that may be complete, the daily boards (each failure logged, never raised)."""
+    try:
+        result = store.write(writes, announcements)
+    except DatabaseError:
+        connection.close()  # a broken connection is not reused; the next try opens one
+        raise
+    after_commit(writes, result)
+    return result
+
+
+def after_commit(writes: list[GameWrite], result: store.BatchResult) -> None:
+    from daily import leaderboard
+    from races import actions as race_actions
+    from races import index
+
+    applied = [w for w in writes if w.pk in result.applied]
+    racers = [w.racer for w in applied if w.racer is not None]
+    if racers:
+        index.record(racers)
+    for race_pk in result.finished_races:
+        try:
+            race_actions.close_if_complete(race_pk)
+        except Exception:
+            logger.exception("could not close race %s", race_pk)
+    for w in applied:
+        if w.attempt is not None and w.attempt.ranked:
+            leaderboard.record_attempt(w.attempt.pk)
+
+
+async def broadcast_events(events: list[store.Event]) -> None:
+    from races.events import send_event
+
+    for event in events:
+        await send_event(event.group, event.frame)
+
+
+def run_on_store_thread(function, *args):
+    """`function(*args)` on the writer's database thread: its own thread with PostgreSQL;
+    Channels' one database thread with SQLite (one writer at a time anyway, and an in-memory
+    test database whose shared cache fails rather than waits when two threads write)."""
+    if connection.vendor == "sqlite":
+        return database_sync_to_async(function)(*args)
+    return asyncio.get_running_loop().run_in_executor(WRITER_THREAD, function, *args)
+
+
+_writers: dict[asyncio.AbstractEventLoop, MoveWriter] = {}
+
+
+def writer() -> MoveWriter:
+    """This event loop's writer (a test's loop gets its own)."""
+    loop = asyncio.get_running_loop()
+    found = _writers.get(loop)
+    if found is None or found.task.done():
+        for old in [w for w in _writers if w.is_closed()]:
+            del _writers[old]
+        found = _writers[loop] = MoveWriter(loop)
+    return found

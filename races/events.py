@@ -1,0 +1,118 @@
+"""Race events: numbered, stored as `RaceEvent` rows, and sent to the race's sockets after the
+commit; and the public shapes of a race and its racers that events and snapshots carry (no
+game id, no seed before the race is over).
+"""
+
+from __future__ import annotations
+
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine import VARIANT_INFO
+from games.layer import group_send_nowait
+from races.clock import epoch_ms, phase_of
+from races.models import Race, RaceEvent, Racer
+
+
+def emit(race: Race, kind: str, /, **data) -> RaceEvent:
+    """Number and store one event, and send it to the race's sockets after the commit.
+
+    The caller holds the race row lock, so numbers are consecutive and never reused. (Progress
+    events of moves are numbered the same way, in the writer's batch: games/store.py.)
+    """
+    race.event_seq += 1
+    event = RaceEvent.objects.create(
+        race=race, seq=race.event_seq, kind=kind, data=data, at=timezone.now()
+    )
+    Race.objects.filter(pk=race.pk).update(event_seq=race.event_seq)
+    group = race.group_name
+    frame = event_frame(event)
+    transaction.on_commit(lambda: broadcast(group, {"type": "race.event", "frame": frame}))
+    return event
+
+
+def event_frame(event: RaceEvent) -> dict:
+    """The frame a socket gets for an event: its kind as `type`, its number as `event`."""
+    return {"type": event.kind, "event": event.seq, **event.data}
+
+
+def broadcast(group: str, message: dict) -> None:
+    """Send to a channel group, unwaited; a lost message is recovered by the client's resync."""
+    group_send_nowait(group, message)
+
+
+async def send_event(group: str, frame: dict) -> None:
+    """Send an event frame to the race's sockets from the event loop (the writer's batches)."""
+    await get_channel_layer().group_send(group, {"type": "race.event", "frame": frame})
+
+
+def standing_order(racers: list[Racer]) -> list[str]:
+    """Racer ids best first, from the rows: the order the race's sorted set keeps."""
+    from races.index import progress_of
+
+    def key(racer: Racer):
+        progress = progress_of(racer)
+        return (progress.score, progress.member)
+
+    return [racer.public_id for racer in sorted(racers, key=key)]
+
+
+def progress_frame(race: Race, racer: Racer, racers: list[Racer], seq: int, at_ms: int) -> dict:
+    """A `progress` event's frame: the racer, the standings, when (ms from the start)."""
+    return {
+        "type": "progress",
+        "event": seq,
+        "racer": racer_dict(racer, race),
+        "standings": standing_order(racers),
+        "at_ms": at_ms,
+    }
+
+
+def racer_dict(racer: Racer, race: Race) -> dict:
+    """A racer as every socket on the race sees them (no game id before the race is over)."""
+    data = {
+        "id": racer.public_id,
+        "name": racer.name,
+        "host": racer.player_id == race.host_id,
+        "ready": racer.ready,
+        "status": racer.status,
+        "cards": racer.cards,
+        "cards_at_ms": racer.cards_at_ms,
+        "moves": racer.moves,
+        "finish_ms": racer.finish_ms,
+        "done_ms": racer.done_ms,
+        "place": racer.place,
+    }
+    if race.is_over and racer.game_id is not None:
+        data["game"] = racer.game.public_id
+    return data
+
+
+def race_dict(race: Race) -> dict:
+    """The race as every socket sees it; the seed only once the race is over."""
+    data = {
+        "code": race.code,
+        "url": race.get_absolute_url(),
+        "variant": race.variant,
+        "variant_name": race.get_variant_display(),
+        "status": race.status,
+        "phase": phase_of(race),
+        "ranked": race.ranked,
+        "winnable": race.winnable,
+        "visibility": race.visibility,
+        "max_players": race.max_players,
+        "time_limit_s": race.time_limit_s,
+        "total_cards": total_cards(race.variant),
+        "starts_at": epoch_ms(race.starts_at),
+        "ends_at": epoch_ms(race.ends_at),
+        "finished_at": epoch_ms(race.finished_at),
+        "rematch": race.rematch.code if race.rematch_id else None,
+    }
+    if race.is_over:
+        data["seed"] = str(race.seed)  # 63 bits: more than a JavaScript number holds exactly
+    return data
+
+
+def total_cards(variant: str) -> int:
+    return 52 * VARIANT_INFO[variant]["decks"]
