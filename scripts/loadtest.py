@@ -10,7 +10,10 @@ reconnects (to the next server given) and resolves its move in flight with the p
 It prints moves sent and acknowledged, errors, the move round trip (median, p95, p99) and the
 throughput, and, given the database (--database-url, the same settings as the server), checks
 that every racer's stored move log is exactly the moves it had acknowledged: nothing lost,
-nothing twice. `--json` ends the output with one line holding the figures.
+nothing twice. It also reports the server's CPU per move over the play window (the Daphnes, every
+`postgres` and `redis-server` process, from /proc) and the load average before the run, so that
+a figure is never quoted without what else was running. `--json` ends the output with one line
+holding the figures.
 
     python scripts/loadtest.py http://127.0.0.1:8001 http://127.0.0.1:8002 \\
         --racers 200 --races 25 --pace 1 --duration 30 \\
@@ -47,6 +50,7 @@ if __package__ in (None, ""):
 
 from games.engine import VARIANTS
 from games.percentiles import percentile
+from scripts.procstat import ServerCpu, listening_pids, load_average
 from scripts.servers import check_local, create_database, migrate, server_env, start_daphnes
 
 MAX_RACERS_PER_RACE = 8
@@ -139,6 +143,7 @@ class Stats:
     reconnects: int = 0
     connect_retries: int = 0
     late_acks: int = 0
+    unavailable_retries: int = 0
     first_move_at: float | None = None
     last_ack_at: float | None = None
 
@@ -154,6 +159,11 @@ class Pending:
     move: str
     seq: int
     sent_at: float
+    """The first send: a move acknowledged after retries counts its round trip from here."""
+    last_sent_at: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.last_sent_at = self.last_sent_at or self.sent_at
 
 
 class Racer:
@@ -256,12 +266,13 @@ class Racer:
         elif kind == "state":
             self.on_state(frame)
         elif kind == "error":
+            about_move = frame.get("ref") in ("move", "undo") and self.pending is not None
+            if about_move and frame.get("code") == "unavailable":
+                self.retry_later(self.pending, frame.get("retry_ms", 1000))
+                return
             self.stats.error(frame.get("code", "?"))
             # A refused move settles it; a stale seq does not (the board follows).
-            pending_refused = (
-                frame.get("ref") in ("move", "undo") and frame.get("code") != "stale_seq"
-            )
-            if self.pending is not None and pending_refused:
+            if about_move and frame.get("code") != "stale_seq":
                 self.pending = None
                 self.settled.set()
         elif kind in ("finished", "cancelled"):
@@ -305,8 +316,23 @@ class Racer:
             asyncio.get_running_loop().create_task(self.resend(pending))
 
     async def resend(self, pending: Pending) -> None:
+        pending.last_sent_at = time.perf_counter()
         with contextlib.suppress(websockets.ConnectionClosed):
             await self.send({"type": self.kind_of(pending.move), **self.fields(pending)})
+
+    def retry_later(self, pending: Pending, retry_ms: int) -> None:
+        """The server could not make the move durable and applied nothing (`unavailable`):
+        send the same move with the same seq after the wait it asks for, as the page does. Not
+        an error: it is one if the move is never acknowledged."""
+        self.stats.unavailable_retries += 1
+        pending.last_sent_at = time.perf_counter()  # the server answered: the wait starts again
+
+        async def later() -> None:
+            await asyncio.sleep(max(0, retry_ms) / 1000)
+            if self.pending is pending:  # not settled meanwhile (a resync after a reconnect)
+                await self.resend(pending)
+
+        asyncio.get_running_loop().create_task(later())
 
     @staticmethod
     def kind_of(move: str) -> str:
@@ -345,9 +371,7 @@ class Racer:
             # On a closed socket the reader reconnects and resolves the move in flight.
             with contextlib.suppress(websockets.ConnectionClosed):
                 await self.send({"type": self.kind_of(move), **self.fields(self.pending)})
-            try:
-                await asyncio.wait_for(self.settled.wait(), ACK_TIMEOUT_S)
-            except TimeoutError:
+            if not await self.wait_settled():
                 # Given up on (an error), but still in flight: a late ack is still recorded.
                 self.stats.error("ack_timeout")
                 self.late, self.pending = self.pending, None
@@ -360,6 +384,19 @@ class Racer:
                 next_at = time.perf_counter()  # far behind: do not burst to catch up
         if self.retire.is_set():
             await self.resign()
+
+    async def wait_settled(self) -> bool:
+        """Wait for the move in flight to settle; False after ACK_TIMEOUT_S without an answer
+        (an `unavailable` answer and its resend start the wait again)."""
+        while True:
+            pending = self.pending
+            waited = 0.0 if pending is None else time.perf_counter() - pending.last_sent_at
+            try:
+                await asyncio.wait_for(self.settled.wait(), max(0.0, ACK_TIMEOUT_S - waited))
+                return True
+            except TimeoutError:
+                if pending is None or time.perf_counter() - pending.last_sent_at >= ACK_TIMEOUT_S:
+                    return False
 
     async def resign(self) -> None:
         with contextlib.suppress(websockets.ConnectionClosed):
@@ -395,10 +432,20 @@ async def in_threads(items, fn, limit: int, desc: str, quiet: bool = False) -> N
 
 class LoadRun:
     """One run in steps (set up, start, play, finish, figures), so that a fault drill can act
-    between them; `run` does them all."""
+    between them; `run` does them all.
 
-    def __init__(self, args) -> None:
+    `server_pids` are the Daphnes' processes, for the server CPU per move (else the processes
+    listening on the servers' ports, when they can be found); `load_before` the load average
+    before the run (read now if not given)."""
+
+    def __init__(
+        self,
+        args,
+        server_pids: list[int] | None = None,
+        load_before: tuple[float, float, float] | None = None,
+    ) -> None:
         self.args = args
+        self.load_before = load_before or load_average()
         self.stats = Stats()
         self.bases = [check_local(url) for url in args.base_urls]
         self.races = min(args.races, args.racers)
@@ -414,6 +461,18 @@ class LoadRun:
         self.groups = [self.racers[r :: self.races] for r in range(self.races)]
         self.setup_s = self.played_s = 0.0
         self.started = time.perf_counter()
+        self.unknown_servers: list[str] = []
+        if not server_pids:
+            server_pids = []
+            ports = {urlsplit(base).port or 80: base for base in self.bases}
+            for port, pid in listening_pids(list(ports)).items():
+                if pid is None:
+                    self.unknown_servers.append(ports[port])
+                else:
+                    server_pids.append(pid)
+        self.cpu = ServerCpu(server_pids)
+        self.idle = self.cpu.sample()  # before the run: the Daphnes' RSS with no racer on them
+        self.window: tuple | None = None  # the samples at the play window's start and end
 
     async def setup(self) -> None:
         """Create the races (hosts), join them (guests), open every racer's socket."""
@@ -480,12 +539,15 @@ class LoadRun:
             self.stats.error("no_board")
 
     async def play(self) -> None:
-        """Everyone plays at the pace for the duration."""
+        """Everyone plays at the pace for the duration; the server's processes are sampled at
+        the window's start and end."""
+        first, acked_before = self.cpu.sample(), self.stats.acked
         self.started = time.perf_counter()
         until = self.started + self.args.duration
         self.bar.reset()
         await asyncio.gather(*(r.play(until) for r in self.racers))
         self.played_s = time.perf_counter() - self.started
+        self.window = (first, self.cpu.sample(), self.stats.acked - acked_before)
         self.bar.close()
 
     async def finish(self, wait: float = 30.0) -> None:
@@ -517,6 +579,7 @@ class LoadRun:
             "error_codes": dict(stats.errors),
             "reconnects": stats.reconnects,
             "late_acks": stats.late_acks,
+            "unavailable_retries": stats.unavailable_retries,
             "connect_retries": stats.connect_retries,
             "frames_received": stats.frames,
             "latency_ms": {
@@ -527,14 +590,47 @@ class LoadRun:
             },
             "throughput_moves_per_s": round(stats.acked / window, 1) if window > 0 else 0.0,
             "client_cpu_s": round(sum(resource.getrusage(resource.RUSAGE_SELF)[:2]), 1),
+            "load_average_before": self.load_before[0],
+            **self.server_figures(),
         }
         if args.database_url:
             figures.update(await asyncio.to_thread(verify, self.racers, args.database_url))
         return figures
 
+    def server_figures(self) -> dict:
+        """The server's CPU per move over the play window, and the Daphnes' RSS."""
+        figures: dict = {"daphne_pids": self.cpu.daphne_pids}
+        if self.unknown_servers:
+            figures["daphne_pids_unknown_for"] = self.unknown_servers
+        if self.window is not None:
+            start, end, moves = self.window
+            cpu = ServerCpu.per_move(start, end, moves)
+            if self.unknown_servers:
+                cpu["daphne"] = cpu["total"] = None  # part of the server is missing
+            figures["server_cpu_ms_per_move"] = cpu
+            figures["server_cpu_window_s"] = round(end.at - start.at, 2)
+            figures["daphne_rss_mb"] = {
+                "before": rss_mb(self.idle.rss_kb.values()),
+                "after": rss_mb(end.rss_kb.values()),
+                "per_process": [
+                    {
+                        "pid": pid,
+                        "before": rss_mb([self.idle.rss_kb.get(pid)]),
+                        "after": rss_mb([end.rss_kb.get(pid)]),
+                    }
+                    for pid in self.cpu.daphne_pids
+                ],
+            }
+        return figures
 
-async def run(args) -> dict:
-    load = LoadRun(args)
+
+def rss_mb(values) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(sum(known) / 1024, 1) if known else None
+
+
+async def run(args, **options) -> dict:
+    load = LoadRun(args, **options)
     await load.setup()
     await load.start()
     await load.play()
@@ -626,6 +722,13 @@ def parse_args(argv: list[str] | None = None):
     parser.add_argument("--database-url", default="", help="check the move logs in this database")
     parser.add_argument("--spawn", type=int, default=0, help="start this many Daphnes first")
     parser.add_argument("--redis-url", default="", help="for --spawn: the servers' Redis")
+    parser.add_argument(
+        "--server-pid",
+        type=int,
+        action="append",
+        default=[],
+        help="a Daphne's pid, for its CPU per move (repeat; default: the port's listener)",
+    )
     parser.add_argument("--http-concurrency", type=int, default=8)
     parser.add_argument("--connect-concurrency", type=int, default=20)
     parser.add_argument("--rng-seed", type=int, default=1)
@@ -656,14 +759,16 @@ def print_figures(figures: dict) -> None:
         f"racers {figures['racers']} in {figures['races']} races on {figures['servers']} "
         f"server(s), {figures['pace_per_racer']:g} move/s each, {figures['duration_s']:g} s",
         f"moves sent {figures['moves_sent']}, acknowledged {figures['moves_acked']} "
-        f"({figures['resolved_on_resync']} resolved on resync), errors {figures['errors']} "
-        f"{figures['error_codes'] or ''}",
+        f"({figures['resolved_on_resync']} resolved on resync, "
+        f"{figures['unavailable_retries']} resent after `unavailable`), "
+        f"errors {figures['errors']} {figures['error_codes'] or ''}",
         f"move round trip ms: median {lat['median']}, p95 {lat['p95']}, p99 {lat['p99']}, "
         f"max {lat['max']}",
         f"throughput {figures['throughput_moves_per_s']} moves/s; "
         f"frames received {figures['frames_received']}; reconnects {figures['reconnects']}; "
         f"this client used {figures['client_cpu_s']} s of CPU",
     ]
+    lines.append(server_cpu_line(figures))
     if "lost_moves" in figures:
         lines.append(
             f"record check: {figures['verified_racers']} racers verified, "
@@ -673,8 +778,33 @@ def print_figures(figures: dict) -> None:
     print("\n".join(lines))
 
 
+def server_cpu_line(figures: dict) -> str:
+    """`server CPU per move: 0.93 ms (Daphnes 0.71, PostgreSQL 0.19, Redis 0.03); load average
+    before 0.21`, saying which part is unknown and why."""
+
+    def ms(value: float | None, missing: str) -> str:
+        return missing if value is None else f"{value:.2f}"
+
+    cpu = figures.get("server_cpu_ms_per_move")
+    load = f"load average before {figures['load_average_before']:.2f}"
+    if cpu is None:
+        return f"server CPU per move: not measured (no play window); {load}"
+    unknown = figures.get("daphne_pids_unknown_for")
+    daphnes = "unknown" if cpu["daphne"] is None else f"{cpu['daphne']:.2f}"
+    if unknown:
+        daphnes += f" (no process found listening for {', '.join(unknown)}: give --server-pid)"
+    total = "unknown" if cpu["total"] is None else f"{cpu['total']:.2f} ms"
+    return (
+        f"server CPU per move: {total} (Daphnes {daphnes}, "
+        f"PostgreSQL {ms(cpu['postgres'], 'none running')}, "
+        f"Redis {ms(cpu['redis'], 'none running')}); {load}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    load_before = load_average()
+    print("load average before the run: {:.2f} {:.2f} {:.2f}".format(*load_before), flush=True)
     servers = []
     if args.spawn:
         if not args.database_url:
@@ -685,7 +815,8 @@ def main(argv: list[str] | None = None) -> int:
         servers = start_daphnes(args.spawn, env, Path(tempfile.gettempdir()) / "solitaire-loadtest")
         args.base_urls = [s.url for s in servers]
     try:
-        figures = asyncio.run(run(args))
+        pids = [s.pid for s in servers] + args.server_pid
+        figures = asyncio.run(run(args, server_pids=pids, load_before=load_before))
     finally:
         for server in servers:
             server.stop()

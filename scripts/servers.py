@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from scripts.procstat import rss_kb
+
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
@@ -136,11 +138,8 @@ class Daphne:
         return self.proc is not None and self.proc.poll() is None
 
     def rss_kb(self) -> int:
-        """The process's resident memory (kB), from /proc."""
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        return 0
+        """The process's resident memory (kB), from /proc (0 once it is gone)."""
+        return rss_kb(self.pid) or 0
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

@@ -1,0 +1,144 @@
+"""CPU and memory of the service's processes, read from /proc (Linux), for load runs.
+
+A figure of server CPU per move is only worth quoting with its window and what else ran, so
+the load generator samples the Daphnes (by pid), every `postgres` process and every
+`redis-server` at the start and at the end of its play window, and reads the load average
+before it begins.
+
+A process counts its own CPU (utime + stime) and that of the children it has reaped (cutime +
+cstime): a PostgreSQL backend whose connection closes during the window hands its CPU to the
+postmaster, which is sampled too. So the sum over a group at the end minus the sum at the start
+is the group's CPU in the window, whichever of its processes came or went in between.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROC = Path("/proc")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+SERVICES = {"postgres": "postgres", "redis": "redis-server"}
+"""Group name → the process name (/proc/<pid>/comm) of every process in it."""
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The process's CPU time with its reaped children's, or None if it is gone."""
+    try:
+        text = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    # After "pid (comm) ", fields start at 3 (state): utime, stime, cutime, cstime are 14-17.
+    fields = text[text.rindex(")") + 2 :].split()
+    return sum(int(f) for f in fields[11:15]) / CLOCK_TICKS
+
+
+def rss_kb(pid: int) -> int | None:
+    """The process's resident memory in kB (VmRSS), or None if it is gone."""
+    try:
+        lines = (PROC / str(pid) / "status").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return None
+
+
+def pids_named(name: str) -> list[int]:
+    """Every process whose name is `name` (all users')."""
+    pids = []
+    for entry in PROC.iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == name:
+                    pids.append(int(entry.name))
+            except OSError:
+                continue  # gone meanwhile
+    return pids
+
+
+def load_average() -> tuple[float, float, float]:
+    """The 1, 5 and 15 minute load averages."""
+    one, five, fifteen = (PROC / "loadavg").read_text().split()[:3]
+    return float(one), float(five), float(fifteen)
+
+
+def listening_pids(ports: list[int]) -> dict[int, int | None]:
+    """The process listening on each TCP port (best effort: None when no socket listens there or
+    its holder cannot be seen, e.g. another user's process without privileges).
+
+    /proc/net/tcp{,6} give each listening socket's inode; the process holding that inode is
+    found among /proc/*/fd."""
+    inodes: dict[str, int] = {}
+    for table in ("tcp", "tcp6"):
+        try:
+            rows = (PROC / "net" / table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            columns = row.split()
+            port = int(columns[1].rsplit(":", 1)[1], 16)
+            if columns[3] == "0A" and port in ports:  # 0A: LISTEN
+                inodes[f"socket:[{columns[9]}]"] = port
+    found: dict[int, int] = {}
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit() or len(found) == len(set(inodes.values())):
+            continue
+        try:
+            fds = list((entry / "fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                port = inodes.get(os.readlink(fd))
+            except OSError:
+                continue
+            if port is not None:
+                found.setdefault(port, int(entry.name))
+    return {port: found.get(port) for port in ports}
+
+
+@dataclass
+class Sample:
+    """CPU seconds per group at one moment (None: no such process), and the Daphnes' RSS."""
+
+    at: float
+    cpu: dict[str, float | None]
+    rss_kb: dict[int, int | None] = field(default_factory=dict)
+
+
+class ServerCpu:
+    """Samples of the service's processes: the Daphnes given by pid, and every PostgreSQL and
+    Redis process on the machine (shared ones too: the load average says what else ran)."""
+
+    def __init__(self, daphne_pids: list[int]) -> None:
+        self.daphne_pids = sorted(set(daphne_pids))
+
+    def sample(self) -> Sample:
+        cpu: dict[str, float | None] = {"daphne": self.total(self.daphne_pids)}
+        for group, name in SERVICES.items():
+            cpu[group] = self.total(pids_named(name))
+        return Sample(time.perf_counter(), cpu, {pid: rss_kb(pid) for pid in self.daphne_pids})
+
+    @staticmethod
+    def total(pids: list[int]) -> float | None:
+        seconds = [s for s in map(cpu_seconds, pids) if s is not None]
+        return sum(seconds) if seconds else None
+
+    @staticmethod
+    def per_move(start: Sample, end: Sample, moves: int) -> dict[str, float | None]:
+        """Milliseconds of CPU per move in the window, per group and in all (None: unknown, or
+        no such process; the total is None unless the Daphnes are known)."""
+        figures: dict[str, float | None] = {}
+        for group in ("daphne", *SERVICES):
+            before, after = start.cpu.get(group), end.cpu.get(group)
+            if before is None or after is None or moves <= 0:
+                figures[group] = None
+            else:
+                figures[group] = round(max(0.0, after - before) * 1000 / moves, 2)
+        known = figures["daphne"] is not None
+        parts = [v for v in figures.values() if v is not None]
+        return {"total": round(sum(parts), 2) if known else None, **figures}

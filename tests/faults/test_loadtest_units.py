@@ -1,0 +1,93 @@
+"""The load generator's pieces without a server: a racer honouring `unavailable`, and the /proc
+readings behind the server CPU per move."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+from types import SimpleNamespace
+
+from scripts.loadtest import Pending, Racer, Stats
+from scripts.procstat import Sample, ServerCpu, cpu_seconds, listening_pids, load_average, rss_kb
+
+
+class Bar:
+    def update(self, n: int) -> None:
+        pass
+
+
+def racer_with_outbox() -> tuple[Racer, list[dict]]:
+    racer = Racer(0, ["http://127.0.0.1:1"], Stats(), SimpleNamespace(rng_seed=1), Bar())
+    sent: list[dict] = []
+
+    async def send(frame: dict) -> None:
+        sent.append(frame)
+
+    racer.send = send
+    return racer, sent
+
+
+def test_an_unavailable_move_is_sent_again_and_counts_from_its_first_send():
+    """`unavailable` is no error: after `retry_ms` the same move goes again with the same seq,
+    and its ack's round trip runs from the first send."""
+
+    async def scenario() -> tuple[Racer, list[dict]]:
+        racer, sent = racer_with_outbox()
+        racer.pending = Pending("t3-f0", 5, time.perf_counter() - 0.5)
+        refusal = {"type": "error", "code": "unavailable", "ref": "move", "retry_ms": 20}
+        racer.on_frame(refusal)
+        assert sent == [] and not racer.settled.is_set()
+        await asyncio.sleep(0.1)
+        racer.on_frame({"type": "ack", "seq": 6, "played": ["t3-f0"]})
+        return racer, sent
+
+    racer, sent = asyncio.run(scenario())
+    assert sent == [{"type": "move", "move": "t3-f0", "seq": 5}]
+    assert racer.stats.unavailable_retries == 1
+    assert not racer.stats.errors
+    assert racer.stats.acked == 1 and racer.log == ["t3-f0"]
+    assert racer.stats.latencies_ms[0] >= 500
+
+
+def test_an_unavailable_answer_to_a_settled_move_sends_nothing():
+    """A move settled meanwhile (a resync after a reconnect) is not sent again."""
+
+    async def scenario() -> list[dict]:
+        racer, sent = racer_with_outbox()
+        racer.pending = Pending("undo", 3, 0.0)
+        racer.on_frame({"type": "error", "code": "unavailable", "ref": "undo", "retry_ms": 10})
+        racer.pending = None
+        await asyncio.sleep(0.05)
+        return sent
+
+    assert asyncio.run(scenario()) == []
+
+
+def test_server_cpu_per_move_by_group():
+    """(end - start) CPU seconds over the moves, in ms; the total needs the Daphnes."""
+    start = Sample(0.0, {"daphne": 10.0, "postgres": 4.0, "redis": None})
+    end = Sample(20.0, {"daphne": 10.8, "postgres": 4.2, "redis": None})
+    assert ServerCpu.per_move(start, end, 1000) == {
+        "total": 1.0,
+        "daphne": 0.8,
+        "postgres": 0.2,
+        "redis": None,
+    }
+    unknown = Sample(20.0, {"daphne": None, "postgres": 4.2, "redis": None})
+    assert ServerCpu.per_move(start, unknown, 1000)["total"] is None
+
+
+def test_proc_readings_of_this_process():
+    """This process's CPU, RSS and listening socket are found in /proc."""
+    assert cpu_seconds(os.getpid()) > 0
+    assert rss_kb(os.getpid()) > 0
+    assert cpu_seconds(2**22 + 1) is None  # above any pid_max: gone
+    assert len(load_average()) == 3
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert listening_pids([port]) == {port: os.getpid()}
+    assert listening_pids([port]) == {port: None}
