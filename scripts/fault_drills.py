@@ -11,11 +11,17 @@
                    out of time); the other racers play on with nothing lost.
     slow-reader    a spectator that never reads while a busy race streams every board to it. The
                    server drops it after its ping timeout and its memory stops growing.
+    postgres-restart
+                   64 racers over two Daphnes on a private PostgreSQL cluster (never the system
+                   one), stopped for about 2 s mid-race and started again. No move is lost,
+                   doubled or refused with `server_error`; every racer plays on and finishes;
+                   `unavailable` only if the outage outlasted the server's retry bound.
 
     python scripts/fault_drills.py --database-url postgres://postgres@127.0.0.1:5432/solitaire_drill
 
 The drills make their own database tables (migrate), start their own Daphnes on free ports and
-their own redis-server, and stop all of them at the end. Pings are shortened (--ping-interval,
+their own redis-server (and, for postgres-restart, their own PostgreSQL cluster: initdb into a
+temporary folder, run as the postgres user when we are root), and stop all of them at the end. Pings are shortened (--ping-interval,
 --ping-timeout; Daphne's defaults are 20 s and 30 s) so a dead client is noticed in seconds.
 """
 
@@ -44,11 +50,13 @@ if __package__ in (None, ""):
 
 from scripts.loadtest import Browser, LoadRun, join_race, query
 from scripts.servers import (
+    PrivatePostgres,
     PrivateRedis,
     create_database,
     free_port,
     migrate,
     server_env,
+    server_setting,
     start_daphnes,
 )
 
@@ -181,13 +189,15 @@ async def wait_for(predicate, timeout: float, step: float = 0.25) -> float | Non
 
 
 @contextlib.contextmanager
-def drill_services(options, daphnes: int, extra_args: list[str] | None = None):
-    """A private Redis (one the drill may restart) and `daphnes` Daphnes on the drill's database,
-    all stopped on the way out: (redis, servers)."""
+def drill_services(
+    options, daphnes: int, extra_args: list[str] | None = None, database_url: str = ""
+):
+    """A private Redis (one the drill may restart) and `daphnes` Daphnes on the drill's database
+    (or `database_url`), all stopped on the way out: (redis, servers)."""
     redis = PrivateRedis(free_port()).start()
     servers = []
     try:
-        env = server_env(options.database_url, redis.url)
+        env = server_env(database_url or options.database_url, redis.url)
         servers = start_daphnes(daphnes, env, LOG_DIR, extra_args=extra_args)
         yield redis, servers
     finally:
@@ -386,18 +396,87 @@ async def drill_slow_reader(options) -> Drill:
     return drill.settle()
 
 
+def prepare_database(database_url: str) -> None:
+    create_database(database_url)
+    migrate(server_env(database_url, ""))
+
+
+async def drill_postgres_restart(options) -> Drill:
+    drill = Drill("postgres-restart")
+    postgres = PrivatePostgres(free_port())
+    try:
+        await asyncio.to_thread(postgres.start)
+        await asyncio.to_thread(prepare_database, postgres.url)
+        bound = await asyncio.to_thread(
+            server_setting, server_env(postgres.url, ""), "MOVE_WRITE_RETRY_S"
+        )
+        with drill_services(options, 2, database_url=postgres.url) as (_, servers):
+            load = LoadRun(
+                load_args(
+                    [s.url for s in servers],
+                    postgres.url,
+                    racers=64,
+                    races=8,
+                    duration=20.0,
+                    connect_concurrency=16,
+                ),
+                server_pids=[s.pid for s in servers],
+            )
+            await load.setup()
+            await load.start()
+            playing = asyncio.create_task(load.play())
+            await asyncio.sleep(load.args.duration * 0.4)
+            at_stop = {r.index: len(r.log) for r in load.racers}
+            # The racers play on in this loop while PostgreSQL is down: stop and start it in a
+            # thread.
+            down_at = time.perf_counter()
+            await asyncio.to_thread(postgres.stop)
+            await asyncio.sleep(max(0.0, options.postgres_down - (time.perf_counter() - down_at)))
+            await asyncio.to_thread(postgres.start)
+            outage = time.perf_counter() - down_at
+            await playing
+            await load.finish()
+            finished = [r.finished.is_set() for r in load.racers]
+            figures = await load.figures()
+    finally:
+        await asyncio.to_thread(postgres.remove)
+    unavailable = figures["unavailable_retries"]
+    drill.evidence = {
+        **figures,
+        "outage_s": round(outage, 2),
+        "retry_bound_s": bound,
+        "racers_finished": sum(finished),
+    }
+    drill.check(
+        "every racer moved after the restart",
+        all(len(r.log) > at_stop[r.index] for r in load.racers),
+    )
+    drill.check("every racer finished", all(finished))
+    drill.check("no move refused with server_error", "server_error" not in figures["error_codes"])
+    drill.check("no error at all", figures["errors"] == 0)
+    drill.check(
+        "`unavailable` only if the outage outlasted the retry bound",
+        unavailable == 0 or (bound is not None and outage > bound),
+    )
+    record_checks(drill, figures)
+    return drill.settle()
+
+
 DRILLS = {
     "daphne-kill": drill_daphne_kill,
     "redis-restart": drill_redis_restart,
     "vanish": drill_vanish,
     "slow-reader": drill_slow_reader,
+    "postgres-restart": drill_postgres_restart,
 }
+OWN_DATABASE = frozenset({"postgres-restart"})
+"""Drills that bring a database of their own: the shared drill database is not needed."""
 
 
 def run_drills(names: list[str], options) -> list[Drill]:
     """Run the named drills one after the other; a drill that crashes is a FAIL with the error."""
-    create_database(options.database_url)
-    migrate(server_env(options.database_url, ""))
+    if set(names) - OWN_DATABASE:
+        prepare_database(options.database_url)
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     results = []
     for name in names:
@@ -427,7 +506,10 @@ def print_summary(results: list[Drill]) -> None:
             "dropped_after_s",
             "rss_kb",
             "ghost_seat",
-            "standings_sets_after_restart",
+            "standings_set_sizes_after_restart",
+            "outage_s",
+            "retry_bound_s",
+            "unavailable_retries",
             "crash",
         ):
             if key in figures:
@@ -449,6 +531,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     parser.add_argument("--ping-interval", type=int, default=2)
     parser.add_argument("--ping-timeout", type=int, default=3)
+    parser.add_argument(
+        "--postgres-down", type=float, default=2.0, help="postgres-restart: seconds it is down"
+    )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON results")
     options = parser.parse_args(argv)
     if urlsplit(options.database_url).hostname not in ("127.0.0.1", "localhost"):

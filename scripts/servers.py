@@ -2,19 +2,24 @@
 
 Starts Daphne on a port of 127.0.0.1 with a given database and Redis, waits until it answers
 /healthz, and stops or kills it; makes a PostgreSQL database and migrates it; runs a private
-redis-server (never the system one) for drills that restart Redis. Everything here is plain
-subprocess work: the server's own settings come from the environment it is given.
+redis-server and a private PostgreSQL cluster (never the system ones, which others share) for
+drills that restart them. Everything here is plain subprocess work: the server's own settings
+come from the environment it is given.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
+import json
 import os
+import pwd
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -168,6 +173,19 @@ def start_daphnes(
     return servers
 
 
+def server_setting(env: dict[str, str], name: str):
+    """A setting as a server started with `env` reads it (its default included), so that a
+    drill judges by the server's own figure (a retry bound) rather than a copy of it."""
+    code = (
+        "import json; from django.conf import settings; "
+        f"print(json.dumps(getattr(settings, {name!r}, None)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    )
+    return json.loads(out.stdout)
+
+
 def migrate(env: dict[str, str]) -> None:
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
@@ -233,3 +251,93 @@ class PrivateRedis:
         """Kill it and start a fresh, empty one on the same port."""
         self.stop()
         self.start()
+
+
+def postgres_binaries() -> Path | None:
+    """The folder of PostgreSQL's server programs (initdb, pg_ctl): on PATH, else the newest of
+    /usr/lib/postgresql/*/bin (Debian keeps them off PATH); None if there are none."""
+    found = shutil.which("initdb")
+    if found and shutil.which("pg_ctl"):
+        return Path(found).resolve().parent
+    folders = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda f: int(f.split("/")[-2] or 0)
+    )
+    for folder in reversed(folders):
+        if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
+            return Path(folder)
+    return None
+
+
+def private_postgres_missing() -> str | None:
+    """Why a private PostgreSQL cluster cannot be run here, or None if it can."""
+    if postgres_binaries() is None:
+        return "PostgreSQL's initdb and pg_ctl are not installed"
+    if os.geteuid() == 0:
+        if shutil.which("runuser") is None:
+            return "running as root, and runuser (to run PostgreSQL as postgres) is missing"
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return "running as root, and there is no postgres user to run PostgreSQL as"
+    return None
+
+
+@dataclass
+class PrivatePostgres:
+    """A PostgreSQL cluster of our own (initdb into a temporary folder; its own port, socket
+    folder and log), for drills that stop it: the system one that everyone shares is never
+    touched. As root, its programs run as the postgres user (PostgreSQL refuses root)."""
+
+    port: int
+    root: Path | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/solitaire"
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def log_path(self) -> Path:
+        return self.root / "postgres.log"
+
+    def run(self, program: str, *args: str) -> None:
+        command = [str(postgres_binaries() / program), *args]
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        done = subprocess.run(
+            command, cwd=self.root or "/", capture_output=True, text=True, timeout=120
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{program} failed ({done.returncode}): {done.stderr.strip()}")
+
+    def start(self) -> PrivatePostgres:
+        """Make the cluster (the first time) and start it; returns once it takes connections."""
+        if self.root is None:
+            missing = private_postgres_missing()
+            if missing:
+                raise RuntimeError(missing)
+            self.root = Path(tempfile.mkdtemp(prefix="solitaire-postgres-"))
+            if os.geteuid() == 0:
+                user = pwd.getpwnam("postgres")
+                os.chown(self.root, user.pw_uid, user.pw_gid)
+            self.run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust")
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
+        self.run(
+            "pg_ctl", "start", "-w", "-D", str(self.data), "-l", str(self.log_path), "-o", options
+        )
+        return self
+
+    def stop(self) -> None:
+        """Stop it as a restart does (fast: sessions ended, a checkpoint, then down)."""
+        if self.root is not None and (self.data / "postmaster.pid").exists():
+            self.run("pg_ctl", "stop", "-w", "-m", "fast", "-D", str(self.data))
+
+    def remove(self) -> None:
+        """Stop it and delete the cluster."""
+        self.stop()
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self.root = None

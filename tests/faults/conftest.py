@@ -1,8 +1,10 @@
 """Fault drills and the load generator's smoke run need real server processes and PostgreSQL:
-each drill gets its own database on the PostgreSQL the settings point at (or the local one)."""
+each drill gets its own database on the PostgreSQL the settings point at (or the local one);
+the PostgreSQL restart drill runs a cluster of its own (initdb, pg_ctl)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from types import SimpleNamespace
 from urllib.parse import urlsplit
@@ -40,3 +42,20 @@ def drill_options():
     except psycopg.OperationalError as exc:
         pytest.skip(f"fault drills need PostgreSQL: {exc}")
     return SimpleNamespace(database_url=url, ping_interval=2, ping_timeout=3)
+
+
+@pytest.fixture(scope="session")
+def postgres_drill_options():
+    """The options of the drill that restarts PostgreSQL: it brings its own cluster and Redis,
+    so it needs their programs, not the shared PostgreSQL. Under CI a missing program fails the
+    test instead of skipping it (the drill would otherwise never run where it matters)."""
+    from scripts.servers import private_postgres_missing
+
+    missing = private_postgres_missing()
+    if missing is None and shutil.which("redis-server") is None:
+        missing = "redis-server is not installed"
+    if missing is not None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"the PostgreSQL restart drill cannot run under CI: {missing}")
+        pytest.skip(f"the PostgreSQL restart drill cannot run: {missing}")
+    return SimpleNamespace(database_url="", ping_interval=2, ping_timeout=3, postgres_down=2.0)

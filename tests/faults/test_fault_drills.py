@@ -1,5 +1,6 @@
 """The fault drills of scripts/fault_drills.py, each a test: real Daphne processes, a private
-redis-server, PostgreSQL; a crash, a restart, a vanished client, a client that never reads."""
+redis-server, PostgreSQL; a crash, a restart, a vanished client, a client that never reads, a
+PostgreSQL restart (on a private cluster)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,9 @@ def test_a_reader_that_never_reads_does_not_grow_the_server(drill_options):
     """A spectator that never reads is dropped after the ping timeout; the server's memory
     does not keep growing and the racers play on."""
     drill("slow-reader", drill_options)
+
+
+def test_a_postgres_restart_mid_race_costs_no_move(postgres_drill_options):
+    """PostgreSQL (a private cluster) is down for about 2 s mid-race: every move waits and is
+    acknowledged once it is back, none lost, doubled or refused with server_error."""
+    drill("postgres-restart", postgres_drill_options)
