@@ -53,7 +53,9 @@ class MoveWriter:
         self.items: list[_Item] = []
         self.wakeup = asyncio.Event()
         self.batches = 0
+        self.outbox: asyncio.Queue = asyncio.Queue()
         self.task = loop.create_task(self.run())
+        self.sender = loop.create_task(self.send_events())
 
     async def write(self, write: GameWrite) -> store.BatchResult:
         """Store one game's write with the next batch; the batch's result once committed."""
@@ -95,7 +97,23 @@ class MoveWriter:
             if not item.future.done():
                 item.future.set_result(result)
         if result.events:
-            self.loop.create_task(broadcast_events(result.events))
+            self.outbox.put_nowait(result.events)
+
+    async def send_events(self) -> None:
+        """Race events go out in the order they were numbered: one batch's after another's,
+        and a race's events of one batch in one channel message."""
+        from races.events import send_events
+
+        while True:
+            events = await self.outbox.get()
+            by_group: dict[str, list[dict]] = {}
+            for event in events:
+                by_group.setdefault(event.group, []).append(event.frame)
+            for group, frames in by_group.items():
+                try:
+                    await send_events(group, frames)
+                except Exception:  # a lost event is filled in from the record by the sockets
+                    logger.exception("could not send race events to %s", group)
 
     async def store_with_retry(self, writes, announcements) -> store.BatchResult:
         deadline = time.monotonic() + settings.MOVE_WRITE_RETRY_S
@@ -148,13 +166,6 @@ def after_commit(writes: list[GameWrite], result: store.BatchResult) -> None:
             leaderboard.record_attempt(w.attempt.pk)
 
 
-async def broadcast_events(events: list[store.Event]) -> None:
-    from races.events import send_event
-
-    for event in events:
-        await send_event(event.group, event.frame)
-
-
 def run_on_store_thread(function, *args):
     """`function(*args)` on the writer's database thread: its own thread with PostgreSQL;
     Channels' one database thread with SQLite (one writer at a time anyway, and an in-memory
@@ -162,6 +173,13 @@ def run_on_store_thread(function, *args):
     if connection.vendor == "sqlite":
         return database_sync_to_async(function)(*args)
     return asyncio.get_running_loop().run_in_executor(WRITER_THREAD, function, *args)
+
+
+def close_thread_connection() -> None:
+    """Give back the writer thread's database connection (a test run's end; a shutdown). With
+    SQLite the writer runs on Channels' database thread and holds no connection of its own."""
+    if connection.vendor != "sqlite":
+        WRITER_THREAD.submit(connection.close).result()
 
 
 _writers: dict[asyncio.AbstractEventLoop, MoveWriter] = {}

@@ -60,6 +60,8 @@ from races.models import Race
 logger = logging.getLogger(__name__)
 
 CLOSE_NOT_FOUND = 4004
+GAP_GRACE_S = 0.05
+"""How long an event that arrived ahead of a missing one waits for it before the record is read."""
 
 
 def now_ms() -> int:
@@ -88,6 +90,8 @@ class RaceConsumer(PlaySocket):
         self.racer_id: str | None = None
         self.announcer: asyncio.Task | None = None
         self.held_ms = 0
+        self.early: dict[int, tuple[dict, str | None]] = {}
+        self.gap_timer: asyncio.Task | None = None
         await self.accept()
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
         view = await on_db_thread(snapshots.connect)(code, self.scope)
@@ -101,7 +105,7 @@ class RaceConsumer(PlaySocket):
         await self.sync(int(since) if since and since.isdigit() else None)
 
     async def disconnect(self, code: int) -> None:
-        for task in [*self.timers, self.announcer]:
+        for task in [*self.timers, self.announcer, self.gap_timer]:
             if task is not None:
                 task.cancel()
         if self.race is not None:
@@ -298,6 +302,7 @@ class RaceConsumer(PlaySocket):
         await super().send_frame(frame)
 
     async def send_event(self, frame: dict) -> None:
+        """An event read from the record (a resync): sent if it is newer than the last one."""
         if frame["event"] <= self.last_event:
             return
         self.last_event = frame["event"]
@@ -314,18 +319,55 @@ class RaceConsumer(PlaySocket):
 
     # ------------------------------------------------------------------ group messages
 
+    async def race_events(self, message: dict) -> None:
+        """Several numbered events of one race, in order (a batch of moves' progress), each
+        already encoded once for every socket of the process (`texts`)."""
+        for frame, text in zip(message["frames"], message["texts"], strict=True):
+            await self.take_event(frame, text)
+
     async def race_event(self, message: dict) -> None:
-        """A numbered race event; missing ones before it are read from the database first."""
-        frame = message["frame"]
+        """A numbered race event (outside the move path: the lobby, the start, the close)."""
+        await self.take_event(message["frame"])
+
+    async def take_event(self, frame: dict, text: str | None = None) -> None:
+        """Send an event in its place: one that arrives ahead of a missing one (events of one
+        race are numbered by every process, and the channel layer may reorder or drop them)
+        waits a moment for it, then the missing ones are read from the record."""
         if frame["event"] <= self.last_event:
             return
         if frame["event"] > self.last_event + 1:
-            missed = await on_db_thread(snapshots.events_between)(
-                self.race, self.last_event, frame["event"]
-            )
-            for earlier in missed:
-                await self.send_event(earlier)
-        await self.send_event(frame)
+            self.early[frame["event"]] = (frame, text)
+            if self.gap_timer is None or self.gap_timer.done():
+                self.gap_timer = asyncio.ensure_future(self.fill_gap())
+            return
+        await self.send_in_order(frame, text)
+        while self.last_event + 1 in self.early:
+            await self.send_in_order(*self.early.pop(self.last_event + 1))
+
+    async def fill_gap(self) -> None:
+        await asyncio.sleep(GAP_GRACE_S)
+        if not self.early:
+            return
+        first = min(self.early)
+        missed = await on_db_thread(snapshots.events_between)(self.race, self.last_event, first)
+        for frame in missed:
+            await self.send_in_order(frame, None)
+        while self.early:
+            frame, text = self.early.pop(min(self.early))
+            if frame["event"] > self.last_event:
+                await self.send_in_order(frame, text)
+
+    async def send_in_order(self, frame: dict, text: str | None) -> None:
+        if frame["event"] <= self.last_event:
+            return
+        self.last_event = frame["event"]
+        if text is None:
+            await self.send_frame(dict(frame))
+        else:
+            await self.send(text_data=text)
+        await self.after_event(frame)
+
+    async def after_event(self, frame: dict) -> None:
         kind = frame["type"]
         mine = kind == "progress" and frame["racer"]["id"] == self.racer_id
         if mine and self.seat is not None:

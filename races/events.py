@@ -5,6 +5,9 @@ game id, no seed before the race is over).
 
 from __future__ import annotations
 
+import json
+import time
+
 from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
@@ -42,9 +45,13 @@ def broadcast(group: str, message: dict) -> None:
     group_send_nowait(group, message)
 
 
-async def send_event(group: str, frame: dict) -> None:
-    """Send an event frame to the race's sockets from the event loop (the writer's batches)."""
-    await get_channel_layer().group_send(group, {"type": "race.event", "frame": frame})
+async def send_events(group: str, frames: list[dict]) -> None:
+    """Send a race's event frames, in order, as one channel message (the writer's batches),
+    each encoded once here for every socket that gets it (`now`: the server's clock as sent)."""
+    now = int(time.time() * 1000)
+    texts = [json.dumps({**frame, "now": now}, separators=(",", ":")) for frame in frames]
+    message = {"type": "race.events", "frames": frames, "texts": texts}
+    await get_channel_layer().group_send(group, message)
 
 
 def standing_order(racers: list[Racer]) -> list[str]:

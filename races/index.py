@@ -163,5 +163,5 @@ def record(racers) -> None:
     # A started race's set holds every racer: a member new to it means the set was lost (Redis
     # restarted empty) or missed writes. Rebuild it whole from the rows.
     lost = {r.race_pk for r in racers if added[f"race:{r.race_pk}:{r.race_code}:standings"]}
-    for race in Race.objects.filter(pk__in=lost):
+    for race in Race.objects.filter(pk__in=lost) if lost else ():
         index_write(race, lambda race=race: _write_index(race))

@@ -154,6 +154,17 @@ def no_search(monkeypatch):
     monkeypatch.setattr("games.winnable.solve", None)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def writer_connection_closed_at_the_end(django_db_setup, django_db_blocker):
+    """The move writer's thread keeps its connection; give it back before the test database
+    is dropped."""
+    yield
+    from games.writer import close_thread_connection
+
+    with django_db_blocker.unblock():
+        close_thread_connection()
+
+
 @pytest.fixture(autouse=True)
 def fresh_games_in_play():
     """Each test starts with no game held in memory by the process."""
