@@ -10,9 +10,14 @@
 | CSRF_TRUSTED_ORIGINS | none | comma-separated origins with scheme |
 | DAILY_WARMUP | 1 | 0: the daily page never picks missing deals in the background |
 | WINNABLE_POOL_REFILL | 1 | 0: a winnable deal taken is not replaced in the background |
+| HTTPS | 0 | 1 behind a proxy that terminates TLS: secure cookies, SSL redirect, HSTS |
+| HSTS_SECONDS | 31536000 | with HTTPS=1, how long browsers keep to https (start small) |
+| LOGIN_FAILURE_LIMIT | 10 | failed log-ins per account, and per address, before a lock |
+| LOGIN_COOLOFF_MINUTES | 15 | how long such a lock lasts |
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -203,6 +208,42 @@ SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+
+# ------------------------------------------------------------------ security (deployment)
+# Everything an exposed deployment switches on lives in this block (docs/scaling.md, README).
+
+# TLS ends at the proxy (deploy/nginx/), which overwrites X-Forwarded-Proto/-For with what it saw;
+# the web processes are reachable only through it. HTTPS=1 is a production deployment's one
+# switch: trust the proxy's scheme header, redirect plain http, secure cookies only, HSTS. Off,
+# `make run` and a local `docker compose up` keep working on plain http.
+HTTPS = env_bool("HTTPS", default=False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # health checks talk to a web process directly
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+
+# Password guessing (django-axes): after LOGIN_FAILURE_LIMIT failures for one username, or from
+# one address, that username or address is refused for LOGIN_COOLOFF_MINUTES (429, with the
+# login form and a message). The count is in the database, so every web process shares it;
+# `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS` unlock at once. The address is
+# the peer's, or the proxy's X-Forwarded-For when Daphne runs with --proxy-headers (Dockerfile).
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_CALLABLE = "solitaire_site.lockout.locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # failures are kept; a row for every good log-in is not
+# ------------------------------------------------------------------ end of security
 
 LOGGING = {
     "version": 1,
