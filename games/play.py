@@ -22,7 +22,7 @@ from games import live as live_games
 from games.errors import ActionError
 from games.live import AttemptWrite, GameUpdate, GameWrite, LiveGame, update_of
 from games.models import Game
-from games.writer import writer
+from games.writer import retrying, writer
 
 KEPT = 4096
 """Games kept in memory after their last socket let go (an LRU): a reconnect finds it here."""
@@ -47,7 +47,7 @@ class InPlay:
     async def current(self) -> LiveGame:
         """The LiveGame, loaded from the record when missing or stale (caller holds the lock)."""
         if self.live is None or self.live.stale:
-            self.live = await run_orm(live_games.load)(self.game)
+            self.live = await retrying(lambda: run_orm(live_games.load)(self.game))
         return self.live
 
 

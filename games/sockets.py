@@ -23,6 +23,7 @@ from games.live import GameUpdate
 from games.messages import BadFrame
 from games.models import Game
 from games.ratelimit import Verdict
+from games.writer import DATABASE_AWAY
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +76,12 @@ class PlaySocket(AsyncWebsocketConsumer):
         """The frame was refused: tell the client why (nothing changed)."""
         if isinstance(exc, BadFrame):
             await self.send_frame(error_frame(exc.code, exc.reason, exc.ref))
-        elif isinstance(exc, Unavailable):
+        elif isinstance(exc, (Unavailable, *DATABASE_AWAY)):
+            if not isinstance(exc, Unavailable):
+                logger.warning("refused on %s: the database is unavailable (%s)", ref, exc)
+                exc = Unavailable(
+                    "the game store is unavailable; nothing was applied, send it again"
+                )
             frame = error_frame(exc.code, exc.reason, ref)
             frame["retry_ms"] = exc.retry_ms
             await self.send_frame(frame)

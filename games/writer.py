@@ -21,9 +21,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import psycopg
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, connection
+from django.db import InterfaceError, OperationalError, connection
 
 from games import store
 from games.errors import Unavailable
@@ -33,6 +34,11 @@ logger = logging.getLogger(__name__)
 
 RETRY_MS = 1000
 """What an `unavailable` answer tells the client to wait before sending the move again."""
+
+DATABASE_AWAY = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
+"""What a database that cannot be reached raises (a restart, a failover, a dropped connection,
+a deadlock), through Django's cursors or psycopg's own: worth trying again. Not a refused
+statement (an integrity or programming error), which would fail the same way again."""
 
 # The writer's database thread: one, for the life of the process, holding its connection.
 WRITER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="move-writer")
@@ -116,23 +122,28 @@ class MoveWriter:
                     logger.exception("could not send race events to %s", group)
 
     async def store_with_retry(self, writes, announcements) -> store.BatchResult:
-        deadline = time.monotonic() + settings.MOVE_WRITE_RETRY_S
-        delay = 0.05
-        while True:
-            try:
-                return await run_on_store_thread(write_batch, writes, announcements)
-            except IntegrityError:
-                raise
-            except DatabaseError as exc:
-                if time.monotonic() + delay > deadline:
-                    logger.error("moves refused: the database is unavailable (%s)", exc)
-                    raise Unavailable(
-                        "the game store is unavailable; nothing was applied, send it again",
-                        retry_ms=RETRY_MS,
-                    ) from exc
-                logger.warning("database unavailable, retrying a batch in %.2f s: %s", delay, exc)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 0.5)
+        return await retrying(lambda: run_on_store_thread(write_batch, writes, announcements))
+
+
+async def retrying(call):
+    """`await call()`, tried again while the database cannot be reached, for up to
+    `MOVE_WRITE_RETRY_S`; then `Unavailable` (nothing was applied). Each try starts afresh:
+    a write that did commit before its answer was lost is refused by its compare-and-set."""
+    deadline = time.monotonic() + settings.MOVE_WRITE_RETRY_S
+    delay = 0.05
+    while True:
+        try:
+            return await call()
+        except DATABASE_AWAY as exc:
+            if time.monotonic() + delay > deadline:
+                logger.error("refused: the database is unavailable (%s)", exc)
+                raise Unavailable(
+                    "the game store is unavailable; nothing was applied, send it again",
+                    retry_ms=RETRY_MS,
+                ) from exc
+            logger.warning("database unavailable, trying again in %.2f s: %s", delay, exc)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
 
 def write_batch(writes, announcements) -> store.BatchResult:
@@ -140,7 +151,7 @@ def write_batch(writes, announcements) -> store.BatchResult:
     race that may be complete, the daily boards (each failure logged, never raised)."""
     try:
         result = store.write(writes, announcements)
-    except DatabaseError:
+    except DATABASE_AWAY:
         connection.close()  # a broken connection is not reused; the next try opens one
         raise
     after_commit(writes, result)

@@ -38,7 +38,7 @@ from games.ratelimit import FrameBudget
 from games.sockets import PlaySocket
 from games.store import Announcement
 from games.throttles import RACE_WRITES
-from games.writer import writer
+from games.writer import retrying, writer
 from races import actions, play, snapshots
 from races.codes import normalize_code
 from races.lifecycle import RaceRuleError
@@ -207,7 +207,8 @@ class RaceConsumer(PlaySocket):
 
     async def current_seat(self, reload: bool = False) -> play.Seat | None:
         if self.seat is None or self.seat.stale or reload:
-            self.seat = await on_db_thread(play.seat_of)(self.race, self.player)
+            seat_of = on_db_thread(play.seat_of)
+            self.seat = await retrying(lambda: seat_of(self.race, self.player))
         return self.seat
 
     def announce_later(self) -> None:
