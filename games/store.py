@@ -93,6 +93,9 @@ class MoveStore:
 
     def write(self, writes: list[GameWrite], announcements: list[Announcement]) -> BatchResult:
         result = BatchResult()
+        seen: set[int] = set()
+        if len({w.pk for w in writes}) < len(writes):  # one write a game a batch: others wait
+            writes = [w for w in writes if not (w.pk in seen or seen.add(w.pk))]
         race_pks = sorted(
             {w.racer.race_pk for w in writes if w.racer and w.racer.announce}
             | {a.race_pk for a in announcements}

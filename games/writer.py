@@ -190,7 +190,7 @@ def close_thread_connection() -> None:
     """Give back the writer thread's database connection (a test run's end; a shutdown). With
     SQLite the writer runs on Channels' database thread and holds no connection of its own."""
     if connection.vendor != "sqlite":
-        WRITER_THREAD.submit(connection.close).result()
+        WRITER_THREAD.submit(lambda: connection.close()).result()  # its own, looked up there
 
 
 _writers: dict[asyncio.AbstractEventLoop, MoveWriter] = {}

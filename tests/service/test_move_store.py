@@ -1,0 +1,96 @@
+"""The move store (games/store.py): a write is a compare-and-set on the game's `seq` and status,
+so of two writes checked against the same position exactly one is stored; the rest of a move
+(racer, attempt) goes with it or not at all. Both stores, the ORM one and PostgreSQL's, keep
+the same rules (the PostgreSQL one where the tests run on PostgreSQL)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from games import store
+from games.actions import do_create_game, do_end_game
+from games.live import GameWrite
+from games.models import Game, Move
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def stores():
+    made = [pytest.param(store.OrmStore, id="orm")]
+    made.append(
+        pytest.param(
+            store.PostgresStore,
+            id="postgres",
+            marks=pytest.mark.skipif(
+                connection.vendor != "postgresql", reason="the PostgreSQL store needs PostgreSQL"
+            ),
+        )
+    )
+    return made
+
+
+def write_of(game: Game, move: str, old_seq: int = 0) -> GameWrite:
+    return GameWrite(
+        pk=game.pk,
+        public_id=game.public_id,
+        old_seq=old_seq,
+        moves=[move],
+        move_count=old_seq + 1,
+        status=Game.Status.PLAYING,
+        finished_at=None,
+        at=timezone.now(),
+    )
+
+
+def log_of(game: Game) -> list[str]:
+    return list(Move.objects.filter(game=game).order_by("seq").values_list("move", flat=True))
+
+
+@pytest.mark.parametrize("kind", stores())
+def test_a_write_applies_where_the_game_still_is(player, kind):
+    game = do_create_game(player, "penguin", 1)
+    result = kind().write([write_of(game, "t0-t1")], [])
+    assert result.applied == {game.pk} and not result.conflicts
+    game.refresh_from_db()
+    assert (game.seq, game.move_count, log_of(game)) == (1, 1, ["t0-t1"])
+
+
+@pytest.mark.parametrize("kind", stores())
+def test_a_second_write_at_the_same_seq_is_refused(player, kind):
+    """Two sockets checked a move against seq 0: the second finds the game moved on."""
+    game = do_create_game(player, "penguin", 1)
+    kind().write([write_of(game, "t0-t1")], [])
+    result = kind().write([write_of(game, "t2-t3")], [])
+    assert result.conflicts == {game.pk} and not result.applied
+    assert log_of(game) == ["t0-t1"]
+
+
+@pytest.mark.parametrize("kind", stores())
+def test_two_writes_of_one_game_in_one_batch_store_one(player, kind):
+    game = do_create_game(player, "penguin", 1)
+    result = kind().write([write_of(game, "t0-t1"), write_of(game, "t2-t3")], [])
+    assert result.applied == {game.pk}
+    assert log_of(game) == ["t0-t1"]
+
+
+@pytest.mark.parametrize("kind", stores())
+def test_a_write_into_an_ended_game_is_refused(player, kind):
+    """A race closed or a resignation ends the game first: a move checked before is refused."""
+    game = do_create_game(player, "penguin", 1)
+    assert do_end_game(game, timezone.now())
+    result = kind().write([write_of(game, "t0-t1")], [])
+    assert result.conflicts == {game.pk}
+    game.refresh_from_db()
+    assert (game.status, game.seq, log_of(game)) == (Game.Status.RESIGNED, 0, [])
+
+
+@pytest.mark.parametrize("kind", stores())
+def test_writes_of_different_games_are_independent(player, other_player, kind):
+    mine = do_create_game(player, "penguin", 1)
+    theirs = do_create_game(other_player, "penguin", 2)
+    kind().write([write_of(mine, "t0-t1")], [])
+    result = kind().write([write_of(mine, "t4-t5"), write_of(theirs, "t2-t3")], [])
+    assert result.applied == {theirs.pk} and result.conflicts == {mine.pk}
+    assert (log_of(mine), log_of(theirs)) == (["t0-t1"], ["t2-t3"])

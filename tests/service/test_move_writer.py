@@ -1,0 +1,159 @@
+"""The move writer (games/writer.py): moves of many sockets share one transaction, a database
+that is briefly away costs no move, and one away for longer gets `unavailable` and changes
+nothing."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db import OperationalError
+from django.test import Client
+
+from games import store, writer
+from games.actions import do_create_game
+from games.models import Game, Move, Player
+from tests.support import log_in_as_guest
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@database_sync_to_async
+def games_of(count: int) -> list[tuple[Player, Game]]:
+    made = []
+    for i in range(count):
+        player = Player.objects.create(nickname=f"P{i}")
+        made.append((player, do_create_game(player, "penguin", 100 + i)))
+    return made
+
+
+@database_sync_to_async
+def stored_logs(games: list[Game]) -> list[list[str]]:
+    return [
+        list(Move.objects.filter(game=g).order_by("seq").values_list("move", flat=True))
+        for g in games
+    ]
+
+
+async def open_socket(make_socket, player: Player, game: Game):
+    ws = await make_socket(player)
+    state = await ws.send_frame({"type": "open", "game": game.public_id})
+    assert state["type"] == "state"
+    return ws, state
+
+
+@pytest.fixture
+def make_socket(connect):
+    """make_socket(player) -> a /ws/game/ socket whose session is that guest's."""
+
+    @database_sync_to_async
+    def client_of(player: Player) -> Client:
+        client = Client()
+        log_in_as_guest(client, player)
+        return client
+
+    async def make(player: Player):
+        return await connect(await client_of(player))
+
+    return make
+
+
+async def test_moves_of_many_sockets_share_a_batch(make_socket, settings):
+    """Eight players move at the same moment: fewer transactions than moves, every move acked
+    and stored."""
+    settings.MOVE_BATCH_WINDOW_MS = 50
+    made = await games_of(8)
+    sockets = [await open_socket(make_socket, p, g) for p, g in made]
+    before = writer.writer().batches
+    moves = [state["legal"][0] for _, state in sockets]
+    for (ws, _), move in zip(sockets, moves, strict=True):
+        await ws.send_json_to({"type": "move", "move": move, "seq": 0})
+    acks = [await ws.receive_json_from(5) for ws, _ in sockets]
+    assert [a["type"] for a in acks] == ["ack"] * 8
+    assert writer.writer().batches - before < 8
+    logs = await stored_logs([g for _, g in made])
+    assert logs == [[m.removesuffix(":1")] for m in moves]
+
+
+async def test_a_database_blip_costs_no_move(make_socket, settings, monkeypatch):
+    """The store fails twice as if PostgreSQL restarted: the move waits, then is acked once."""
+    settings.MOVE_WRITE_RETRY_S = 5
+    [(player, game)] = await games_of(1)
+    ws, state = await open_socket(make_socket, player, game)
+    real, failures = store.write, []
+
+    def flaky(*args, **kwargs):
+        if len(failures) < 2:
+            failures.append(1)
+            raise OperationalError("terminating connection due to administrator command")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "write", flaky)
+    move = state["legal"][0]
+    ack = await ws.send_frame({"type": "move", "move": move, "seq": 0})
+    assert ack["type"] == "ack" and ack["seq"] == 1
+    assert len(failures) == 2
+    assert await stored_logs([game]) == [[move.removesuffix(":1")]]
+
+
+async def test_a_database_away_past_the_bound_is_unavailable(make_socket, settings, monkeypatch):
+    """Away for longer than MOVE_WRITE_RETRY_S: `unavailable` with `retry_ms`, nothing stored;
+    the same frame sent again once it is back is applied."""
+    settings.MOVE_WRITE_RETRY_S = 0.3
+    [(player, game)] = await games_of(1)
+    ws, state = await open_socket(make_socket, player, game)
+    real = store.write
+
+    def away(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(store, "write", away)
+    move = state["legal"][0]
+    error = await ws.send_frame({"type": "move", "move": move, "seq": 0})
+    assert error["type"] == "error" and error["code"] == "unavailable"
+    assert error["ref"] == "move" and error["retry_ms"] > 0
+    assert await stored_logs([game]) == [[]]
+    monkeypatch.setattr(store, "write", real)
+    ack = await ws.send_frame({"type": "move", "move": move, "seq": 0})
+    assert ack["type"] == "ack" and ack["seq"] == 1
+
+
+async def test_a_refused_statement_is_not_retried(make_socket, settings, monkeypatch):
+    """An error that is not the database being away (a bug, a refused statement) is a
+    `server_error` at once, not minutes of retries."""
+    settings.MOVE_WRITE_RETRY_S = 30
+    [(player, game)] = await games_of(1)
+    ws, state = await open_socket(make_socket, player, game)
+    calls = []
+
+    def broken(*args, **kwargs):
+        calls.append(1)
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(store, "write", broken)
+    error = await asyncio.wait_for(
+        ws.send_frame({"type": "move", "move": state["legal"][0], "seq": 0}), 5
+    )
+    assert error["code"] == "server_error" and calls == [1]
+
+
+def test_autoplay_and_moves_take_one_write_each(player):
+    """The store gets one write per action however many cards an autoplay sends home."""
+    from games.actions import do_autoplay
+
+    game = do_create_game(player, "penguin", 3)
+    seen = []
+    real = store.write
+
+    def spy(writes, announcements=()):
+        seen.append(len(writes))
+        return real(writes, announcements)
+
+    store.write = spy
+    try:
+        update = do_autoplay(game, 0)
+    finally:
+        store.write = real
+    assert seen == [1]
+    assert len(update.played) == Game.objects.get(pk=game.pk).seq
