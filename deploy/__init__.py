@@ -1,0 +1,1 @@
+"""Deployment parts: the proxy's configuration (nginx/) and the periodic commands (scheduler)."""

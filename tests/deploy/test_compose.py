@@ -1,0 +1,73 @@
+"""docker-compose.yml, the Dockerfile and deploy/nginx/ agree with each other (no Docker here;
+these are the mistakes that would only show on a real `docker compose up`)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path, PurePosixPath
+
+import yaml
+from django.conf import settings
+
+from scripts.servers import DAPHNE_LIMITS
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+APP_DIR = PurePosixPath(re.search(r"^WORKDIR (\S+)", DOCKERFILE, re.M).group(1))
+
+
+def mounts(service: str) -> dict[str, str]:
+    """target -> source of a service's volumes."""
+    pairs = (volume.split(":")[:2] for volume in SERVICES[service].get("volumes", []))
+    return {target: source for source, target in pairs}
+
+
+def test_web_scales_behind_nginx_after_one_migration():
+    web = SERVICES["web"]
+    assert "ports" not in web, "a fixed host port would stop --scale and bypass the proxy"
+    assert web["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+    assert "migrate" not in DOCKERFILE.split("CMD", 1)[1], "replicas must not migrate at start"
+    assert SERVICES["migrate"]["restart"] == "no"
+    assert "migrate --noinput" in SERVICES["migrate"]["command"]
+    assert SERVICES["nginx"]["depends_on"]["web"] == {"condition": "service_healthy"}
+
+
+def test_every_service_that_others_wait_for_has_a_health_check():
+    for name in ("postgres", "redis", "web", "nginx"):
+        assert SERVICES[name]["healthcheck"]["test"], name
+    waited = {
+        (dependency, rule["condition"])
+        for service in SERVICES.values()
+        for dependency, rule in service.get("depends_on", {}).items()
+    }
+    for dependency, condition in waited:
+        if condition == "service_healthy":
+            assert "healthcheck" in SERVICES[dependency], dependency
+
+
+def test_nginx_serves_the_static_files_collectstatic_wrote_once():
+    static_root = APP_DIR / Path(settings.STATIC_ROOT).relative_to(settings.BASE_DIR)
+    assert "collectstatic" in SERVICES["migrate"]["command"]
+    assert not re.search(r"^(RUN|CMD).*collectstatic", DOCKERFILE, re.M), "once, in migrate"
+    volume = mounts("migrate")[str(static_root)]
+    nginx = mounts("nginx")
+    compose_conf = (ROOT / "deploy/nginx/compose.conf").read_text()
+    served = re.search(r"set \$static_root (\S+);", compose_conf).group(1)
+    assert nginx[served] == volume
+    included = re.search(r"include (\S+)/solitaire\.conf;", compose_conf).group(1)
+    assert nginx[included] == "./deploy/nginx"
+    assert nginx["/etc/nginx/conf.d/default.conf"] == "./deploy/nginx/compose.conf"
+
+
+def test_the_image_runs_daphne_as_the_tests_do_and_behind_the_proxy():
+    command = " ".join(re.findall(r'"([^"]+)"', DOCKERFILE.split("CMD", 1)[1]))
+    assert " ".join(DAPHNE_LIMITS) in command
+    assert "--proxy-headers" in command
+    assert re.search(r"^USER (?!root)\w+", DOCKERFILE, re.M), "the web process is not root"
+
+
+def test_the_scheduler_runs_the_module_that_holds_the_schedule():
+    assert SERVICES["scheduler"]["command"] == ["python", "-m", "deploy.scheduler"]
+    assert (ROOT / "deploy/scheduler.py").exists()

@@ -1,0 +1,44 @@
+"""The compose `scheduler` service (deploy/scheduler.py): the periodic commands run at their
+times and at start, and a failing command is logged without stopping the others."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+
+import pytest
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from deploy import scheduler as schedule
+
+
+def test_a_started_scheduler_fills_the_days_and_pools_at_once_and_then_on_time(monkeypatch):
+    ran = []
+    monkeypatch.setattr(schedule, "run_command", lambda *command: ran.append(command))
+    scheduler = schedule.build_scheduler(kind=BackgroundScheduler)
+    scheduler.start()
+    try:
+        deadline = time.monotonic() + 10
+        while len(ran) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sorted(ran) == [("precompute_daily", "--days", "7"), ("stock_winnable_deals",)]
+        now = dt.datetime.now(dt.UTC)
+        due = {job.id: job.next_run_time for job in scheduler.get_jobs()}
+    finally:
+        scheduler.shutdown(wait=False)
+    assert set(due) == {"close_overdue_races", "precompute_daily", "stock_winnable_deals"}
+    assert dt.timedelta(0) < due["close_overdue_races"] - now <= dt.timedelta(minutes=1)
+    assert (due["precompute_daily"].hour, due["precompute_daily"].minute) == (0, 5)
+    assert due["precompute_daily"] - now <= dt.timedelta(days=1)
+    assert due["stock_winnable_deals"].minute == 30
+    assert due["stock_winnable_deals"] - now <= dt.timedelta(hours=1)
+
+
+@pytest.mark.django_db
+def test_a_command_s_output_is_logged_and_a_failure_does_not_raise(caplog):
+    caplog.set_level(logging.INFO, logger="deploy.scheduler")
+    assert schedule.run_command("close_overdue_races") is True
+    assert "close_overdue_races: closed 0 races" in caplog.text
+    assert schedule.run_command("stock_winnable_deals", "no-such-variant") is False
+    assert "stock_winnable_deals failed" in caplog.text and "unknown variant" in caplog.text
