@@ -16,6 +16,9 @@
                    one), stopped for about 2 s mid-race and started again. No move is lost,
                    doubled or refused with `server_error`; every racer plays on and finishes;
                    `unavailable` only if the outage outlasted the server's retry bound.
+    proxy-daphne-kill
+                   daphne-kill behind the repo's nginx (scripts/proxy.py): the racers know only
+                   the proxy's address, and nginx hands the killed Daphne's racers to the other.
 
     python scripts/fault_drills.py --database-url postgres://postgres@127.0.0.1:5432/solitaire_drill
 
@@ -49,6 +52,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scripts.loadtest import Browser, LoadRun, join_race, query
+from scripts.proxy import drill_proxy_daphne_kill
 from scripts.servers import (
     PrivatePostgres,
     PrivateRedis,
@@ -468,6 +472,7 @@ DRILLS = {
     "vanish": drill_vanish,
     "slow-reader": drill_slow_reader,
     "postgres-restart": drill_postgres_restart,
+    "proxy-daphne-kill": drill_proxy_daphne_kill,
 }
 OWN_DATABASE = frozenset({"postgres-restart"})
 """Drills that bring a database of their own: the shared drill database is not needed."""

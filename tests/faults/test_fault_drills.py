@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from scripts.fault_drills import print_summary, run_drills
+from scripts.proxy import nginx_binary
+from tests.required import unavailable
 
 pytestmark = pytest.mark.slow
 
@@ -45,3 +47,11 @@ def test_a_postgres_restart_mid_race_costs_no_move(postgres_drill_options):
     """PostgreSQL (a private cluster) is down for about 2 s mid-race: every move waits and is
     acknowledged once it is back, none lost, doubled or refused with server_error."""
     drill("postgres-restart", postgres_drill_options)
+
+
+def test_a_killed_server_behind_the_proxy_hands_its_racers_to_the_other(drill_options):
+    """The repo's nginx in front of two Daphnes, one SIGKILLed mid-race: its racers reconnect to
+    the proxy's address, land on the other Daphne and finish with nothing lost."""
+    if nginx_binary() is None:
+        unavailable("nginx is not installed (apt-get install nginx): the proxy drill cannot run")
+    drill("proxy-daphne-kill", drill_options)

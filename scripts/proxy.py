@@ -1,0 +1,216 @@
+"""The repo's nginx configuration (deploy/nginx/solitaire.conf), run for real in front of local
+Daphnes, and the fault drill that kills a Daphne behind it.
+
+`PrivateNginx` writes a small main configuration of its own (pid, logs and temporary files in
+its folder, an `upstream daphne` of the given Daphnes, a port of 127.0.0.1) that includes the
+repo's file unchanged, the way deploy/nginx/compose.conf does in docker compose, and runs
+Debian's nginx with it (never the system's nginx or its configuration).
+
+    proxy-daphne-kill  two Daphnes behind nginx, racers connected through it only. One Daphne is
+                       SIGKILLed mid-race; its racers reconnect to the same proxy address, nginx
+                       hands them to the other Daphne, and they finish with nothing lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pwd
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scripts.servers import ROOT, free_port, wait_until_up
+
+SITE_CONF = ROOT / "deploy/nginx/solitaire.conf"
+NGINX_CANDIDATES = ("nginx", "/usr/sbin/nginx")
+MIME_TYPES = Path("/etc/nginx/mime.types")
+# Daphne behind the proxy takes the client's address and scheme from nginx's headers, as the
+# Dockerfile's command does.
+BEHIND_PROXY = ["--proxy-headers"]
+
+
+def nginx_binary() -> str | None:
+    for candidate in NGINX_CANDIDATES:
+        found = shutil.which(candidate)
+        if found:
+            return found
+    return None
+
+
+@dataclass
+class PrivateNginx:
+    """nginx on 127.0.0.1:port in front of `upstreams` ("127.0.0.1:8001", ...), serving
+    `static_root` at /static/, with the repo's site configuration."""
+
+    port: int
+    upstreams: list[str]
+    workdir: Path
+    static_root: Path | None = None
+    proc: subprocess.Popen | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def config(self) -> str:
+        static_root = self.static_root or self.workdir / "static"
+        servers = "\n".join(f"        server {upstream};" for upstream in self.upstreams)
+        temp = " ".join(
+            f"{kind}_temp_path {self.workdir / kind};"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        # As root, the workers would otherwise run as `nobody`, who cannot read a private
+        # temporary folder; as anyone else nginx ignores the line.
+        user = pwd.getpwuid(os.geteuid()).pw_name
+        mime = f"include {MIME_TYPES};" if MIME_TYPES.exists() else ""
+        return f"""
+daemon off;
+user {user};
+worker_processes 1;
+pid {self.workdir / "nginx.pid"};
+error_log {self.workdir / "error.log"} warn;
+events {{ worker_connections 4096; }}
+http {{
+    {mime}
+    default_type application/octet-stream;
+    access_log {self.workdir / "access.log"};
+    {temp}
+    upstream daphne {{
+        zone daphne 64k;
+        least_conn;
+{servers}
+        keepalive 16;
+    }}
+    server {{
+        listen 127.0.0.1:{self.port};
+        set $static_root {static_root};
+        include {SITE_CONF};
+    }}
+}}
+"""
+
+    def start(self, timeout: float = 10.0) -> PrivateNginx:
+        binary = nginx_binary()
+        if binary is None:
+            raise RuntimeError("nginx is not installed (apt-get install nginx)")
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        conf = self.workdir / "nginx.conf"
+        conf.write_text(self.config())
+        error_log = self.workdir / "error.log"
+        command = [binary, "-p", str(self.workdir), "-c", str(conf), "-e", str(error_log)]
+        check = subprocess.run([*command, "-t"], capture_output=True, text=True)
+        if check.returncode != 0:
+            raise RuntimeError(f"nginx refused the configuration:\n{check.stderr}")
+        self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:  # up once a Daphne's /healthz answers through it
+            wait_until_up(self.url, timeout, self.proc)
+        except RuntimeError as error:
+            raise RuntimeError(f"nginx: {error}\n{self.errors()}") from error
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+    def errors(self) -> str:
+        path = self.workdir / "error.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+@contextlib.contextmanager
+def proxy_for(servers, static_root: Path | None = None):
+    """A PrivateNginx in front of these Daphnes (scripts.servers.Daphne), stopped on the way out."""
+    with tempfile.TemporaryDirectory(prefix="nginx-") as tmp:
+        os.chmod(tmp, 0o755)  # the workers may run as another user
+        nginx = PrivateNginx(
+            free_port(), [f"127.0.0.1:{s.port}" for s in servers], Path(tmp), static_root
+        )
+        nginx.start()
+        try:
+            yield nginx
+        finally:
+            nginx.stop()
+
+
+def collect_static(target: Path, env: dict[str, str]) -> None:
+    """collectstatic into `target` instead of STATIC_ROOT (what compose's migrate service does
+    into its volume)."""
+    code = (
+        "import sys, django; django.setup(); from django.conf import settings; "
+        "settings.STATIC_ROOT = sys.argv[1]; from django.core.management import call_command; "
+        "call_command('collectstatic', interactive=False, verbosity=0)"
+    )
+    subprocess.run([sys.executable, "-c", code, str(target)], cwd=ROOT, env=env, check=True)
+
+
+def race_sockets_opened(log: str) -> int:
+    """How many race websockets a Daphne's access log shows opened."""
+    return len(re.findall(r'"WSCONNECT /ws/race/', log))
+
+
+def race_sockets_open(log: str) -> int:
+    return race_sockets_opened(log) - len(re.findall(r'"WSDISCONNECT /ws/race/', log))
+
+
+async def drill_proxy_daphne_kill(options):
+    """Kill one of two Daphnes behind nginx mid-race: its racers, who know only the proxy's
+    address, reconnect through it to the other Daphne and finish with nothing lost."""
+    from scripts.fault_drills import Drill, drill_services, load_args, record_checks, wait_for
+    from scripts.loadtest import LoadRun
+
+    drill = Drill("proxy-daphne-kill")
+    with drill_services(options, 2, BEHIND_PROXY) as (_, servers), proxy_for(servers) as nginx:
+        started = {server.port: len(server.log()) for server in servers}
+        load = LoadRun(load_args([nginx.url], options.database_url))
+        await load.setup()
+        await load.start()
+        playing = asyncio.create_task(load.play())
+        await asyncio.sleep(load.args.duration * 0.4)
+        victim, survivor = servers
+
+        def log(server) -> str:  # this drill's lines only: a log file may be a reused port's
+            return server.log()[started[server.port] :]
+
+        # Daphne writes its access log line once a socket is up: wait for every racer's.
+        await wait_for(
+            lambda: sum(race_sockets_open(log(s)) for s in servers) >= len(load.racers), 10
+        )
+        on_victim = race_sockets_open(log(victim))
+        on_survivor = race_sockets_open(log(survivor))
+        opened_on_survivor = race_sockets_opened(log(survivor))
+        victim.kill()
+        at_kill = {r.index: len(r.log) for r in load.racers}
+        await playing
+        await load.finish()
+        figures = await load.figures()
+        moved_to_survivor = race_sockets_opened(log(survivor)) - opened_on_survivor
+    moved_after = [len(r.log) > at_kill[r.index] for r in load.racers]
+    drill.evidence = {
+        **figures,
+        "racers_on_killed_server": on_victim,
+        "racers_on_other_server": on_survivor,
+        "sockets_reopened_on_other_server": moved_to_survivor,
+        "proxy": nginx.url,
+    }
+    drill.check("nginx spread the racers over both Daphnes", on_victim > 0 and on_survivor > 0)
+    drill.check(
+        "every racer of the killed Daphne reconnected through the proxy",
+        figures["reconnects"] >= on_victim,
+    )
+    drill.check("nginx handed them to the other Daphne", moved_to_survivor >= on_victim)
+    drill.check("every racer moved after the kill", all(moved_after))
+    other = {k: v for k, v in figures["error_codes"].items() if k != "disconnected"}
+    drill.check("no error besides the dropped sockets", not other)
+    record_checks(drill, figures)
+    return drill.settle()
