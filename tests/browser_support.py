@@ -8,7 +8,7 @@ while it is open; closing it at the end of each module leaves later tests (which
 `live_url` is the server's base URL; `browser` the Playwright browser; `make_page(width,
 height)` a fresh page in a fresh context (a new guest: its own cookies) that fails the test on
 any page error, and `page` one of those at desktop size. Without /usr/bin/chromium the
-browser tests are skipped, unless REQUIRE_BROWSER is set (CI), when they fail.
+browser tests are skipped, unless REQUIRE_BROWSER or CI is set, when they fail.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.live import live_server_process
+from tests.required import unavailable
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -62,7 +63,7 @@ def browser():
         message = f"{CHROMIUM} is missing: apt-get install chromium"
         if os.environ.get("REQUIRE_BROWSER"):
             pytest.fail(message)
-        pytest.skip(message)
+        unavailable(message)
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

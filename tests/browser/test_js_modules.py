@@ -8,13 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.required import unavailable
+
 JS_TESTS = sorted((Path(__file__).parent / "js").glob("*.test.mjs"))
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 @pytest.mark.parametrize("path", JS_TESTS, ids=lambda p: p.name)
 def test_js_module(path):
     """Every `node --test` case in the file passes."""
+    if shutil.which("node") is None:
+        unavailable("Node.js is not installed (apt-get install nodejs)")
     result = subprocess.run(
         ["node", "--test", str(path)], capture_output=True, text=True, timeout=60
     )

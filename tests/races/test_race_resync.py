@@ -10,6 +10,7 @@ from asgiref.sync import sync_to_async
 
 from games.play import forget
 from races.models import RaceEvent
+from tests.required import unavailable
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_countdown")]
 
@@ -226,9 +227,10 @@ process.stdout.write(JSON.stringify({
 """
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 async def test_the_pages_model_ends_where_a_fresh_snapshot_starts(lobby, race_socket, tmp_path):
     """race-state.js (the page's model), fed one socket's frames, equals a fresh snapshot."""
+    if shutil.which("node") is None:
+        unavailable("Node.js is not installed (apt-get install nodejs)")
     race, (ann, ann_socket), (bob, bob_socket) = lobby
     await bob_socket.request({"type": "ready"}, "ready")
     await play_a_short_race(ann_socket, bob_socket)
