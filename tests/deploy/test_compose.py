@@ -61,6 +61,15 @@ def test_nginx_serves_the_static_files_collectstatic_wrote_once():
     assert nginx["/etc/nginx/conf.d/default.conf"] == "./deploy/nginx/compose.conf"
 
 
+def test_nginx_has_room_for_the_websockets():
+    """Two connections a socket (browser to nginx, nginx to a Daphne); the image's 1024 a
+    worker would refuse racers past ~500 a core."""
+    assert mounts("nginx")["/etc/nginx/nginx.conf"] == "./deploy/nginx/nginx.conf"
+    main = (ROOT / "deploy/nginx/nginx.conf").read_text()
+    assert int(re.search(r"worker_connections (\d+);", main).group(1)) >= 8192
+    assert "include /etc/nginx/conf.d/*.conf;" in main
+
+
 def test_the_image_runs_daphne_as_the_tests_do_and_behind_the_proxy():
     command = " ".join(re.findall(r'"([^"]+)"', DOCKERFILE.split("CMD", 1)[1]))
     assert " ".join(DAPHNE_LIMITS) in command
