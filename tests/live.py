@@ -7,20 +7,32 @@ Migrates a fresh SQLite file in a temporary directory (or the DATABASE_URL given
 starts `daphne -b 127.0.0.1 -p PORT solitaire_site.asgi:application`, waits until /healthz
 answers, and stops the process on the way out. Give two servers the same DATABASE_URL (and a
 REDIS_URL) to run one service on two processes. The server processes come from
-scripts/servers.py, which load runs and drills use too.
+scripts/servers.py, which load runs and drills use too. `Visitor` is a browser's cookies and
+sockets for them; `postgres_url` names a database on the PostgreSQL server of the settings.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import http.cookiejar
+import json
 import socket
 import tempfile
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import websockets
+from django.conf import settings
 
 from scripts.servers import Daphne, free_port, migrate, server_env
 
-__all__ = ["free_port", "live_server_process"]
+__all__ = ["Visitor", "expect", "free_port", "live_server_process", "postgres_url"]
+
+LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
 
 
 def check_port_free(port: int) -> None:
@@ -59,3 +71,60 @@ def live_server_process(
             yield server.url
         finally:
             server.stop()
+
+
+def postgres_url(name: str) -> str:
+    """A database `name` on the PostgreSQL server of the settings (the local one otherwise)."""
+    db = settings.DATABASES["default"]
+    if db["ENGINE"] == "django.db.backends.postgresql":
+        user = db.get("USER") or "postgres"
+        host = db.get("HOST") or "127.0.0.1"
+        port = db.get("PORT") or 5432
+        return f"postgres://{user}@{host}:{port}/{name}"
+    return urlsplit(LOCAL_POSTGRES)._replace(path=f"/{name}").geturl()
+
+
+class Visitor:
+    """A browser without a browser: cookies, the CSRF token, and websockets with its session."""
+
+    def __init__(self) -> None:
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def cookie(self, name: str) -> str:
+        return next(c.value for c in self.jar if c.name == name)
+
+    def get(self, url: str) -> str:
+        with self.opener.open(url, timeout=10) as response:
+            return response.read().decode()
+
+    def post(self, url: str, data: dict) -> str:
+        """POST a form (with the CSRF token); the URL it ended on after redirects."""
+        fields = {**data, "csrfmiddlewaretoken": self.cookie("csrftoken")}
+        body = urllib.parse.urlencode(fields).encode()
+        request = urllib.request.Request(url, data=body, headers={"Referer": url})
+        with self.opener.open(request, timeout=30) as response:
+            return response.geturl()
+
+    async def socket(self, base: str, code: str, since: int | None = None):
+        """The race's socket on this server, as this visitor."""
+        path = f"/ws/race/{code}/" + (f"?since={since}" if since is not None else "")
+        return await self.connect(base, path)
+
+    async def connect(self, base: str, path: str):
+        """A websocket to `path` on this server, with this visitor's session."""
+        cookies = f"sessionid={self.cookie('sessionid')}"
+        return await websockets.connect(
+            base.replace("http://", "ws://") + path,
+            additional_headers={"Cookie": cookies, "Origin": base},
+            open_timeout=10,
+        )
+
+
+async def expect(ws, frame_type: str, timeout: float = 10) -> dict:
+    """The next frame of this type (earlier frames of other types are skipped)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            frame = json.loads(await ws.recv())
+            if frame["type"] == frame_type:
+                return frame

@@ -4,27 +4,16 @@ the PostgreSQL restart drill runs a cluster of its own (initdb, pg_ctl)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import pytest
-from django.conf import settings
 
-LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
+from tests.live import postgres_url
+from tests.required import unavailable
+
 DRILL_DATABASE = "solitaire_drill_test"
-
-
-def postgres_url(name: str) -> str:
-    """A database `name` on the PostgreSQL server of the settings (the local one otherwise)."""
-    db = settings.DATABASES["default"]
-    if db["ENGINE"] == "django.db.backends.postgresql":
-        user = db.get("USER") or "postgres"
-        host = db.get("HOST") or "127.0.0.1"
-        port = db.get("PORT") or 5432
-        return f"postgres://{user}@{host}:{port}/{name}"
-    return urlsplit(LOCAL_POSTGRES)._replace(path=f"/{name}").geturl()
 
 
 @pytest.fixture(scope="session")
@@ -55,7 +44,5 @@ def postgres_drill_options():
     if missing is None and shutil.which("redis-server") is None:
         missing = "redis-server is not installed"
     if missing is not None:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"the PostgreSQL restart drill cannot run under CI: {missing}")
-        pytest.skip(f"the PostgreSQL restart drill cannot run: {missing}")
+        unavailable(f"the PostgreSQL restart drill cannot run: {missing}")
     return SimpleNamespace(database_url="", ping_interval=2, ping_timeout=3, postgres_down=2.0)

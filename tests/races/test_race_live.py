@@ -10,20 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import http.cookiejar
 import json
 import re
 import tempfile
-import urllib.parse
-import urllib.request
 from pathlib import Path
 
 import pytest
 import redis
-import websockets
 from django.conf import settings
 
-from tests.live import live_server_process
+from tests.live import Visitor, expect, live_server_process
 
 pytestmark = pytest.mark.slow
 
@@ -47,47 +43,6 @@ def two_servers(redis_url):
         env = {"DATABASE_URL": f"sqlite:///{Path(tmp) / 'race.sqlite3'}", "REDIS_URL": redis_url}
         with live_server_process(env=dict(env)) as a, live_server_process(env=dict(env)) as b:
             yield a, b
-
-
-class Visitor:
-    """A browser without a browser: cookies, the CSRF token, and websockets with its session."""
-
-    def __init__(self) -> None:
-        self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
-
-    def cookie(self, name: str) -> str:
-        return next(c.value for c in self.jar if c.name == name)
-
-    def get(self, url: str) -> str:
-        with self.opener.open(url, timeout=10) as response:
-            return response.read().decode()
-
-    def post(self, url: str, data: dict) -> str:
-        """POST a form (with the CSRF token); the URL it ended on after redirects."""
-        fields = {**data, "csrfmiddlewaretoken": self.cookie("csrftoken")}
-        body = urllib.parse.urlencode(fields).encode()
-        request = urllib.request.Request(url, data=body, headers={"Referer": url})
-        with self.opener.open(request, timeout=30) as response:
-            return response.geturl()
-
-    async def socket(self, base: str, code: str, since: int | None = None):
-        ws_url = base.replace("http://", "ws://") + f"/ws/race/{code}/"
-        if since is not None:
-            ws_url += f"?since={since}"
-        cookies = f"sessionid={self.cookie('sessionid')}"
-        return await websockets.connect(
-            ws_url, additional_headers={"Cookie": cookies, "Origin": base}, open_timeout=10
-        )
-
-
-async def expect(ws, frame_type: str, timeout: float = 10) -> dict:
-    """The next frame of this type (earlier frames of other types are skipped)."""
-    async with asyncio.timeout(timeout):
-        while True:
-            frame = json.loads(await ws.recv())
-            if frame["type"] == frame_type:
-                return frame
 
 
 def race_code(url: str) -> str:
