@@ -27,6 +27,7 @@ from django.conf import settings
 from scripts.loadtest import Browser, create_race, join_race
 from scripts.proxy import BEHIND_PROXY, collect_static, nginx_binary, proxy_for
 from scripts.servers import migrate, server_env, start_daphnes
+from tests.live import expect
 from tests.required import unavailable
 
 pytestmark = pytest.mark.slow
@@ -147,14 +148,6 @@ class Landing:
         grew = [i for i, (a, b) in enumerate(zip(before, self.counts(), strict=True)) if b > a]
         assert len(grew) == 1, (before, self.counts())
         return ws, grew[0]
-
-
-async def expect(ws, frame_type: str, timeout: float = 10) -> dict:
-    async with asyncio.timeout(timeout):
-        while True:
-            frame = json.loads(await ws.recv())
-            if frame["type"] == frame_type:
-                return frame
 
 
 async def race_through_proxy(proxy: str, servers) -> None:

@@ -22,14 +22,14 @@ def drill_options():
     import psycopg
 
     if shutil.which("redis-server") is None:
-        pytest.skip("fault drills start their own redis-server, which is not installed")
+        unavailable("fault drills start their own redis-server, which is not installed")
     url = postgres_url(DRILL_DATABASE)
     try:
         psycopg.connect(
             urlsplit(url)._replace(path="/postgres").geturl(), connect_timeout=3
         ).close()
     except psycopg.OperationalError as exc:
-        pytest.skip(f"fault drills need PostgreSQL: {exc}")
+        unavailable(f"fault drills need PostgreSQL: {exc}")
     return SimpleNamespace(database_url=url, ping_interval=2, ping_timeout=3)
 
 

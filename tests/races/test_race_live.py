@@ -20,6 +20,7 @@ import redis
 from django.conf import settings
 
 from tests.live import Visitor, expect, live_server_process
+from tests.required import unavailable
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +33,7 @@ def redis_url() -> str:
     try:
         redis.Redis.from_url(url, socket_connect_timeout=1).ping()
     except redis.RedisError:
-        pytest.skip(f"no Redis at {url}: two processes need a shared channel layer")
+        unavailable(f"no Redis at {url}: two processes need a shared channel layer")
     return url
 
 
