@@ -52,11 +52,18 @@ class PrivateNginx:
     upstreams: list[str]
     workdir: Path
     static_root: Path | None = None
+    tls: tuple[Path, Path] | None = None
+    """(certificate, key): also serve TLS on `tls_port`, as compose does on 443 with HTTPS=1."""
+    tls_port: int | None = None
     proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def tls_url(self) -> str:
+        return f"https://127.0.0.1:{self.tls_port}"
 
     def config(self) -> str:
         static_root = self.static_root or self.workdir / "static"
@@ -92,8 +99,21 @@ http {{
         set $static_root {static_root};
         include {SITE_CONF};
     }}
+    {self.tls_server(static_root)}
 }}
 """
+
+    def tls_server(self, static_root: Path) -> str:
+        if self.tls is None:
+            return ""
+        certificate, key = self.tls
+        return f"""server {{
+        listen 127.0.0.1:{self.tls_port} ssl;
+        ssl_certificate {certificate};
+        ssl_certificate_key {key};
+        set $static_root {static_root};
+        include {SITE_CONF};
+    }}"""
 
     def start(self, timeout: float = 10.0) -> PrivateNginx:
         binary = nginx_binary()
@@ -129,13 +149,14 @@ http {{
 
 
 @contextlib.contextmanager
-def proxy_for(servers, static_root: Path | None = None):
-    """A PrivateNginx in front of these Daphnes (scripts.servers.Daphne), stopped on the way out."""
+def proxy_for(servers, static_root: Path | None = None, tls: tuple[Path, Path] | None = None):
+    """A PrivateNginx in front of these Daphnes (scripts.servers.Daphne), stopped on the way out;
+    with `tls` (certificate, key) it serves TLS on a second port too."""
     with tempfile.TemporaryDirectory(prefix="nginx-") as tmp:
         os.chmod(tmp, 0o755)  # the workers may run as another user
-        nginx = PrivateNginx(
-            free_port(), [f"127.0.0.1:{s.port}" for s in servers], Path(tmp), static_root
-        )
+        upstreams = [f"127.0.0.1:{s.port}" for s in servers]
+        tls_port = free_port() if tls else None
+        nginx = PrivateNginx(free_port(), upstreams, Path(tmp), static_root, tls, tls_port)
         nginx.start()
         try:
             yield nginx
