@@ -39,8 +39,9 @@ class AttemptWrite:
 
 @dataclass
 class RacerWrite:
-    """A racer's progress after a move (races_racer), written with the move; `announce` asks
-    for a `progress` event in the same transaction."""
+    """A racer's progress after a move (races_racer), written with the move. `wanted`: the move
+    should be announced to the race (a `progress` event); `announce`: in the move's own
+    transaction (a finish), rather than with the race's next tick."""
 
     pk: int
     race_pk: int
@@ -53,6 +54,7 @@ class RacerWrite:
     done_ms: int | None
     announce: bool
     at_ms: int
+    wanted: bool = False
 
 
 @dataclass

@@ -38,16 +38,19 @@ from games.models import Game, Move
 from races.models import Race, RaceEvent, Racer
 
 UNFINISHED = (Game.Status.PLAYING, Game.Status.STUCK)
+DONE = ("won", "resigned", "out_of_time")
+"""Racers who will make no more moves (races.lifecycle.DONE)."""
 
 
 @dataclass(frozen=True)
 class Announcement:
-    """A racer's moves held back from the race (progress is throttled), to announce now unless
-    an announcement since `held_ms` (ms from the race's start) has carried them."""
+    """Racers' progress not yet announced to their race (progress is announced at most once a
+    tick per race and process: races/play.py), to announce now in one `progress` event, each
+    unless an announcement since its `held_ms` (ms from the race's start) has carried it."""
 
     race_pk: int
-    racer_pk: int
-    held_ms: int
+    racers: tuple[tuple[int, int], ...]
+    """(racer pk, held ms) for each racer."""
 
 
 @dataclass
@@ -112,42 +115,42 @@ class MoveStore:
         result.finished_races = {
             w.racer.race_pk
             for w in writes
-            if w.racer and w.pk in result.applied and w.racer.status in ("won", "resigned")
+            if w.racer and w.pk in result.applied and w.racer.status in DONE
         }
         return result
 
     def announce(self, races, racers, writes, announcements, applied) -> list[Event]:
-        """Number and store a `progress` event for each racer to announce (moves applied and
-        held-back moves not yet carried by a later announcement)."""
+        """Number and store one `progress` event per race for the racers to announce: those
+        whose applied move asks for it at once (a finish), and those held for the tick whose
+        progress no announcement has carried since."""
         from races.events import progress_frame
 
-        due: dict[int, int] = {}  # racer pk -> ms from the start
+        now = timezone.now()
+        due: dict[int, dict[int, None]] = defaultdict(dict)  # race pk -> racer pks, in order
         for w in writes:
             if w.racer and w.racer.announce and w.pk in applied:
-                due[w.racer.pk] = w.racer.at_ms
+                due[w.racer.race_pk][w.racer.pk] = None
         by_pk = {racer.pk: racer for group in racers.values() for racer in group}
-        now = timezone.now()
-        interval = settings.RACE_PROGRESS_INTERVAL_MS
         for a in announcements:
-            racer = by_pk.get(a.racer_pk)
             race = races.get(a.race_pk)
-            if racer is None or race is None or race.status != Race.Status.STARTED:
+            if race is None or race.status != Race.Status.STARTED:
                 continue
-            if racer.status not in ("playing", "stuck") or a.racer_pk in due:
-                continue
-            at_ms = max(0, int((now - race.starts_at).total_seconds() * 1000))
-            last = racer.announced_ms
-            if last is not None and (last >= a.held_ms or at_ms - last < interval):
-                continue  # carried by a later announcement, or too soon after the last one
-            due[a.racer_pk] = at_ms
+            for racer_pk, held_ms in a.racers:
+                racer = by_pk.get(racer_pk)
+                if racer is None or racer.status in DONE:  # a finish is announced by itself
+                    continue
+                if racer.announced_ms is None or racer.announced_ms < held_ms:
+                    due[a.race_pk][racer_pk] = None
         events: list[Event] = []
         announced: dict[int, int] = {}
-        for racer_pk, at_ms in due.items():
-            racer = by_pk[racer_pk]
-            race = races[racer.race_id]
-            racer.announced_ms = announced[racer_pk] = at_ms
+        for race_pk, racer_pks in due.items():
+            race = races[race_pk]
+            at_ms = max(0, int((now - race.starts_at).total_seconds() * 1000))
+            moved = [by_pk[pk] for pk in racer_pks]
+            for racer in moved:
+                racer.announced_ms = announced[racer.pk] = at_ms
             race.event_seq += 1
-            frame = progress_frame(race, racer, racers[race.pk], race.event_seq, at_ms)
+            frame = progress_frame(race, moved, racers[race_pk], race.event_seq, at_ms)
             events.append(Event(race.pk, race.group_name, frame))
         if events:
             self.add_events(races, events, announced, now)

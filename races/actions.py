@@ -235,7 +235,7 @@ def progress_event(race: Race, racer: Racer) -> None:
     emit(
         race,
         "progress",
-        racer=racer_dict(racer, race),
+        racers=[racer_dict(racer, race)],
         standings=standings(race, moved=racer),
         at_ms=since_start_ms(race, timezone.now()),
     )

@@ -36,9 +36,8 @@ from games.live import GameUpdate
 from games.messages import BadFrame, Ping
 from games.ratelimit import FrameBudget
 from games.sockets import PlaySocket
-from games.store import Announcement
 from games.throttles import RACE_WRITES
-from games.writer import retrying, writer
+from games.writer import retrying
 from races import actions, play, snapshots
 from races.codes import normalize_code
 from races.lifecycle import RaceRuleError
@@ -202,7 +201,9 @@ class RaceConsumer(PlaySocket):
         seat.adopt(racer_write)
         await self.send_update("ack", update)
         await self.publish(entry, update)
-        if not racer_write.announce:
+        if racer_write.wanted and not racer_write.announce:
+            play.ticker(seat.race.pk).mark(seat.racer.pk, racer_write.at_ms)
+        elif not racer_write.announce:
             self.announce_later()
 
     async def current_seat(self, reload: bool = False) -> play.Seat | None:
@@ -222,10 +223,8 @@ class RaceConsumer(PlaySocket):
         try:
             await asyncio.sleep(settings.RACE_PROGRESS_INTERVAL_MS / 1000 + 0.02)
             seat = self.seat
-            if seat is None:
-                return
-            held = play.held_ms(seat.race, self.held_ms)
-            await writer().announce(Announcement(seat.race.pk, seat.racer.pk, held))
+            if seat is not None:
+                play.ticker(seat.race.pk).mark(seat.racer.pk, play.held_ms(seat.race, self.held_ms))
         except Exception:
             logger.exception("could not announce a racer's progress")
 
@@ -370,7 +369,7 @@ class RaceConsumer(PlaySocket):
 
     async def after_event(self, frame: dict) -> None:
         kind = frame["type"]
-        mine = kind == "progress" and frame["racer"]["id"] == self.racer_id
+        mine = kind == "progress" and any(r["id"] == self.racer_id for r in frame["racers"])
         if mine and self.seat is not None:
             self.seat.racer.announced_ms = frame["at_ms"]
         if kind in ("countdown", "finished", "cancelled", "joined", "left"):

@@ -65,12 +65,15 @@ def standing_order(racers: list[Racer]) -> list[str]:
     return [racer.public_id for racer in sorted(racers, key=key)]
 
 
-def progress_frame(race: Race, racer: Racer, racers: list[Racer], seq: int, at_ms: int) -> dict:
-    """A `progress` event's frame: the racer, the standings, when (ms from the start)."""
+def progress_frame(
+    race: Race, moved: list[Racer], racers: list[Racer], seq: int, at_ms: int
+) -> dict:
+    """A `progress` event's frame: the racers whose progress changed, the standings, when (ms
+    from the start)."""
     return {
         "type": "progress",
         "event": seq,
-        "racer": racer_dict(racer, race),
+        "racers": [racer_dict(racer, race) for racer in moved],
         "standings": standing_order(racers),
         "at_ms": at_ms,
     }

@@ -1,7 +1,11 @@
 """A race move: the race's rules checked against what the racer's socket holds in memory (the
 race's clock and status, the racer's progress), then the game's own move path (games/play.py)
-with the racer's new progress written in the same batch, and its `progress` event when one is
-due.
+with the racer's new progress written in the same batch.
+
+Progress reaches the race as `progress` events, at most one a tick (`RACE_PROGRESS_TICK_MS`)
+per race and process, each carrying every racer of the race whose progress changed since
+(`Ticker`): in a busy race one event a second stands for many moves, a frame to every socket
+of the race instead of one per move. A finish is announced in the move's own batch.
 
 The race row is not read or locked for a move: its clock decides the phase, and what can end a
 racer's play from elsewhere (a close, a resignation in another tab) ends the game row first,
@@ -11,6 +15,8 @@ write, a resend) is read again before the next move.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,10 +27,13 @@ from django.utils import timezone
 from games import store
 from games.live import GameUpdate, GameWrite, LiveGame, RacerWrite
 from games.models import Game, Player
+from games.writer import writer
 from races import lifecycle
 from races.clock import epoch_ms, phase_of, since_start_ms
 from races.lifecycle import RacerStatus, RaceRuleError
 from races.models import Race, Racer
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -44,12 +53,11 @@ class Seat:
         write.racer = progress_after(self.race, self.racer, live, write.at)
 
     def adopt(self, write: RacerWrite) -> None:
-        """The write was stored: the racer is where it says."""
+        """The write was stored: the racer is where it says (and announced, once the event
+        carrying it comes back: `RaceConsumer.after_event`)."""
         racer = self.racer
         racer.cards, racer.cards_at_ms, racer.moves = write.cards, write.cards_at_ms, write.moves
         racer.status, racer.finish_ms, racer.done_ms = write.status, write.finish_ms, write.done_ms
-        if write.announce:
-            racer.announced_ms = write.at_ms
 
 
 def progress_after(race: Race, racer: Racer, live: LiveGame, now: datetime) -> RacerWrite:
@@ -70,6 +78,7 @@ def progress_after(race: Race, racer: Racer, live: LiveGame, now: datetime) -> R
     if status == RacerStatus.WON:
         finish_ms = done_ms = since_start_ms(race, live.finished_at)
     changed = (cards, status) != (racer.cards, racer.status)
+    finished = status in lifecycle.DONE and status != racer.status
     return RacerWrite(
         pk=racer.pk,
         race_pk=race.pk,
@@ -80,8 +89,9 @@ def progress_after(race: Race, racer: Racer, live: LiveGame, now: datetime) -> R
         status=status,
         finish_ms=finish_ms,
         done_ms=done_ms,
-        announce=changed or announcement_due(racer.announced_ms, at_ms),
+        announce=finished,
         at_ms=at_ms,
+        wanted=changed or announcement_due(racer.announced_ms, at_ms),
     )
 
 
@@ -128,6 +138,7 @@ def _race_act(race, player, action, seq, move=None) -> GameUpdate:
 
     def extend(live: LiveGame, write: GameWrite) -> None:
         seat.extend(live, write)
+        write.racer.announce = write.racer.wanted  # no tick here: announced with the move
         written.append(write)
 
     update = act(seat.racer.game, action, seq, move, extend=extend)
@@ -150,9 +161,69 @@ def do_announce(race: Race, player: Player | None, held_at_ms: int) -> bool:
     seat = seat_of(race, player)
     if seat is None:
         return False
-    announcement = store.Announcement(race.pk, seat.racer.pk, held_ms(seat.race, held_at_ms))
+    held = ((seat.racer.pk, held_ms(seat.race, held_at_ms)),)
+    announcement = store.Announcement(race.pk, held)
     with transaction.atomic():
         result = store.write([], [announcement])
     for event in result.events:
         broadcast(event.group, {"type": "race.event", "frame": event.frame})
     return bool(result.events)
+
+
+# ------------------------------------------------------------------ the race's tick
+
+
+class Ticker:
+    """One race's progress not yet announced from this process: racers marked since the last
+    tick go out together, in one `progress` event, once `RACE_PROGRESS_TICK_MS` has passed
+    since the last (at once when it has)."""
+
+    def __init__(self, race_pk: int) -> None:
+        self.race_pk = race_pk
+        self.pending: dict[int, int] = {}  # racer pk -> held ms (from the race's start)
+        self.last = 0.0
+        self.timer: asyncio.TimerHandle | None = None
+
+    def mark(self, racer_pk: int, held_ms: int) -> None:
+        self.pending[racer_pk] = max(held_ms, self.pending.get(racer_pk, 0))
+        if self.timer is None:
+            loop = asyncio.get_running_loop()
+            wait = self.last + settings.RACE_PROGRESS_TICK_MS / 1000 - loop.time()
+            self.timer = loop.call_later(max(0.0, wait), self.flush)
+
+    def flush(self) -> None:
+        self.timer = None
+        if not self.pending:
+            return
+        racers, self.pending = tuple(self.pending.items()), {}
+        self.last = asyncio.get_running_loop().time()
+        announcement = store.Announcement(self.race_pk, racers)
+        task = asyncio.ensure_future(writer().announce(announcement))
+        task.add_done_callback(_report)
+
+
+def _report(task: asyncio.Future) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("a race's progress was not announced", exc_info=task.exception())
+
+
+_tickers: dict[asyncio.AbstractEventLoop, dict[int, Ticker]] = {}
+
+
+def ticker(race_pk: int) -> Ticker:
+    """This process's (and event loop's) ticker for the race."""
+    loop = asyncio.get_running_loop()
+    if loop not in _tickers:
+        for old in [lp for lp in _tickers if lp.is_closed()]:
+            del _tickers[old]
+    races = _tickers.setdefault(loop, {})
+    found = races.get(race_pk)
+    if found is None:
+        found = races[race_pk] = Ticker(race_pk)
+        if len(races) > MAX_TICKERS:  # finished races' tickers: the oldest idle ones go
+            for pk in [pk for pk, t in races.items() if t.timer is None][: len(races) // 2]:
+                del races[pk]
+    return found
+
+
+MAX_TICKERS = 10_000

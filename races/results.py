@@ -50,7 +50,7 @@ def series(race: Race) -> dict[str, list[tuple[int, int]]]:
     points: dict[str, list[tuple[int, int]]] = {}
     events = RaceEvent.objects.filter(race=race, kind__in=["countdown", "progress"]).order_by("seq")
     for event in events:
-        racers = event.data["racers"] if event.kind == "countdown" else [event.data["racer"]]
+        racers = event.data.get("racers") or [event.data["racer"]]  # `racer`: older events
         for racer in racers:
             line = points.setdefault(racer["id"], [])
             if not line or line[-1][1] != racer["cards"]:

@@ -171,6 +171,7 @@ PLAYER_WRITE_LIMIT = int(os.environ.get("PLAYER_WRITE_LIMIT", "40"))
 # this old; the racer's own socket announces a quiet stretch's last move when it ends
 # (races/actions.py, docs/performance.md). 0 announces every move.
 RACE_PROGRESS_INTERVAL_MS = int(os.environ.get("RACE_PROGRESS_INTERVAL_MS", "5000"))
+RACE_PROGRESS_TICK_MS = int(os.environ.get("RACE_PROGRESS_TICK_MS", "1000"))
 
 # The move path's writer (games/writer.py): how long a batch gathers moves after its first one,
 # how long a database that cannot be reached is retried before a move is refused `unavailable`,

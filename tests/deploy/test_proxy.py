@@ -173,7 +173,7 @@ async def race_through_proxy(proxy: str, servers) -> None:
         await ann_ws.send(json.dumps({"type": "move", "move": ann_board["legal"][0], "seq": 0}))
         ann_ack = await expect(ann_ws, "ack")
         progress = await expect(bob_ws, "progress")  # the live standings, across Daphnes
-        assert progress["racer"]["name"] == "Ann" and progress["racer"]["moves"] == 1
+        assert progress["racers"][0]["name"] == "Ann" and progress["racers"][0]["moves"] == 1
 
         # Bob drops off and Ann plays on; Bob comes back through the proxy until a socket of
         # his lands on Ann's Daphne (least_conn sends the second try there if not the first).
@@ -191,7 +191,7 @@ async def race_through_proxy(proxy: str, servers) -> None:
             extra.append(bob_ws)
         assert landed == ann_on != bob_on
         caught_up = await expect(bob_ws, "progress")
-        assert caught_up["event"] == missed["event"] and caught_up["racer"]["moves"] == 0
+        assert caught_up["event"] == missed["event"] and caught_up["racers"][0]["moves"] == 0
         assert (await expect(bob_ws, "state"))["view"] == ann_board["view"]
 
         await ann_ws.send(json.dumps({"type": "resign"}))

@@ -1,5 +1,6 @@
 """Throttled progress: a quiet move is announced to the race at most once an interval
-(settings.RACE_PROGRESS_INTERVAL_MS); cards home and status changes are announced at once."""
+(settings.RACE_PROGRESS_INTERVAL_MS), cards home and status changes with the race's next tick
+(settings.RACE_PROGRESS_TICK_MS), which carries every racer who changed since the last."""
 
 from datetime import timedelta
 
@@ -56,7 +57,7 @@ def test_a_racers_first_move_is_announced(duel):
     race, ann = duel
     update = play(race, ann, QUIET)
     assert update.announced
-    assert progress_events(race)[-1].data["racer"]["moves"] == 1
+    assert progress_events(race)[-1].data["racers"][0]["moves"] == 1
 
 
 def test_a_quiet_move_soon_after_an_announcement_is_held_back(duel):
@@ -74,7 +75,7 @@ def test_a_card_home_is_announced_at_once(duel):
     play(race, ann, QUIET)
     update = play(race, ann, HOME)
     assert update.announced
-    last = progress_events(race)[-1].data["racer"]
+    last = progress_events(race)[-1].data["racers"][0]
     assert last["cards"] == 1 and last["moves"] == 2
 
 
@@ -85,17 +86,13 @@ def test_a_quiet_move_after_the_interval_is_announced(duel):
     assert race_play.do_race_undo(race, ann, 1).announced
 
 
-def test_held_back_moves_are_announced_once_the_interval_has_passed(duel):
+def test_held_back_moves_are_announced_when_asked(duel):
     race, ann = duel
     play(race, ann, QUIET)
     race_play.do_race_undo(race, ann, 1)
     held_ms = race_clock.epoch_ms(timezone.now())
-    count = len(progress_events(race))
-    assert not race_play.do_announce(race, ann, held_ms)  # too early: nothing sent
-    assert len(progress_events(race)) == count
-    age_the_race(race, INTERVAL_MS)
     assert race_play.do_announce(race, ann, held_ms)
-    assert progress_events(race)[-1].data["racer"]["moves"] == 0
+    assert progress_events(race)[-1].data["racers"][0]["moves"] == 0
 
 
 def test_an_announcement_since_covers_held_back_moves(duel):
@@ -128,8 +125,25 @@ async def test_the_socket_announces_a_held_back_move_itself(open_duo, settings):
     settings.RACE_PROGRESS_INTERVAL_MS = 1000
     ann, bob = duo.sockets["ann"], duo.sockets["bob"]
     await ann.request({"type": "move", "move": QUIET, "seq": 0}, "ack")
-    assert (await bob.expect("progress", timeout=5))["racer"]["moves"] == 1
+    assert (await bob.expect("progress", timeout=5))["racers"][0]["moves"] == 1
     await ann.request({"type": "undo", "seq": 1}, "ack")
     late = await bob.expect("progress", timeout=5)
-    assert late["racer"]["moves"] == 0
+    assert late["racers"][0]["moves"] == 0
     assert late["at_ms"] >= 1000  # sent by the timer, an interval after the first announcement
+
+
+@pytest.mark.usefixtures("fast_countdown")
+async def test_one_tick_carries_every_racer_who_changed(open_duo, settings):
+    """Moves of two racers within one tick reach the race as one `progress` event that lists
+    both, a tick after the previous one."""
+    duo = await open_duo(start=True)
+    settings.RACE_PROGRESS_TICK_MS = 1000
+    ann, bob = duo.sockets["ann"], duo.sockets["bob"]
+    await ann.request({"type": "move", "move": QUIET, "seq": 0}, "ack")
+    first = await bob.expect("progress", timeout=5)  # the first of a while goes at once
+    assert [r["moves"] for r in first["racers"]] == [1]
+    await ann.request({"type": "move", "move": HOME, "seq": 1}, "ack")
+    await bob.request({"type": "move", "move": QUIET, "seq": 0}, "ack")
+    both = await bob.expect("progress", timeout=5)
+    assert sorted((r["moves"], r["cards"]) for r in both["racers"]) == [(1, 0), (2, 1)]
+    assert both["at_ms"] - first["at_ms"] >= 900

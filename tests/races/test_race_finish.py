@@ -20,7 +20,7 @@ async def test_the_winning_move_finishes_the_racer_with_the_servers_time(running
     ack = await bob_socket.request({"type": "move", "move": "t0-f3", "seq": 0}, "ack")
     assert ack["status"] == "won" and ack["legal"] == []
     progress = await ann_socket.expect("progress")
-    winner = progress["racer"]
+    winner = progress["racers"][0]
     assert winner["status"] == "won" and winner["cards"] == 52
     row = await run(Racer.objects.select_related("race", "game").get, public_id=ids["bob"])
     expected = int((row.game.finished_at - row.race.starts_at).total_seconds() * 1000)
@@ -65,7 +65,7 @@ async def test_a_spectator_sees_every_board_and_the_standings(
     board = await watcher.expect("board", racer=ids["ann"])
     assert board["seq"] == ack["seq"] and board["view"] == ack["view"]
     assert "game" not in board and "legal" not in board
-    assert (await watcher.expect("progress"))["racer"]["id"] == ids["ann"]
+    assert (await watcher.expect("progress"))["racers"][0]["id"] == ids["ann"]
 
 
 async def _legal(socket):

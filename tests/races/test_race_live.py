@@ -100,7 +100,7 @@ async def race_on_two_processes(a: str, b: str) -> None:
         await ann_ws.send(json.dumps({"type": "move", "move": ann_board["legal"][0], "seq": 0}))
         ann_ack = await expect(ann_ws, "ack")
         progress = await expect(bob_ws, "progress")
-        assert progress["racer"]["name"] == "Ann" and progress["racer"]["moves"] == 1
+        assert progress["racers"][0]["name"] == "Ann" and progress["racers"][0]["moves"] == 1
 
         # Bob drops off; Ann plays on; Bob comes back on the other process.
         seen = progress["event"]
@@ -115,7 +115,7 @@ async def race_on_two_processes(a: str, b: str) -> None:
         # Another event (the start, recorded by whichever process notices it first) may fall
         # between; what matters is that the reconnected socket gets exactly what it missed.
         assert caught_up["event"] == missed["event"] > seen
-        assert caught_up["racer"]["moves"] == 0
+        assert caught_up["racers"][0]["moves"] == 0
         assert (await expect(bob_ws, "state"))["view"] == bob_board["view"]
 
         await ann_ws.send(json.dumps({"type": "resign"}))

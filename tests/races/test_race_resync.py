@@ -21,8 +21,10 @@ def apply_event(model: dict, frame: dict) -> None:
     """The protocol's rule for each event, applied to a snapshot-shaped dict (docs/protocol.md)."""
     racers = {r["id"]: r for r in model["racers"]}
     kind = frame["type"]
-    if kind in ("joined", "progress"):
+    if kind == "joined":
         racers[frame["racer"]["id"]] = frame["racer"]
+    elif kind == "progress":
+        racers.update({racer["id"]: racer for racer in frame["racers"]})
     elif kind == "left":
         racers.pop(frame["racer"])
     elif kind == "host":

@@ -81,7 +81,7 @@ export class RaceModel {
         break;
       }
       case "progress":
-        this.racers.set(frame.racer.id, frame.racer);
+        for (const racer of frame.racers) this.racers.set(racer.id, racer);
         break;
       case "countdown":
       case "finished":
