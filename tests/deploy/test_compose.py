@@ -34,6 +34,14 @@ def test_web_scales_behind_nginx_after_one_migration():
     assert SERVICES["nginx"]["depends_on"]["web"] == {"condition": "service_healthy"}
 
 
+def test_nginx_shares_a_network_with_the_web_processes_only():
+    """The proxy faces the internet: it reaches the Daphnes, not PostgreSQL or Redis."""
+    networks = {name: set(service["networks"]) for name, service in SERVICES.items()}
+    beside_nginx = {name for name, nets in networks.items() if nets & networks["nginx"]}
+    assert beside_nginx == {"nginx", "web"}
+    assert {"postgres", "redis"} <= {n for n, nets in networks.items() if nets & networks["web"]}
+
+
 def test_every_service_that_others_wait_for_has_a_health_check():
     for name in ("postgres", "redis", "web", "nginx"):
         assert SERVICES[name]["healthcheck"]["test"], name
