@@ -267,45 +267,60 @@ class PostgresStore(MoveStore):
     def apply(self, writes):
         if not writes:
             return set()
-        racers = [w for w in writes if w.racer is not None]
-        attempts = [w for w in writes if w.attempt is not None]
-        params = {
-            "id": [w.pk for w in writes],
-            "old_seq": [w.old_seq for w in writes],
-            "new_seq": [w.new_seq for w in writes],
-            "move_count": [w.move_count for w in writes],
-            "status": [w.status for w in writes],
-            "finished_at": [w.finished_at for w in writes],
-            "state": [None if w.state is None else Jsonb(w.state) for w in writes],
-            "m_game": [w.pk for w in writes for _ in w.moves],
-            "m_seq": [w.old_seq + i for w in writes for i in range(1, len(w.moves) + 1)],
-            "m_move": [m for w in writes for m in w.moves],
-            "m_at": [w.at for w in writes for _ in w.moves],
-            "r_game": [w.pk for w in racers],
-            "r_id": [w.racer.pk for w in racers],
-            "r_cards": [w.racer.cards for w in racers],
-            "r_cards_at": [w.racer.cards_at_ms for w in racers],
-            "r_moves": [w.racer.moves for w in racers],
-            "r_status": [w.racer.status for w in racers],
-            "r_finish": [w.racer.finish_ms for w in racers],
-            "r_done": [w.racer.done_ms for w in racers],
-            "a_game": [w.pk for w in attempts],
-            "a_id": [w.attempt.pk for w in attempts],
-            "a_found": [w.attempt.foundations for w in attempts],
-            "a_found_ms": [w.attempt.foundations_ms for w in attempts],
-            "a_elapsed": [w.attempt.elapsed_ms for w in attempts],
+        batch = {
+            "g": [
+                {
+                    "id": w.pk,
+                    "old_seq": w.old_seq,
+                    "new_seq": w.new_seq,
+                    "move_count": w.move_count,
+                    "status": w.status,
+                    "finished_at": w.finished_at and w.finished_at.isoformat(),
+                    "state": w.state,
+                }
+                for w in writes
+            ],
+            "m": [
+                {"game_id": w.pk, "seq": w.old_seq + i, "move": move, "at": w.at.isoformat()}
+                for w in writes
+                for i, move in enumerate(w.moves, 1)
+            ],
+            "r": [
+                {
+                    "game_id": w.pk,
+                    "id": r.pk,
+                    "cards": r.cards,
+                    "cards_at": r.cards_at_ms,
+                    "moves": r.moves,
+                    "status": r.status,
+                    "finish": r.finish_ms,
+                    "done": r.done_ms,
+                }
+                for w in writes
+                if (r := w.racer) is not None
+            ],
+            "a": [
+                {
+                    "game_id": w.pk,
+                    "id": a.pk,
+                    "found": a.foundations,
+                    "found_ms": a.foundations_ms,
+                    "elapsed": a.elapsed_ms,
+                }
+                for w in writes
+                if (a := w.attempt) is not None
+            ],
         }
         with self.cursor() as cur:
-            cur.execute(APPLY, params, prepare=True)
+            cur.execute(APPLY, [Jsonb(batch)], prepare=True)
             return {row[0] for row in cur}
 
     def racers_of(self, race_pks):
-        names = [f.attname for f in Racer._meta.concrete_fields]
         racers = defaultdict(list)
         with self.cursor() as cur:
             cur.execute(_racers_sql(), [race_pks], prepare=True)
             for row in cur:
-                racer = Racer(**dict(zip(names, row, strict=True)))
+                racer = RacerRow(*row)
                 racers[racer.race_id].append(racer)
         return racers
 
@@ -332,42 +347,40 @@ FROM races_race WHERE id = ANY(%s::bigint[]) ORDER BY id FOR UPDATE
 """
 
 APPLY = """
-WITH v AS (
-    SELECT * FROM unnest(
-        %(id)s::bigint[], %(old_seq)s::int[], %(new_seq)s::int[], %(move_count)s::int[],
-        %(status)s::text[], %(finished_at)s::timestamptz[], %(state)s::jsonb[]
-    ) AS v(id, old_seq, new_seq, move_count, status, finished_at, state)
+WITH b AS (SELECT %s::jsonb AS b), v AS (
+    SELECT v.* FROM b, jsonb_to_recordset(b.b -> 'g') AS v(
+        id bigint, old_seq int, new_seq int, move_count int, status text,
+        finished_at timestamptz, state jsonb
+    )
 ), g AS (
     UPDATE games_game g
     SET seq = v.new_seq, move_count = v.move_count, status = v.status,
-        finished_at = v.finished_at, state = COALESCE(v.state, g.state)
+        finished_at = v.finished_at,
+        state = CASE WHEN jsonb_typeof(v.state) = 'object' THEN v.state ELSE g.state END
     FROM v
     WHERE g.id = v.id AND g.seq = v.old_seq AND g.status IN ('playing', 'stuck')
     RETURNING g.id
 ), m AS (
     INSERT INTO games_move (game_id, seq, move, at)
     SELECT mv.game_id, mv.seq, mv.move, mv.at
-    FROM unnest(
-        %(m_game)s::bigint[], %(m_seq)s::int[], %(m_move)s::text[], %(m_at)s::timestamptz[]
-    ) AS mv(game_id, seq, move, at)
+    FROM b, jsonb_to_recordset(b.b -> 'm') AS mv(game_id bigint, seq int, move text, at timestamptz)
     JOIN g ON g.id = mv.game_id
 ), r AS (
     UPDATE races_racer rc
     SET cards = x.cards, cards_at_ms = x.cards_at, moves = x.moves, status = x.status,
         finish_ms = x.finish, done_ms = x.done
-    FROM unnest(
-        %(r_game)s::bigint[], %(r_id)s::bigint[], %(r_cards)s::int[], %(r_cards_at)s::int[],
-        %(r_moves)s::int[], %(r_status)s::text[], %(r_finish)s::int[], %(r_done)s::int[]
-    ) AS x(game_id, id, cards, cards_at, moves, status, finish, done)
+    FROM b, jsonb_to_recordset(b.b -> 'r') AS x(
+        game_id bigint, id bigint, cards int, cards_at int, moves int, status text,
+        finish int, done int
+    )
     JOIN g ON g.id = x.game_id
     WHERE rc.id = x.id
 ), a AS (
     UPDATE daily_dailyattempt da
     SET foundations = y.found, foundations_ms = y.found_ms, elapsed_ms = y.elapsed
-    FROM unnest(
-        %(a_game)s::bigint[], %(a_id)s::bigint[], %(a_found)s::int[], %(a_found_ms)s::bigint[],
-        %(a_elapsed)s::bigint[]
-    ) AS y(game_id, id, found, found_ms, elapsed)
+    FROM b, jsonb_to_recordset(b.b -> 'a') AS y(
+        game_id bigint, id bigint, found int, found_ms bigint, elapsed bigint
+    )
     JOIN g ON g.id = y.game_id
     WHERE da.id = y.id
 )
@@ -391,10 +404,55 @@ WHERE r.id = x.id
 """
 
 
+RACER_COLUMNS = (
+    "id",
+    "public_id",
+    "race_id",
+    "player_id",
+    "name",
+    "game_id",
+    "ready",
+    "status",
+    "cards",
+    "cards_at_ms",
+    "moves",
+    "finish_ms",
+    "done_ms",
+    "place",
+    "announced_ms",
+)
+
+
+@dataclass(slots=True)
+class RacerRow:
+    """A racer as an announcement reads it: the fields of `Racer` that events and standings
+    use (building a model instance for each racer of each announced race cost more than the
+    query)."""
+
+    id: int
+    public_id: str
+    race_id: int
+    player_id: int
+    name: str
+    game_id: int | None
+    ready: bool
+    status: str
+    cards: int
+    cards_at_ms: int
+    moves: int
+    finish_ms: int | None
+    done_ms: int | None
+    place: int | None
+    announced_ms: int | None
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+
 @functools.cache
 def _racers_sql() -> str:
-    columns = ", ".join(f.column for f in Racer._meta.concrete_fields)
     return (
-        f"SELECT {columns} FROM races_racer WHERE race_id = ANY(%s::bigint[]) "
-        "ORDER BY joined_at, id"
+        f"SELECT {', '.join(RACER_COLUMNS)} FROM races_racer "
+        "WHERE race_id = ANY(%s::bigint[]) ORDER BY joined_at, id"
     )

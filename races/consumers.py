@@ -59,7 +59,7 @@ from races.models import Race
 logger = logging.getLogger(__name__)
 
 CLOSE_NOT_FOUND = 4004
-GAP_GRACE_S = 0.05
+GAP_GRACE_S = 0.3
 """How long an event that arrived ahead of a missing one waits for it before the record is read."""
 
 
