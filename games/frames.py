@@ -10,8 +10,16 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+import orjson
+
 if TYPE_CHECKING:
-    from games.actions import GameUpdate
+    from games.live import GameUpdate
+
+
+def encode(frame: dict) -> str:
+    """A frame as compact JSON text (orjson: the standard library's encoder was 6% of a busy
+    server's time, for the same text)."""
+    return orjson.dumps(frame).decode()
 
 
 def iso(moment: datetime | None) -> str | None:

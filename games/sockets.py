@@ -10,7 +10,6 @@ with one tab costs no publish at all.
 
 from __future__ import annotations
 
-import json
 import logging
 
 from channels.consumer import get_handler_name
@@ -18,7 +17,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from games import play
 from games.errors import ActionError, Unavailable
-from games.frames import error_frame, game_frame
+from games.frames import encode, error_frame, game_frame
 from games.live import GameUpdate
 from games.messages import BadFrame
 from games.models import Game
@@ -94,7 +93,7 @@ class PlaySocket(AsyncWebsocketConsumer):
             )
 
     async def send_frame(self, frame: dict) -> None:
-        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
+        await self.send(text_data=encode(frame))
 
     # ------------------------------------------------------------------ the games it shows
 

@@ -59,8 +59,9 @@ from races.models import Race
 logger = logging.getLogger(__name__)
 
 CLOSE_NOT_FOUND = 4004
-GAP_GRACE_S = 0.3
-"""How long an event that arrived ahead of a missing one waits for it before the record is read."""
+GAP_GRACE_S = 1.0
+"""How long events that arrived ahead of a missing one wait for it before the record is read
+(the other process's event comes late when a loop is busy; a dropped one is rare)."""
 
 
 def now_ms() -> int:
@@ -90,6 +91,7 @@ class RaceConsumer(PlaySocket):
         self.announcer: asyncio.Task | None = None
         self.held_ms = 0
         self.early: dict[int, tuple[dict, str | None]] = {}
+        self.gap_since = 0.0
         self.gap_timer: asyncio.Task | None = None
         await self.accept()
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
@@ -332,10 +334,12 @@ class RaceConsumer(PlaySocket):
     async def take_event(self, frame: dict, text: str | None = None) -> None:
         """Send an event in its place: one that arrives ahead of a missing one (events of one
         race are numbered by every process, and the channel layer may reorder or drop them)
-        waits a moment for it, then the missing ones are read from the record."""
+        waits for it up to `GAP_GRACE_S`, then the missing ones are read from the record."""
         if frame["event"] <= self.last_event:
             return
         if frame["event"] > self.last_event + 1:
+            if not self.early:
+                self.gap_since = asyncio.get_running_loop().time()
             self.early[frame["event"]] = (frame, text)
             if self.gap_timer is None or self.gap_timer.done():
                 self.gap_timer = asyncio.ensure_future(self.fill_gap())
@@ -345,7 +349,9 @@ class RaceConsumer(PlaySocket):
             await self.send_in_order(*self.early.pop(self.last_event + 1))
 
     async def fill_gap(self) -> None:
-        await asyncio.sleep(GAP_GRACE_S)
+        loop = asyncio.get_running_loop()
+        while self.early and loop.time() < self.gap_since + GAP_GRACE_S:
+            await asyncio.sleep(self.gap_since + GAP_GRACE_S - loop.time())
         if not self.early:
             return
         first = min(self.early)

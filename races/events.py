@@ -5,7 +5,6 @@ game id, no seed before the race is over).
 
 from __future__ import annotations
 
-import json
 import time
 
 from channels.layers import get_channel_layer
@@ -13,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import VARIANT_INFO
+from games.frames import encode
 from games.layer import group_send_nowait
 from races.clock import epoch_ms, phase_of
 from races.models import Race, RaceEvent, Racer
@@ -49,7 +49,7 @@ async def send_events(group: str, frames: list[dict]) -> None:
     """Send a race's event frames, in order, as one channel message (the writer's batches),
     each encoded once here for every socket that gets it (`now`: the server's clock as sent)."""
     now = int(time.time() * 1000)
-    texts = [json.dumps({**frame, "now": now}, separators=(",", ":")) for frame in frames]
+    texts = [encode({**frame, "now": now}) for frame in frames]
     message = {"type": "race.events", "frames": frames, "texts": texts}
     await get_channel_layer().group_send(group, message)
 

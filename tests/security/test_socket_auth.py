@@ -58,10 +58,10 @@ async def test_a_forged_session_cookie_is_nobody(running_race, make_client):
     assert await database_sync_to_async(race_fingerprint)(race) == before
 
 
-async def test_a_logged_out_session_no_longer_opens_the_account_s_games(user, password):
+async def test_a_logged_out_session_no_longer_opens_the_account_s_games(user):
     """After logging out, the old session cookie is worth nothing on the sockets."""
     client = Client()
-    await database_sync_to_async(client.login)(username=user.username, password=password)
+    await database_sync_to_async(client.force_login)(user)
     player = await database_sync_to_async(player_for_user)(user)
     game = await database_sync_to_async(do_create_game)(player, "queenie", 4)
     old_cookie = client.cookies["sessionid"].value
