@@ -93,6 +93,8 @@ export class Board {
     const active = document.activeElement;
     const focusName =
       active && this.root.contains(active) ? active.closest("[data-pile]")?.dataset.pile : null;
+    // Cards moved (an undo by key, say): the next click starts afresh, not a double-click.
+    if (view !== this.view) this.lastClick = null;
     this.view = view;
     this.legal = new LegalMoves(legal);
     this.selection = null;
@@ -435,6 +437,7 @@ export class Board {
     if (src === dst) return false;
     const legal = this.legal.find(src, dst, count);
     const move = legal || (count > 1 ? `${src}-${dst}:${count}` : `${src}-${dst}`);
+    this.lastClick = null; // a click that moved cards never starts a double-click
     this.pending = move;
     this.root.dataset.pending = move;
     this.selection = null;

@@ -7,7 +7,7 @@
 
 import { Board } from "./board.js";
 import { cardsHome, GhostRace } from "./ghost.js";
-import { ReconnectingSocket } from "./socket.js";
+import { ReconnectingSocket, STORE_NOTICE, StoreRetry } from "./socket.js";
 
 const config = JSON.parse(document.getElementById("daily-config").textContent);
 const root = document.getElementById("daily");
@@ -32,6 +32,15 @@ socket.addEventListener("status", (e) => {
 });
 socket.addEventListener("open", () => socket.send({ type: "open", game: config.game }));
 socket.addEventListener("message", (e) => onFrame(e.detail));
+// The store away for a moment: the same move goes again after retry_ms (docs/protocol.md).
+const store = new StoreRetry(
+  (message) => socket.send(message),
+  (waiting) => {
+    root.dataset.store = waiting ? "waiting" : "";
+    if (waiting) notice(STORE_NOTICE);
+    else if ($("notice").textContent === STORE_NOTICE) notice("");
+  },
+);
 
 // ------------------------------------------------------------------ frames
 
@@ -39,6 +48,7 @@ function onFrame(message) {
   if (message.type === "state" || message.type === "ack") {
     onState(message);
   } else if (message.type === "error") {
+    if (store.handle(message, pending)) return; // kept pending, resent after retry_ms
     pending = null;
     board?.cancelPending();
     if (message.code === "stale_seq") socket.send({ type: "open", game: config.game });
@@ -48,6 +58,7 @@ function onFrame(message) {
 
 function onState(state) {
   if (frame && state.seq < frame.seq) return;
+  store.clear();
   if (pending && state.type === "state" && state.seq === pending.seq) {
     socket.send(pending); // sent before a reconnect and never applied: send it again
   } else {

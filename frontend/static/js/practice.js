@@ -11,7 +11,7 @@
 import { applySavedCardPreferences, fourColour, setFourColour } from "./cards.js";
 import { Board } from "./board.js";
 import { describeMove, LegalMoves, pileKind } from "./moves.js";
-import { ReconnectingSocket } from "./socket.js";
+import { ReconnectingSocket, STORE_NOTICE, StoreRetry } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
 const PENDING_TIMEOUT_MS = 8000;
@@ -109,6 +109,13 @@ export class PracticeGame {
       onNotice: (text) => this.toast.show(text, "info", 2200),
     });
     this.socket = new ReconnectingSocket(config.ws_path);
+    this.store = new StoreRetry(
+      (frame) => {
+        this.socket.send(frame);
+        this.watchPending(frame);
+      },
+      (waiting) => this.onStoreWaiting(waiting),
+    );
     this.socket.addEventListener("open", () => this.socket.send({ type: "open", game: config.game }));
     this.socket.addEventListener("message", (e) => this.onFrame(e.detail));
     this.socket.addEventListener("status", (e) => this.onStatus(e.detail));
@@ -150,6 +157,7 @@ export class PracticeGame {
     const pending = this.pending;
     if (pending && frame.seq > pending.seq) this.pending = null; // applied (maybe before a drop)
     this.frame = frame;
+    this.store.clear();
     const legal = frame.status === "playing" ? frame.legal || [] : [];
     this.board.render(frame.view, legal);
     this.timer.sync(frame.elapsed_ms, frame.status === "playing");
@@ -169,6 +177,10 @@ export class PracticeGame {
   }
 
   onError(frame) {
+    if (this.store.handle(frame, this.pending)) {
+      clearTimeout(this._pendingTimer); // the server answered: the line is not quiet
+      return;
+    }
     if (frame.ref === "hint") {
       this.hintSeq = null;
       this.paintButtons();
@@ -184,6 +196,13 @@ export class PracticeGame {
     }
     const quiet = frame.code === "rate_limited" ? "Slow down a little." : null;
     this.toast.show(quiet || frame.reason || frame.code, "error");
+  }
+
+  /** The server's store is away for a moment: a calm notice while the move waits, not an error. */
+  onStoreWaiting(waiting) {
+    this.root.dataset.store = waiting ? "waiting" : "";
+    if (waiting) this.toast.show(STORE_NOTICE, "info", 60_000);
+    else if (this.toast.node.textContent === STORE_NOTICE) this.toast.hide();
   }
 
   onStatus({ state, retryIn }) {

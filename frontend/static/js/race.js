@@ -8,7 +8,7 @@
 
 import { Board } from "./board.js";
 import { clock, RaceModel, STATUS_LABELS } from "./race-state.js";
-import { ReconnectingSocket, socketUrl } from "./socket.js";
+import { ReconnectingSocket, socketUrl, STORE_NOTICE, StoreRetry } from "./socket.js";
 
 const config = JSON.parse(document.getElementById("race-config").textContent);
 const root = document.getElementById("race");
@@ -34,6 +34,12 @@ sock.addEventListener("open", () => {
   if (pending) send(pending); // a move sent before the drop: the server applies it once
 });
 sock.addEventListener("message", (e) => onFrame(e.detail));
+// The store away for a moment: the same move goes again after retry_ms (docs/protocol.md).
+const store = new StoreRetry(send, (waiting) => {
+  root.dataset.store = waiting ? "waiting" : "";
+  if (waiting) setStatus(STORE_NOTICE);
+  else if ($("race-status").textContent === STORE_NOTICE) render();
+});
 sock.addEventListener("close", (e) => {
   if (e.detail.code === 4004) sock.close(); // no such race: nothing to come back to
   sock.url = socketUrl(`${config.ws_path}${model.loaded ? `?since=${model.event}` : ""}`);
@@ -100,6 +106,7 @@ function onFrame(frame) {
 
 function onBoard(frame) {
   if (boardFrame && frame.seq < boardFrame.seq) return;
+  store.clear();
   if (pending && frame.seq > pending.seq) pending = null; // answered (or applied before a drop)
   boardFrame = frame;
   root.dataset.seq = String(frame.seq);
@@ -163,6 +170,7 @@ function onSpectatorBoard(frame) {
 }
 
 function onError(frame) {
+  if (store.handle(frame, pending)) return; // kept pending, resent after retry_ms
   if (pending && ["illegal_move", "stale_seq", "game_over", "race_over", "not_started",
     "already_finished", "rate_limited"].includes(frame.code)) {
     pending = null;

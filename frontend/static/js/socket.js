@@ -175,3 +175,58 @@ export class ReconnectingSocket extends EventTarget {
     );
   }
 }
+
+/** Moves, undos and autoplays: the frames the server may answer with `unavailable`. */
+const RESENDABLE = ["move", "undo", "autoplay"];
+export const STORE_NOTICE = "Reconnecting to the game store…";
+
+/**
+ * Resends a move the server could not make durable (docs/protocol.md, `unavailable`: nothing
+ * was applied). The same frame, same `seq`, goes again after the server's `retry_ms`; the page
+ * keeps it pending meanwhile and shows a calm notice instead of an error.
+ *
+ *   const store = new StoreRetry((frame) => sock.send(frame), (waiting) => notice(waiting));
+ *   onError: if (store.handle(error, pending)) return;   // keep `pending`
+ *   onState/onAck: store.clear();
+ */
+export class StoreRetry {
+  /**
+   * @param {(frame: object) => void} resend  sends the frame again
+   * @param {(waiting: boolean) => void} onWaiting  show or hide the notice
+   */
+  constructor(resend, onWaiting = () => {}) {
+    this.resend = resend;
+    this.onWaiting = onWaiting;
+    this.timer = null;
+    this.frame = null;
+  }
+
+  get waiting() {
+    return this.frame !== null;
+  }
+
+  /** True if `error` is an `unavailable` answer to `pending`: it is resent after retry_ms. */
+  handle(error, pending) {
+    if (!error || error.code !== "unavailable" || !pending) return false;
+    if (!RESENDABLE.includes(pending.type) || (error.ref && error.ref !== pending.type)) return false;
+    clearTimeout(this.timer);
+    this.frame = pending;
+    const delay = Math.max(0, Number(error.retry_ms) || 1000);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      // a state or ack that came meanwhile has cleared it: nothing to resend
+      if (this.frame === pending) this.resend(pending);
+    }, delay);
+    this.onWaiting(true);
+    return true;
+  }
+
+  /** An ack or state came: the store answered, stop waiting. */
+  clear() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    if (this.frame === null) return;
+    this.frame = null;
+    this.onWaiting(false);
+  }
+}
