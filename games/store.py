@@ -326,19 +326,21 @@ class PostgresStore(MoveStore):
 
     def add_events(self, races, events, announced, now):
         race_pks = sorted({e.race_pk for e in events})
-        params = {
-            "e_race": [e.race_pk for e in events],
-            "e_seq": [e.frame["event"] for e in events],
-            "e_kind": [e.frame["type"] for e in events],
-            "e_data": [Jsonb(event_data(e.frame)) for e in events],
-            "at": now,
-            "race": race_pks,
-            "race_seq": [races[pk].event_seq for pk in race_pks],
-            "racer": list(announced),
-            "racer_ms": list(announced.values()),
+        batch = {
+            "e": [
+                {
+                    "race_id": e.race_pk,
+                    "seq": e.frame["event"],
+                    "kind": e.frame["type"],
+                    "data": event_data(e.frame),
+                }
+                for e in events
+            ],
+            "race": [{"id": pk, "seq": races[pk].event_seq} for pk in race_pks],
+            "racer": [{"id": pk, "ms": ms} for pk, ms in announced.items()],
         }
         with self.cursor() as cur:
-            cur.execute(ADD_EVENTS, params, prepare=True)
+            cur.execute(ADD_EVENTS, [Jsonb(batch), now], prepare=True)
 
 
 LOCK_RACES = """
@@ -388,18 +390,17 @@ SELECT id FROM g
 """
 
 ADD_EVENTS = """
-WITH e AS (
+WITH b AS (SELECT %s::jsonb AS b), e AS (
     INSERT INTO races_raceevent (race_id, seq, kind, data, at)
-    SELECT race_id, seq, kind, data, %(at)s
-    FROM unnest(%(e_race)s::bigint[], %(e_seq)s::int[], %(e_kind)s::text[], %(e_data)s::jsonb[])
-        AS e(race_id, seq, kind, data)
+    SELECT e.race_id, e.seq, e.kind, e.data, %s::timestamptz
+    FROM b, jsonb_to_recordset(b.b -> 'e') AS e(race_id bigint, seq int, kind text, data jsonb)
 ), rc AS (
     UPDATE races_racer rc SET announced_ms = x.ms
-    FROM unnest(%(racer)s::bigint[], %(racer_ms)s::int[]) AS x(id, ms)
+    FROM b, jsonb_to_recordset(b.b -> 'racer') AS x(id bigint, ms int)
     WHERE rc.id = x.id
 )
 UPDATE races_race r SET event_seq = x.seq
-FROM unnest(%(race)s::bigint[], %(race_seq)s::int[]) AS x(id, seq)
+FROM b, jsonb_to_recordset(b.b -> 'race') AS x(id bigint, seq int)
 WHERE r.id = x.id
 """
 

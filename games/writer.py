@@ -59,9 +59,7 @@ class MoveWriter:
         self.items: list[_Item] = []
         self.wakeup = asyncio.Event()
         self.batches = 0
-        self.outbox: asyncio.Queue = asyncio.Queue()
         self.task = loop.create_task(self.run())
-        self.sender = loop.create_task(self.send_events())
 
     async def write(self, write: GameWrite) -> store.BatchResult:
         """Store one game's write with the next batch; the batch's result once committed."""
@@ -103,23 +101,23 @@ class MoveWriter:
             if not item.future.done():
                 item.future.set_result(result)
         if result.events:
-            self.outbox.put_nowait(result.events)
+            await self.send_events(result.events)
 
-    async def send_events(self) -> None:
-        """Race events go out in the order they were numbered: one batch's after another's,
-        and a race's events of one batch in one channel message."""
+    async def send_events(self, events: list[store.Event]) -> None:
+        """Race events go out as soon as their batch is stored, before the writer takes the
+        next (the other process numbers the race's next event only after this commit: the
+        sooner this one is out, the less often a socket sees the next one first), a race's
+        events of one batch in one channel message."""
         from races.events import send_events
 
-        while True:
-            events = await self.outbox.get()
-            by_group: dict[str, list[dict]] = {}
-            for event in events:
-                by_group.setdefault(event.group, []).append(event.frame)
-            for group, frames in by_group.items():
-                try:
-                    await send_events(group, frames)
-                except Exception:  # a lost event is filled in from the record by the sockets
-                    logger.exception("could not send race events to %s", group)
+        by_group: dict[str, list[dict]] = {}
+        for event in events:
+            by_group.setdefault(event.group, []).append(event.frame)
+        for group, frames in by_group.items():
+            try:
+                await send_events(group, frames)
+            except Exception:  # a lost event is filled in from the record by the sockets
+                logger.exception("could not send race events to %s", group)
 
     async def store_with_retry(self, writes, announcements) -> store.BatchResult:
         return await retrying(lambda: run_on_store_thread(write_batch, writes, announcements))

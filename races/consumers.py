@@ -76,6 +76,21 @@ def on_db_thread(function):
     return database_sync_to_async(function)
 
 
+_missing: dict[tuple[int, int, int], asyncio.Future] = {}
+
+
+async def missing_events(race: Race, after: int, before: int) -> list[dict]:
+    """The race's events between two numbers, read from the record once for every socket of
+    the process that misses the same ones (a race's sockets see the same gap together)."""
+    key = (race.pk, after, before)
+    found = _missing.get(key)
+    if found is None:
+        read = on_db_thread(snapshots.events_between)(race, after, before)
+        found = _missing[key] = asyncio.ensure_future(read)
+        found.add_done_callback(lambda _: _missing.pop(key, None))
+    return await asyncio.shield(found)
+
+
 class RaceConsumer(PlaySocket):
     path_name = "/ws/race/"
 
@@ -355,7 +370,7 @@ class RaceConsumer(PlaySocket):
         if not self.early:
             return
         first = min(self.early)
-        missed = await on_db_thread(snapshots.events_between)(self.race, self.last_event, first)
+        missed = await missing_events(self.race, self.last_event, first)
         for frame in missed:
             await self.send_in_order(frame, None)
         while self.early:
