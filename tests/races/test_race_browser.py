@@ -17,6 +17,18 @@ from tests.browser_support import DESKTOP
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
+def click_move(page, move: str) -> None:
+    """Play a move the way a person does: click its cards, then where they go."""
+    src, dst = move.split(":")[0].split("-")
+    count = int(move.split(":")[1]) if ":" in move else 1
+    page.locator(f'#board [data-pile="{src}"] > .card').nth(-count).click()
+    target = page.locator(f'#board [data-pile="{dst}"] > .card')
+    if target.count():
+        target.last.click()
+    else:
+        page.locator(f'#board [data-pile="{dst}"]').click(position={"x": 10, "y": 10})
+
+
 class Player:
     """One browser context: its page, every frame its socket got, and its errors."""
 
@@ -41,15 +53,7 @@ class Player:
         return [f for f in self.frames if f["type"] in ("state", "ack")][-1]
 
     def click_move(self, move: str) -> None:
-        """Play a move the way a person does: click its cards, then where they go."""
-        src, dst = move.split(":")[0].split("-")
-        count = int(move.split(":")[1]) if ":" in move else 1
-        self.page.locator(f'#board [data-pile="{src}"] > .card').nth(-count).click()
-        target = self.page.locator(f'#board [data-pile="{dst}"] > .card')
-        if target.count():
-            target.last.click()
-        else:
-            self.page.locator(f'#board [data-pile="{dst}"]').click(position={"x": 10, "y": 10})
+        click_move(self.page, move)
 
     def close(self) -> None:
         self.context.close()

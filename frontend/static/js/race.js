@@ -7,6 +7,7 @@
 // data-phase, data-event (the last event applied), data-seq (your board's seq).
 
 import { Board } from "./board.js";
+import { cardsHome } from "./ghost.js";
 import { clock, RaceModel, STATUS_LABELS } from "./race-state.js";
 import { ReconnectingSocket, socketUrl, STORE_NOTICE, StoreRetry } from "./socket.js";
 
@@ -121,6 +122,7 @@ function onBoard(frame) {
   }
   board.render(frame.view, canPlay() ? frame.legal : []);
   renderMe();
+  if (model.loaded) renderStandings(); // your own row follows your board too
 }
 
 /** Whether this racer may still move: racing, and not won, resigned or out of time. */
@@ -294,14 +296,15 @@ function renderStandings() {
       bar.setAttribute("role", "meter");
       bar.setAttribute("aria-valuemin", "0");
       bar.setAttribute("aria-valuemax", String(total));
-      bar.setAttribute("aria-valuenow", String(racer.cards));
-      bar.setAttribute("aria-label", `${racer.name}: ${racer.cards} of ${total} cards home`);
+      const { cards, moves } = figures(racer);
+      bar.setAttribute("aria-valuenow", String(cards));
+      bar.setAttribute("aria-label", `${racer.name}: ${cards} of ${total} cards home`);
       const fill = document.createElement("span");
-      fill.style.width = `${(100 * racer.cards) / total}%`;
+      fill.style.width = `${(100 * cards) / total}%`;
       bar.append(fill);
       const facts = document.createElement("div");
       facts.className = "facts muted";
-      facts.textContent = `${racer.cards}/${total} cards · ${racer.moves} moves`;
+      facts.textContent = `${cards}/${total} cards · ${moves} moves`;
       li.append(head, bar, facts);
       return li;
     }),
@@ -325,11 +328,23 @@ function renderSpectatorCaptions() {
   }
 }
 
+/** A racer's cards and moves; your own from your own board at once, since progress events are
+ * throttled (docs/protocol.md) and may even trail an ack you already have. */
+function figures(racer) {
+  if (racer.id === model.you.racer && boardFrame) {
+    return { cards: cardsHome(boardFrame.view, config.variant), moves: boardFrame.moves };
+  }
+  return { cards: racer.cards, moves: racer.moves };
+}
+
 function renderMe() {
   const me = model.me;
-  $("race-me").textContent = me
-    ? `${me.cards}/${model.race?.total_cards ?? "?"} cards home · ${me.moves} moves`
-    : "";
+  if (!me) {
+    $("race-me").textContent = "";
+    return;
+  }
+  const { cards, moves } = figures(me);
+  $("race-me").textContent = `${cards}/${model.race?.total_cards ?? "?"} cards home · ${moves} moves`;
 }
 
 function renderOver(phase) {
@@ -397,6 +412,21 @@ $("copy-link").addEventListener("click", async () => {
   } catch {
     input.select();
   }
+});
+
+// The keys of practice (the board's, and U or Ctrl+Z to undo); races have no hint or autoplay.
+document.addEventListener("keydown", (e) => {
+  const t = e.target;
+  if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+  if (t && t.tagName === "BUTTON" && (e.key === "Enter" || e.key === " ")) return; // the button's own
+  if (!board || !canPlay()) return;
+  const undoKey = (e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "z";
+  if (undoKey || (!e.ctrlKey && !e.metaKey && !e.altKey && e.key.toLowerCase() === "u")) {
+    if (boardFrame?.can_undo) play({ type: "undo" });
+    e.preventDefault();
+    return;
+  }
+  if (board.handleKey(e)) e.preventDefault();
 });
 
 sock.connect();

@@ -1,0 +1,170 @@
+"""The live race page for one racer, in a real browser against a live Daphne: on a phone, by
+keyboard, with its own counters, and a full race seen from outside.
+
+A race its host starts alone (a solo race) runs the same page as any other and needs one
+browser; the deal is the server's, so the tests read the legal moves from its frames.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from games.engine import VARIANTS
+from tests.races.test_race_browser import click_move
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+RUNNING = '#race[data-phase="running"][data-seq="0"]'
+
+
+def frames_of(page) -> list[dict]:
+    frames: list[dict] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda p: frames.append(json.loads(p))))
+    return frames
+
+
+def last_board(frames: list[dict]) -> dict:
+    return [f for f in frames if f["type"] in ("state", "ack")][-1]
+
+
+def new_race(page, live_url: str, variant: str = "penguin", name: str = "Ann") -> str:
+    """Create a race as its host; returns its code."""
+    page.goto(f"{live_url}/races/new/")
+    page.select_option("#id_variant", variant)
+    page.fill("#id_name", name)
+    page.click("button[type=submit]")
+    page.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
+    return page.text_content("#race-code").strip()
+
+
+def solo_race(page, live_url: str, variant: str = "penguin") -> str:
+    """A race its host starts alone, running, the board drawn."""
+    code = new_race(page, live_url, variant)
+    page.click("#start-button")
+    page.wait_for_selector(RUNNING, timeout=15_000)
+    page.wait_for_selector("#countdown", state="hidden")
+    return code
+
+
+FITS = """() => {
+  const width = document.documentElement.clientWidth;
+  const piles = [...document.querySelectorAll('#board [data-pile]')].map((p) => {
+    const r = p.getBoundingClientRect();
+    return {pile: p.dataset.pile, left: r.left, right: r.right};
+  });
+  return {
+    width,
+    scroll: document.documentElement.scrollWidth,
+    outside: piles.filter((p) => p.left < 0 || p.right > width + 0.5).map((p) => p.pile),
+    piles: piles.length,
+    standings: document.querySelector('#standings li') !== null,
+  };
+}"""
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_running_race_fits_a_phone(make_page, live_url, variant):
+    """On phones 360–430 px wide, upright and on their side, a running race shows every pile
+    with no sideways scrolling, the standings below the board."""
+    page = make_page(390, 844)
+    solo_race(page, live_url, variant)
+    for width, height in [(390, 844), (360, 740), (430, 932), (844, 390), (740, 360)]:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)  # the board measures itself again on resize
+        fit = page.evaluate(FITS)
+        assert fit["piles"] >= 8 and fit["standings"], fit
+        assert fit["scroll"] <= fit["width"], f"{width}x{height}: scrolls sideways {fit}"
+        assert not fit["outside"], f"{width}x{height}: piles off the screen {fit}"
+    board = page.locator("#board").bounding_box()
+    standings = page.locator("#standings").bounding_box()
+    assert standings["y"] >= board["y"] + board["height"] - 1, "standings below the board"
+
+
+def pile_key(pile: str) -> str:
+    """The key that names a pile (the practice page's keys)."""
+    if pile.startswith("t"):
+        return str((int(pile[1:]) + 1) % 10)
+    return {"f": "f", "c": "c", "w": "w"}[pile[0]]
+
+
+def single_group_move(legal: list[str]) -> str:
+    """A move between piles keys can name, from a pile whose moves all take one group size (so
+    the first key press picks exactly the cards the move takes)."""
+    sizes: dict[str, set[str]] = {}
+    for move in legal:
+        if move != "deal":
+            sizes.setdefault(move.split("-")[0], set()).add(move.partition(":")[2] or "1")
+    for move in legal:
+        src, _, rest = move.partition("-")
+        dst = rest.split(":")[0]
+        if src.startswith("t") and dst[0] in "tc" and len(sizes[src]) == 1:
+            return move
+    raise AssertionError(f"no move for keys in {legal}")
+
+
+def test_a_race_plays_by_keyboard(make_page, live_url):
+    """Pile keys pick up and put down, U and Ctrl+Z undo, and H asks for no hint."""
+    page = make_page()
+    frames = frames_of(page)
+    solo_race(page, live_url)
+    start = last_board(frames)
+    move = single_group_move(start["legal"])
+    src, _, rest = move.partition("-")
+    page.keyboard.press(pile_key(src))
+    page.keyboard.press(pile_key(rest.split(":")[0]))
+    page.wait_for_function(
+        "document.querySelector('#race').dataset.seq === '1' || /cannot|illegal/i.test("
+        "document.querySelector('#race-status').textContent)"
+    )
+    assert not [f for f in frames if f["type"] == "error"], (move, start)
+    assert last_board(frames)["played"] == [move]
+    page.keyboard.press("u")
+    page.wait_for_selector('#race[data-seq="2"]')
+    assert last_board(frames)["view"] == start["view"]
+    page.keyboard.press(pile_key(src))
+    page.keyboard.press(pile_key(rest.split(":")[0]))
+    page.wait_for_selector('#race[data-seq="3"]')
+    page.keyboard.press("Control+z")
+    page.wait_for_selector('#race[data-seq="4"]')
+    page.keyboard.press("h")
+    page.wait_for_timeout(300)
+    assert not [f for f in frames if f["type"] == "hint"]
+
+
+def test_your_own_counters_follow_your_acks_at_once(make_page, live_url):
+    """After each of your moves and undos, your line and your standings row show the ack's
+    moves and cards home at once, not with the throttled progress. The tests' server sends
+    progress at once (no tick), so the test holds every progress frame back, as a tick would."""
+    page = make_page()
+    frames: list[dict] = []
+
+    def route(ws):
+        server = ws.connect_to_server()
+
+        def from_server(message):
+            frame = json.loads(message)
+            frames.append(frame)
+            if frame.get("type") != "progress":
+                ws.send(message)
+
+        server.on_message(from_server)
+        ws.on_message(lambda message: server.send(message))
+
+    page.route_web_socket("**/ws/race/**", route)
+    solo_race(page, live_url)
+    for seq in range(1, 5):
+        if seq % 2:
+            click_move(page, single_group_move(last_board(frames)["legal"]))
+        else:
+            page.click("#undo-button")
+        page.wait_for_selector(f'#race[data-seq="{seq}"]')
+        ack = last_board(frames)
+        cards = sum(len(pile) for pile in ack["view"]["foundations"])
+        shown = page.evaluate(
+            "[document.querySelector('#race-me').textContent,"
+            " document.querySelector('#standings li.you .facts').textContent]"
+        )
+        assert shown[0] == f"{cards}/52 cards home · {ack['moves']} moves", (seq, shown)
+        assert shown[1] == f"{cards}/52 cards · {ack['moves']} moves", (seq, shown)
