@@ -109,6 +109,8 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         "config": config,
         "join_form": JoinForm(initial={"name": player.nickname}),
         "can_join": racer is None and race.status == Race.Status.LOBBY,
+        # Full: offer to watch, not a join that would be refused (the page follows it live).
+        "full": racer is None and race.racers.count() >= race.max_players,
     }
     return render(request, "races/race.html", context)
 

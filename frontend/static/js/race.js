@@ -258,7 +258,10 @@ function renderLobby(phase) {
   $("start-button").hidden = !(inLobby && model.you.host);
   $("leave-button").hidden = !(inLobby && me);
   const joinForm = $("join-form");
-  if (joinForm) joinForm.hidden = !inLobby || Boolean(me);
+  const full = model.racers.size >= model.race.max_players;
+  if (joinForm) joinForm.hidden = !inLobby || Boolean(me) || full;
+  const fullNote = $("race-full");
+  if (fullNote) fullNote.hidden = !inLobby || Boolean(me) || !full;
 }
 
 function badge(text, extra = "") {
