@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from daily import leaderboard, params, replay, stats, warmup
 from daily.actions import (
@@ -206,9 +206,15 @@ def resign(request: HttpRequest, public_id: str) -> HttpResponse:
     return redirect("daily:play", public_id=public_id)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def ghost(request: HttpRequest, public_id: str) -> HttpResponse:
     """Race a recorded run (a daily or race game) on its deal, with the run beside you."""
+    if request.method == "GET":
+        # An address typed or shared: a ghost race starts from the run's replay page.
+        messages.info(
+            request, "A ghost race starts from the replay: press “Race against this run”."
+        )
+        return redirect("daily:replay", public_id=public_id)
     recorded = (
         Game.objects.filter(public_id=public_id, kind__in=[Game.Kind.DAILY, Game.Kind.RACE])
         .select_related("daily_attempt__challenge", "player")

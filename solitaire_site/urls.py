@@ -4,10 +4,17 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from solitaire_site.notfound import wrap_views
+
 urlpatterns = [
-    path("", include("games.urls")),
-    path("races/", include("races.urls")),
-    path("", include("daily.urls")),
+    # The product's pages answer a missing thing with the product's own page, DEBUG or not.
+    *wrap_views(
+        [
+            path("", include("games.urls")),
+            path("races/", include("races.urls")),
+            path("", include("daily.urls")),
+        ]
+    ),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),

@@ -72,6 +72,9 @@ def test_play_the_daily_to_the_end_and_find_yourself_on_the_board(page, live_url
     page.wait_for_selector('#daily[data-status="won"]')
     page.wait_for_selector("#daily[data-rank]")
     assert page.get_attribute("#daily", "data-rank") == "1"
+    # the side panel has the win already, not after its 10 s refresh
+    assert page.locator("#live-me").inner_text().startswith("You: #1 in ")
+    assert "cards" not in page.locator("#live-rows li.me").inner_text()
     assert page.locator("#result-title").inner_text().startswith("Won in")
     assert frames and not any(str(pick.seed) in str(frame) for frame in frames)
 

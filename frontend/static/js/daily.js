@@ -145,6 +145,7 @@ async function finish(state) {
       const response = await fetch(`${config.board_api}?player=${config.player}&per_page=1`);
       const data = await response.json();
       if (data.player) {
+        await refreshLiveBoard(); // the side panel shows the finish with the result, not 10 s on
         $("result-rank").textContent = `You are #${data.player.rank} of ${data.total} today.`;
         root.dataset.rank = String(data.player.rank);
         return;

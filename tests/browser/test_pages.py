@@ -1,0 +1,38 @@
+"""Pages a newcomer may land on by a wrong or shared address, in a real browser against the live
+server (DEBUG on, as under `make run`): the product's own page with a plain reason, never the
+framework's debug page or a blank answer."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+NOT_FOUND = [
+    ("/races/ZZZZZZ/", "There is no race with this code."),
+    ("/races/ZZZZZZ/results/", "There is no race with this code."),
+    ("/play/nosuchgame/", "There is no variant called"),
+    ("/play/penguin/9223372036854775808/", "deals are numbered 0 to 9223372036854775807"),
+    ("/play/penguin/-1/", "deals are numbered 0 to"),
+    ("/play/penguin/seven/", "deals are numbered 0 to"),
+    ("/replay/nosuchrun/", ""),
+]
+
+
+@pytest.mark.parametrize(("path", "reason"), NOT_FOUND, ids=[p for p, _ in NOT_FOUND])
+def test_a_missing_thing_gets_the_products_own_page(page, live_url, path, reason):
+    response = page.goto(f"{live_url}{path}")
+    assert response.status == 404
+    assert page.text_content("h1") == "This page is not in the deck"
+    text = page.text_content("main")
+    assert reason in text
+    assert "Django" not in page.content() and "URLconf" not in page.content()
+    assert page.is_visible("text=Back to the games")
+
+
+def test_a_ghost_address_opened_directly_says_what_to_do(page, live_url):
+    """/ghost/<id>/ starts a race by POST from the replay page; a GET goes there and says so."""
+    response = page.goto(f"{live_url}/ghost/nosuchrun/")
+    assert response.status != 405
+    assert page.url.endswith("/replay/nosuchrun/")
+    assert "A ghost race starts from the replay" in page.text_content("main")
