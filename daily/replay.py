@@ -113,6 +113,18 @@ def seed_is_public(game: Game, now: dt.datetime) -> bool:
     return attempt is None or now >= day_start(attempt.challenge.day + dt.timedelta(days=1))
 
 
+def shown_name(game: Game) -> str:
+    """The name a run is shown under: a race game's is the name its racer raced under (as the
+    race's results say it), else the player's nickname."""
+    if game.kind == Game.Kind.RACE:
+        from races.models import Racer
+
+        name = Racer.objects.filter(game=game).values_list("name", flat=True).first()
+        if name:
+            return name
+    return game.player.nickname
+
+
 def replay_dict(game: Game, now: dt.datetime) -> dict:
     """A finished game's replay as the API and the replay page send it (docs/api.md)."""
     from django.urls import reverse
@@ -127,7 +139,7 @@ def replay_dict(game: Game, now: dt.datetime) -> dict:
         "seed": game.seed if seed_is_public(game, now) else None,
         "player": {
             "id": game.player_id,
-            "nickname": game.player.nickname,
+            "nickname": shown_name(game),
             "url": reverse("daily:player", args=[game.player_id]),
         },
         "status": game.status,

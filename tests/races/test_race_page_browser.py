@@ -196,3 +196,32 @@ def test_a_full_race_offers_to_watch_not_to_join(make_page, live_url):
     bob.click("#leave-button")
     carol.wait_for_selector("#join-button", state="visible")
     assert not carol.is_visible("#race-full")
+
+
+def test_a_racer_has_one_name_and_winner_means_a_finisher(make_page, live_url):
+    """A guest races as "Zed" in a public race and resigns: the recent races board says
+    nobody finished (no "winner"), and the replay of the run is by Zed, the name of the race,
+    not the guest's nickname."""
+    page = make_page()
+    page.goto(f"{live_url}/races/new/")
+    page.check('input[name=visibility][value="public"]')
+    page.fill("#id_name", "Zed")
+    page.click("button[type=submit]")
+    page.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
+    code = page.text_content("#race-code").strip()
+    page.click("#start-button")
+    page.wait_for_selector(RUNNING, timeout=15_000)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#resign-button")
+    page.wait_for_selector('#race[data-phase="finished"]')
+
+    page.goto(f"{live_url}/leaderboards/races/")
+    row = page.locator("tr", has=page.locator(f"a:text-is('{code}')"))
+    cells = row.locator("td")
+    assert "Zed" in cells.nth(4).inner_text()
+    assert cells.nth(3).inner_text() == "nobody finished"
+
+    replay = row.locator("a:text-is('replay')").get_attribute("href")
+    page.goto(f"{live_url}{replay}")
+    assert page.text_content("h1 .muted").strip() == "by Zed"
+    assert "by Zed" in page.title()
