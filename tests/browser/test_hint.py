@@ -25,6 +25,9 @@ def test_hint_lights_up_both_ends_of_a_winning_move_and_it_plays(page, live_url)
     move = page.locator("#play").get_attribute("data-hint")
     assert move == solve(new_game("penguin", SEED), max_seconds=2).moves[0]
     src, dst = move.split("-")
+    # the toast names the cards: "Hint: Q♥ onto K♥", not "Pile 1 to pile 2"
+    assert page.locator("#toast").inner_text().startswith("Hint: ")
+    assert "Pile" not in page.locator("#toast").inner_text()
     assert page.locator(f'#board [data-pile="{src}"]').get_attribute("class").count("hint-src")
     assert page.locator(f'#board [data-pile="{dst}"]').get_attribute("class").count("hint-dst")
     page.evaluate("(move) => window.practice.act({type: 'move', move})", move)

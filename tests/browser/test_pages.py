@@ -36,3 +36,22 @@ def test_a_ghost_address_opened_directly_says_what_to_do(page, live_url):
     assert response.status != 405
     assert page.url.endswith("/replay/nosuchrun/")
     assert "A ghost race starts from the replay" in page.text_content("main")
+
+
+def test_every_page_has_an_icon(page, live_url):
+    response = page.goto(f"{live_url}/favicon.ico")
+    assert response.status == 200
+    assert "svg" in response.headers["content-type"]
+    page.goto(f"{live_url}/")
+    href = page.get_attribute('link[rel="icon"]', "href")
+    assert page.request.get(f"{live_url}{href}").status == 200
+
+
+@pytest.mark.parametrize(
+    ("seed", "text"), [(5, "Empty piles take an 8."), (21, "Empty piles take an A.")]
+)
+def test_penguins_info_line_says_a_or_an(page, live_url, seed, text):
+    """Deal 5's beak is a 9 (empty piles take an 8), deal 21's a 2 (an ace)."""
+    page.goto(f"{live_url}/play/penguin/{seed}/")
+    page.wait_for_selector('body[data-ws-ready="1"]')
+    assert text in page.text_content("#board .beak-text.long")

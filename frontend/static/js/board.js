@@ -284,7 +284,7 @@ export class Board {
       box.innerHTML = beak
         ? `<span class="beak-rank" title="The beak's rank">${rankLabel(beak)}</span>` +
           `<span class="beak-text long">Foundations build up from <b>${rankLabel(beak)}</b>, ` +
-          `turning the corner K\u2192A. Empty piles take a <b>${rankLabel(below)}</b>.</span>` +
+          `turning the corner K\u2192A. Empty piles take ${/^[A8]/.test(rankLabel(below)) ? "an" : "a"} <b>${rankLabel(below)}</b>.</span>` +
           `<span class="beak-text short">Up from <b>${rankLabel(beak)}</b>, K\u2192A.<br>` +
           `Spaces: <b>${rankLabel(below)}</b></span>`
         : "";

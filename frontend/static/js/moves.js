@@ -49,6 +49,34 @@ export function describeMove(move) {
   return `${what}${what ? from.toLowerCase() : from} to ${pileName(m.dst).toLowerCase()}`;
 }
 
+/** The cards of pile `name` in a player view (cells hold one card or null). */
+function pileCards(view, name) {
+  const i = Number(name.slice(1));
+  if (name === "w") return view.waste || [];
+  if (name[0] === "t") return (view.tableau || [])[i] || [];
+  if (name[0] === "f") return (view.foundations || [])[i] || [];
+  if (name[0] === "c") return (view.cells || [])[i] ? [view.cells[i]] : [];
+  return [];
+}
+
+/**
+ * A move named by its cards in `view` (the position before it), for hints: "Q♥ onto K♥",
+ * "3 cards from 9♠ onto 10♥", "A♣ to a foundation", "7♦ to an empty pile". `cardText` names
+ * one card (cards.js; passed in to keep this module free of the DOM).
+ */
+export function describeMoveCards(move, view, cardText) {
+  const m = parseMove(move);
+  const from = m && !m.deal && view ? pileCards(view, m.src) : [];
+  const card = from[from.length - (m?.count || 1)];
+  if (!card || card === "??") return describeMove(move);
+  const what = m.count > 1 ? `${m.count} cards from ${cardText(card)}` : cardText(card);
+  const kind = pileKind(m.dst);
+  const onto = pileCards(view, m.dst).at(-1);
+  if (kind === "foundation") return `${what} to a foundation`;
+  if (onto && onto !== "??") return `${what} onto ${cardText(onto)}`;
+  return `${what} to ${kind === "cell" ? "a free cell" : "an empty pile"}`;
+}
+
 /** Lookups over one position's legal moves. */
 export class LegalMoves {
   constructor(legal = []) {

@@ -8,9 +8,9 @@
 // body[data-moves] after every state/ack, #play[data-status] (playing/won/stuck),
 // #play[data-hint] (the last hint's move, "" for none) once a hint arrives.
 
-import { applySavedCardPreferences, fourColour, setFourColour } from "./cards.js";
+import { applySavedCardPreferences, cardText, fourColour, setFourColour } from "./cards.js";
 import { Board } from "./board.js";
-import { describeMove, LegalMoves, pileKind } from "./moves.js";
+import { describeMove, describeMoveCards, LegalMoves, pileKind } from "./moves.js";
 import { ReconnectingSocket, STORE_NOTICE, StoreRetry } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
@@ -143,7 +143,7 @@ export class PracticeGame {
     this.root.dataset.hint = frame.move || "";
     if (frame.move) {
       this.board.highlight(frame.move);
-      const text = `Hint: ${describeMove(frame.move)}`;
+      const text = `Hint: ${describeMoveCards(frame.move, this.frame.view, cardText)}`;
       this.toast.show(text, "info", 4000);
       $("announce").textContent = text;
     } else {

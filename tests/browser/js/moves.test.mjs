@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { describeMove, formatMove, LegalMoves, parseMove, pileKind } from "../../../frontend/static/js/moves.js";
+import { describeMove, describeMoveCards, formatMove, LegalMoves, parseMove, pileKind } from "../../../frontend/static/js/moves.js";
 
 test("parses the contract's move notation", () => {
   assert.deepEqual(parseMove("t2-t5:3"), { move: "t2-t5:3", deal: false, src: "t2", dst: "t5", count: 3 });
@@ -44,4 +44,16 @@ test("describes log entries in words", () => {
   assert.equal(describeMove("w-t2"), "Waste to pile 3");
   assert.equal(describeMove("deal"), "Dealt from the stock");
   assert.equal(describeMove("undo"), "Move taken back");
+});
+
+test("names a hint's move by its cards", () => {
+  const name = (code) => code.replace("T", "10").replace("H", "♥").replace("S", "♠").replace("C", "♣");
+  const view = { tableau: [["??", "QH"], ["KH"], [], ["??", "TH", "9S"]], foundations: [["AC"]], cells: [null, "7C"], waste: [] };
+  assert.equal(describeMoveCards("t0-t1", view, name), "Q♥ onto K♥");
+  assert.equal(describeMoveCards("t3-t0:2", view, name), "2 cards from 10♥ onto Q♥");
+  assert.equal(describeMoveCards("t0-t2", view, name), "Q♥ to an empty pile");
+  assert.equal(describeMoveCards("t1-c0", view, name), "K♥ to a free cell");
+  assert.equal(describeMoveCards("c1-f0", view, name), "7♣ to a foundation");
+  assert.equal(describeMoveCards("deal", view, name), "Dealt from the stock");
+  assert.equal(describeMoveCards("t2-t1", view, name), "Pile 3 to pile 2"); // nothing to name
 });
