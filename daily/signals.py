@@ -1,7 +1,9 @@
-"""Keeps daily attempts (and their boards) in step with their games, whatever saved the game.
+"""Keeps daily attempts (and their boards) in step with their games.
 
-A daily game is played through games.actions like every other kind; this receiver is the one
-place the daily challenge hears about it, so no path that saves a game can skip the boards.
+A daily move takes the move path like every other (games/play.py): the writer stores the
+attempt's result with the move and, once the batch is stored, calls `record_ranked_attempts`
+for the boards. A daily game saved any other way (a resignation) is heard by the `post_save`
+receiver below.
 """
 
 from django.db.models.signals import post_save
@@ -20,3 +22,12 @@ def sync_daily_attempt(sender, instance: Game, created: bool, raw: bool = False,
     attempt = DailyAttempt.objects.filter(game=instance).first()
     if attempt is not None:
         sync_attempt(attempt, instance)
+
+
+def record_ranked_attempts(applied, result) -> None:
+    """The boards of ranked attempts a stored batch of moves changed (games/writer.py's hook)."""
+    from daily import leaderboard
+
+    for write in applied:
+        if write.attempt is not None and write.attempt.ranked:
+            leaderboard.record_attempt(write.attempt.pk)

@@ -9,12 +9,8 @@ leaves the socket open; nothing raised ever escapes to Channels.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from concurrent.futures import ThreadPoolExecutor
-
-from channels.db import DatabaseSyncToAsync
-from django.db import close_old_connections
 
 from games import actions, hints, play
 from games.errors import ActionError
@@ -25,41 +21,18 @@ from games.messages import Autoplay, BadFrame, Hint, Open, Ping, PlayMove, Undo,
 from games.models import Game
 from games.ratelimit import FrameBudget
 from games.sockets import PlaySocket
+from games.threads import in_worker
 from games.throttles import GAME_WRITES
 
 logger = logging.getLogger(__name__)
 
 UNRESOLVED = object()
 
-# The ORM's worker threads, for the life of the process: frames of different sockets reach the
-# database side by side, where Channels' default (one shared thread) queues every socket of the
-# process behind every query. Not the event loop's default executor: its threads end with the
-# loop, and a connection one still held never went back to the pool.
-ORM_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="orm")
-
 # The solver's thread for hints: a search holds its thread for up to hints.HINT_SECONDS, so it
 # never takes an ORM thread from moves; one thread, as the search is CPU-bound under the GIL
 # (hints of several sockets queue here, at most hints.MAX_SEARCHES of them).
 SOLVER_THREADS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solver")
 HINTS = hints.HintDesk(SOLVER_THREADS)
-
-
-def in_worker(function):
-    """`function` (sync, using the ORM) as a coroutine run on the ORM threads.
-
-    The connection is closed (given back to the pool) inside the call itself: Channels'
-    wrapper closes outside the call's context, where a connection opened inside it was
-    measured to stay checked out of psycopg's pool.
-    """
-
-    @functools.wraps(function)
-    def run_and_close(*args, **kwargs):
-        try:
-            return function(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    return DatabaseSyncToAsync(run_and_close, thread_sensitive=False, executor=ORM_THREADS)
 
 
 class RateLimited(ActionError):

@@ -22,6 +22,7 @@ from games import live as live_games
 from games.errors import ActionError
 from games.live import AttemptWrite, GameUpdate, GameWrite, LiveGame, update_of
 from games.models import Game
+from games.threads import in_worker
 from games.writer import retrying, writer
 
 KEPT = 4096
@@ -98,8 +99,6 @@ def games() -> Games:
 
 
 def run_orm(function):
-    from games.consumers import in_worker
-
     return in_worker(function)
 
 

@@ -156,23 +156,19 @@ def write_batch(writes, announcements) -> store.BatchResult:
     return result
 
 
-def after_commit(writes: list[GameWrite], result: store.BatchResult) -> None:
-    from daily import leaderboard
-    from races import actions as race_actions
-    from races import index
+AFTER_COMMIT: list = []
+"""What other apps do once a batch is stored, in the writer's thread: `hook(applied, result)`
+with the writes that were applied (races: the standings index and a race that may be complete;
+daily: the boards). Registered by those apps' `ready()`."""
 
+
+def after_commit(writes: list[GameWrite], result: store.BatchResult) -> None:
     applied = [w for w in writes if w.pk in result.applied]
-    racers = [w.racer for w in applied if w.racer is not None]
-    if racers:
-        index.record(racers)
-    for race_pk in result.finished_races:
+    for hook in AFTER_COMMIT:
         try:
-            race_actions.close_if_complete(race_pk)
-        except Exception:
-            logger.exception("could not close race %s", race_pk)
-    for w in applied:
-        if w.attempt is not None and w.attempt.ranked:
-            leaderboard.record_attempt(w.attempt.pk)
+            hook(applied, result)
+        except Exception:  # the batch is stored; what follows it is mended later
+            logger.exception("after a batch: %s failed", getattr(hook, "__name__", hook))
 
 
 def run_on_store_thread(function, *args):

@@ -6,3 +6,9 @@ class RacesConfig(AppConfig):
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "races"
+
+    def ready(self) -> None:
+        from games.writer import AFTER_COMMIT
+        from races.play import after_batch
+
+        AFTER_COMMIT.append(after_batch)

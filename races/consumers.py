@@ -11,7 +11,7 @@ Events reach the socket through the channel layer, which may drop or reorder the
 consumer numbers what it has sent, and on a gap reads the missing events from the database
 (the record) before sending the new one, so a socket never skips an event.
 
-Database calls other than moves run on the ORM worker threads of `games.consumers.in_worker`
+Database calls other than moves run on the ORM worker threads of `games.threads.in_worker`
 with PostgreSQL, on Channels' one database thread with SQLite (one writer at a time anyway, and
 an in-memory test database whose shared cache fails rather than waits when two threads write).
 """
@@ -29,13 +29,13 @@ from django.db import connection
 from django.utils import timezone
 
 from games import play as game_play
-from games.consumers import in_worker
 from games.errors import ActionError, GameOver, StaleSeq
 from games.frames import error_frame, game_frame, pong_frame
 from games.live import GameUpdate
 from games.messages import BadFrame, Ping
 from games.ratelimit import FrameBudget
 from games.sockets import PlaySocket
+from games.threads import in_worker
 from games.throttles import RACE_WRITES
 from games.writer import retrying
 from races import actions, play, snapshots

@@ -170,6 +170,18 @@ def do_announce(race: Race, player: Player | None, held_at_ms: int) -> bool:
     return bool(result.events)
 
 
+def after_batch(applied: list[GameWrite], result: store.BatchResult) -> None:
+    """Once a batch is stored (games/writer.py): the racers' scores into the race's standings
+    index, and the close of a race whose last racer has just finished."""
+    from races import actions, index
+
+    racers = [w.racer for w in applied if w.racer is not None]
+    if racers:
+        index.record(racers)
+    for race_pk in result.finished_races:
+        actions.close_if_complete(race_pk)
+
+
 # ------------------------------------------------------------------ the race's tick
 
 
