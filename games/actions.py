@@ -133,20 +133,11 @@ def act(game, action: str, seq: int, move: str | None = None, extend=None) -> Ga
     is answered from the record the same way."""
     from django.utils import timezone
 
-    from games.play import attempt_write
-
     for _ in range(3):
         live = load(game)
         if live.check_seq(seq):
             return update_of(live, duplicate=True)
-        now = timezone.now()
-        played = live.act(action, move)
-        legal = live.engine.legal_moves()
-        write = live.advance(played, legal, now)
-        if live.attempt_pk is not None:
-            write.attempt = attempt_write(live, now)
-        if extend is not None:
-            extend(live, write)
+        played, legal, write = live.plan(action, move, timezone.now(), extend)
         result = store.write([write])
         if live.pk in result.applied:
             from games.writer import after_commit

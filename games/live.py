@@ -164,6 +164,36 @@ class LiveGame:
             state=engine.to_dict() if self.status != old_status else None,
         )
 
+    def plan(self, action: str, move: str | None, now: datetime, extend=None):
+        """Play the action and say what to store: (played, legal moves after, the write), the
+        daily attempt's new result and what `extend(live, write)` adds (a racer's) included."""
+        played = self.act(action, move)  # refused: the engine is unchanged
+        try:
+            legal = self.engine.legal_moves()
+            write = self.advance(played, legal, now)
+            if self.attempt_pk is not None:
+                write.attempt = attempt_write(self, now)
+            if extend is not None:
+                extend(self, write)
+        except BaseException:
+            self.stale = True  # the engine has the move, the record will not
+            raise
+        return played, legal, write
+
+
+def attempt_write(live: LiveGame, now) -> AttemptWrite | None:
+    """A daily attempt's new result, when the move changed it (cards home, or the end)."""
+    over = live.is_over and live.finished_at is not None
+    if live.home == live.attempt_foundations and not over:
+        return None
+    return AttemptWrite(
+        pk=live.attempt_pk,
+        ranked=live.attempt_ranked,
+        foundations=live.home,
+        foundations_ms=live.elapsed_ms(now),
+        elapsed_ms=live.elapsed_ms(now) if over else None,
+    )
+
 
 def canonical(move: str) -> str:
     """The move as the log keeps it: `:1` is the same move as no suffix."""

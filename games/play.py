@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from games import live as live_games
 from games.errors import ActionError
-from games.live import AttemptWrite, GameUpdate, GameWrite, LiveGame, update_of
+from games.live import GameUpdate, GameWrite, LiveGame, update_of
 from games.models import Game
 from games.threads import in_worker
 from games.writer import retrying, writer
@@ -124,15 +124,8 @@ async def act(
         for _ in range(2):
             if live.check_seq(seq):
                 return update_of(live, duplicate=True)
-            now = timezone.now()
-            played = live.act(action, move)
-            legal = live.engine.legal_moves()
-            write = live.advance(played, legal, now)
+            played, legal, write = live.plan(action, move, timezone.now(), extend)
             try:
-                if live.attempt_pk is not None:
-                    write.attempt = attempt_write(live, now)
-                if extend is not None:
-                    extend(live, write)
                 result = await writer().write(write)
             except BaseException:
                 live.stale = True  # the engine has the move; the record may not
@@ -148,20 +141,6 @@ async def act(
 
 def _announced(write: GameWrite) -> bool:
     return write.racer is None or write.racer.announce
-
-
-def attempt_write(live: LiveGame, now) -> AttemptWrite | None:
-    """A daily attempt's new result, when the move changed it (cards home, or the end)."""
-    over = live.is_over and live.finished_at is not None
-    if live.home == live.attempt_foundations and not over:
-        return None
-    return AttemptWrite(
-        pk=live.attempt_pk,
-        ranked=live.attempt_ranked,
-        foundations=live.home,
-        foundations_ms=live.elapsed_ms(now),
-        elapsed_ms=live.elapsed_ms(now) if over else None,
-    )
 
 
 async def state_of(entry: InPlay) -> GameUpdate:
