@@ -172,7 +172,10 @@ class Racer:
     def __init__(self, index: int, bases: list[str], stats: Stats, args, bar) -> None:
         self.index = index
         self.bases = bases
-        self.base = bases[index % len(bases)]
+        # Spread over the servers: racer by racer, or race by race (all of a race's racers on one
+        # server, as a proxy that routes /ws/race/<code>/ by the code would).
+        slot = index % args.races if getattr(args, "race_affinity", False) else index
+        self.base = bases[slot % len(bases)]
         self.browser = Browser(self.base)
         self.name = f"Load{index:04d}"
         self.stats = stats
@@ -732,6 +735,11 @@ def parse_args(argv: list[str] | None = None):
     parser.add_argument("--http-concurrency", type=int, default=8)
     parser.add_argument("--connect-concurrency", type=int, default=20)
     parser.add_argument("--rng-seed", type=int, default=1)
+    parser.add_argument(
+        "--race-affinity",
+        action="store_true",
+        help="put all of a race's racers on one server (default: spread every race over all)",
+    )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON figures")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
