@@ -14,6 +14,12 @@
 | HSTS_SECONDS | 31536000 | with HTTPS=1, how long browsers keep to https (start small) |
 | LOGIN_FAILURE_LIMIT | 10 | failed log-ins per account, and per address, before a lock |
 | LOGIN_COOLOFF_MINUTES | 15 | how long such a lock lasts |
+| PLAYER_WRITE_LIMIT | 40 | moves and race actions one player may make in any 5 s |
+| RACE_PROGRESS_TICK_MS | 1000 | a race's progress goes out at most this often per process |
+| RACE_PROGRESS_INTERVAL_MS | 5000 | a racer's quiet moves are announced at most this often |
+| MOVE_BATCH_WINDOW_MS | 2 | how long the move writer gathers a batch after its first move |
+| MOVE_WRITE_RETRY_S | 10 | how long a move waits for the database before `unavailable` |
+| MOVE_STORE | auto | auto, orm or postgres: which store writes the move batches |
 """
 
 import os
