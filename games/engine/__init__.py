@@ -1,8 +1,9 @@
 """The rules engine: deals, move checking and legal moves for five patience variants.
 
-Plain Python on plain data, importing nothing from the web stack. The public face is fixed by
-the engine contract (``../shared/ENGINE_CONTRACT.md``); see ``docs/engine.md`` for the deal
-algorithm, dealing orders and the choices made where the contract is silent.
+Plain Python on plain data, importing nothing from the web stack. The public face (API, card
+and move notation, state dict, rulings) is set out in ``docs/engine.md``, section "Public API,
+notation and rulings"; the rest of that page gives the deal algorithm, dealing orders and the
+choices made where that section is silent.
 """
 
 from typing import Any
