@@ -112,8 +112,7 @@ class LiveGame:
         return self.status in OVER
 
     def elapsed_ms(self, now: datetime) -> int:
-        end = self.finished_at or now
-        return max(0, int((end - self.started_at).total_seconds() * 1000))
+        return elapsed_ms(self, now)
 
     # -------------------------------------------------------------- the rules of a write
 

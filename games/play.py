@@ -48,7 +48,7 @@ class InPlay:
     async def current(self) -> LiveGame:
         """The LiveGame, loaded from the record when missing or stale (caller holds the lock)."""
         if self.live is None or self.live.stale:
-            self.live = await retrying(lambda: run_orm(live_games.load)(self.game))
+            self.live = await retrying(lambda: in_worker(live_games.load)(self.game))
         return self.live
 
 
@@ -96,10 +96,6 @@ def games() -> Games:
             del _games[old]
         found = _games[loop] = Games()
     return found
-
-
-def run_orm(function):
-    return in_worker(function)
 
 
 Extend = Callable[[LiveGame, GameWrite], None]

@@ -35,11 +35,10 @@ from psycopg.types.json import Jsonb
 from daily.models import DailyAttempt
 from games.live import GameWrite
 from games.models import Game, Move
+from races.lifecycle import DONE
 from races.models import Race, RaceEvent, Racer
 
 UNFINISHED = (Game.Status.PLAYING, Game.Status.STUCK)
-DONE = ("won", "resigned", "out_of_time")
-"""Racers who will make no more moves (races.lifecycle.DONE)."""
 
 
 @dataclass(frozen=True)
