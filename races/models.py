@@ -47,10 +47,24 @@ class Race(models.Model):
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )
+    quick = models.BooleanField(
+        default=False, help_text="A quick race: filled by the Quick race button, starts by itself."
+    )
+    rated = models.BooleanField(
+        default=False, help_text="Its result changes its signed-in racers' ratings."
+    )
+    autostart_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="A quick race's lobby ends then (set when its second player arrives).",
+    )
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["visibility", "status", "created_at"])]
+        indexes = [
+            models.Index(fields=["visibility", "status", "created_at"]),
+            models.Index(fields=["quick", "status", "variant"]),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(seed__gte=0) & models.Q(seed__lte=MAX_SEED),
@@ -144,3 +158,60 @@ class RaceEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.race.code} #{self.seq} {self.kind}"
+
+
+class QuickLobby(models.Model):
+    """One row per variant, locked while a player is placed in that variant's quick races: the
+    placement is one transaction on the database, whatever process serves the player."""
+
+    variant = models.CharField(max_length=16, choices=Variant.choices, primary_key=True)
+
+    def __str__(self) -> str:
+        return f"Quick lobby of {self.variant}"
+
+
+class Rating(models.Model):
+    """A signed-in player's race rating in one variant (openskill's mu and sigma)."""
+
+    player = models.ForeignKey("games.Player", on_delete=models.CASCADE, related_name="ratings")
+    variant = models.CharField(max_length=16, choices=Variant.choices)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    races = models.PositiveIntegerField(default=0, help_text="Rated races played.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["variant", "-mu"]
+        indexes = [models.Index(fields=["variant", "races", "mu"])]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "variant"], name="one_rating_per_variant"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.variant} {self.mu:.0f}"
+
+
+class RatingChange(models.Model):
+    """What one rated race did to one racer's rating: the history the player page charts, and
+    the guard that applies a race's result once (one row per race and player)."""
+
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="rating_changes")
+    player = models.ForeignKey(
+        "games.Player", on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    variant = models.CharField(max_length=16, choices=Variant.choices)
+    mu_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    races = models.PositiveIntegerField(help_text="Rated races played, this one included.")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "pk"]
+        indexes = [models.Index(fields=["player", "variant", "at"])]
+        constraints = [
+            models.UniqueConstraint(fields=["race", "player"], name="one_rating_change_per_race"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.mu_before:.0f} -> {self.mu_after:.0f} in {self.race.code}"
