@@ -95,28 +95,35 @@ def do_create_game(
     return game
 
 
+def unfinished_game(
+    player: Player, variant: str, seed: int, kind: str = Game.Kind.PRACTICE
+) -> Game | None:
+    """The player's latest unfinished game of this kind on this deal: playing or stuck (a stuck
+    game can still be undone)."""
+    return (
+        Game.objects.filter(
+            player=player,
+            variant=variant,
+            seed=seed,
+            kind=kind,
+            status__in=[Game.Status.PLAYING, Game.Status.STUCK],
+        )
+        .order_by("-started_at", "-pk")
+        .first()
+    )
+
+
 def do_open_game(
     player: Player, variant: str, seed: int, kind: str = Game.Kind.PRACTICE
 ) -> tuple[Game, bool]:
     """The player's unfinished game of this kind on this deal, or a new one; (game, created).
 
-    Unfinished means playing or stuck (a stuck game can still be undone). The player's row is
-    locked so two tabs opening the same deal at once get one game.
+    The player's row is locked so two tabs opening the same deal at once get one game.
     """
     check_deal(variant, seed)
     with transaction.atomic():
         Player.objects.select_for_update().filter(pk=player.pk).first()
-        game = (
-            Game.objects.filter(
-                player=player,
-                variant=variant,
-                seed=seed,
-                kind=kind,
-                status__in=[Game.Status.PLAYING, Game.Status.STUCK],
-            )
-            .order_by("-started_at", "-pk")
-            .first()
-        )
+        game = unfinished_game(player, variant, seed, kind)
         if game is not None:
             return game, False
         return do_create_game(player, variant, seed, kind), True

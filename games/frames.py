@@ -48,6 +48,25 @@ def game_frame(frame_type: str, update: GameUpdate) -> dict:
     }
 
 
+def deal_frame(view: dict, legal: list[str], status: str) -> dict:
+    """A `state` frame for a deal no game has been started on yet (game null, seq 0): what the
+    practice page draws before the player's first action creates the game."""
+    return {
+        "type": "state",
+        "game": None,
+        "seq": 0,
+        "played": [],
+        "view": view,
+        "legal": legal if status == "playing" else [],
+        "status": status,
+        "moves": 0,
+        "can_undo": False,
+        "started_at": None,
+        "elapsed_ms": 0,
+        "finished_at": None,
+    }
+
+
 def error_frame(code: str, reason: str, ref: str | None = None) -> dict:
     """An `error` frame: what was refused and why; the game is unchanged."""
     return {"type": "error", "code": code, "reason": reason, "ref": ref}

@@ -15,8 +15,9 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from games import actions
 from games.deals import random_seed
-from games.engine import VARIANT_INFO, VARIANTS
+from games.engine import VARIANT_INFO, VARIANTS, new_game
 from games.forms import NicknameForm, SignUpForm
+from games.frames import deal_frame
 from games.identity import attach_user, current_player
 from games.models import MAX_SEED, Game
 from games.winnable import PRACTICE_SEED_BOUND, SolverBusy, Use, offers_winnable, winnable_seed
@@ -92,24 +93,43 @@ def new_winnable_deal(request: HttpRequest, variant: str) -> HttpResponse:
     return render(request, "games/no_winnable_deal.html", {**context, "tried": tried})
 
 
-@require_GET
+def _deal_as_dealt(variant: str, seed: int) -> dict:
+    engine = new_game(variant, seed)
+    legal = engine.legal_moves()
+    return deal_frame(engine.to_dict(view="player"), legal, actions.status_of(engine, legal))
+
+
+@require_http_methods(["GET", "POST"])
 def play(request: HttpRequest, variant: str, seed: str) -> HttpResponse:
-    """Resume the player's unfinished practice game on this deal, or start one."""
+    """A deal's page: the player's unfinished practice game on it, or the deal itself.
+
+    A GET writes nothing (a shared link opened by a crawler or a link preview makes no guest,
+    session or game): it shows the game to resume if the visitor already has one, else the
+    deal as dealt. The game starts with the first action: the page POSTs here (JSON answer,
+    or a redirect back for a plain form) and then opens the game on the socket.
+    """
     info = check_variant(variant)
     number = check_seed(seed)
     if str(number) != seed:  # "007" is deal 7: one address per deal
         return redirect("play", variant=variant, seed=str(number))
-    player = current_player(request)
-    game, _ = actions.do_open_game(player, variant, number, Game.Kind.PRACTICE)
+    if request.method == "POST":
+        game, _ = actions.do_open_game(current_player(request), variant, number, Game.Kind.PRACTICE)
+        if "application/json" in request.headers.get("Accept", ""):
+            return JsonResponse({"game": game.public_id})
+        return redirect("play", variant=variant, seed=str(number))
+    player = current_player(request, create=False)
+    game = actions.unfinished_game(player, variant, number) if player else None
     board_config = {
-        "game": game.public_id,
+        "game": game.public_id if game else None,
         "variant": variant,
         "seed": number,
-        "kind": game.kind,
+        "kind": Game.Kind.PRACTICE,
         "ws_path": "/ws/game/",
         "variant_name": info["name"],
         "layout": info,
     }
+    if game is None:
+        board_config["deal"] = _deal_as_dealt(variant, number)
     context = {
         "game": game,
         "variant_info": info,
@@ -140,8 +160,8 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def nickname(request: HttpRequest) -> HttpResponse:
-    """Pick the name others see (guests too)."""
-    player = current_player(request)
+    """Pick the name others see (guests too); only the POST makes a guest."""
+    player = current_player(request, create=request.method == "POST")
     form = NicknameForm(request.POST or None, instance=player)
     if request.method == "POST" and form.is_valid():
         form.save()

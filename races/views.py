@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from games.engine import VARIANT_INFO
 from games.identity import current_player
+from games.models import default_guest_nickname as guest_nickname
 from games.throttles import RACE_FORMS, limit_posts
 from games.winnable import NEVER_PROVED
 from races import actions, results
@@ -52,8 +53,11 @@ def race_list(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @limit_posts(RACE_FORMS)
 def race_new(request: HttpRequest) -> HttpResponse:
-    player = current_player(request)
-    form = RaceForm(request.POST or None, initial={"name": player.nickname})
+    """The set-up form; only its POST makes a guest (a GET writes nothing)."""
+    player = current_player(request, create=request.method == "POST")
+    form = RaceForm(
+        request.POST or None, initial={"name": player.nickname if player else guest_nickname()}
+    )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -92,7 +96,7 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
     race = get_race(code)
     if code != race.code:
         return redirect(race)
-    player = current_player(request)
+    player = current_player(request, create=False)  # a look writes nothing: joining makes a guest
     racer = actions.racer_of(race, player)
     info = VARIANT_INFO[race.variant]
     config = {
@@ -107,7 +111,7 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         "race": race,
         "racer": racer,
         "config": config,
-        "join_form": JoinForm(initial={"name": player.nickname}),
+        "join_form": JoinForm(initial={"name": player.nickname if player else guest_nickname()}),
         "can_join": racer is None and race.status == Race.Status.LOBBY,
         # Full: offer to watch, not a join that would be refused (the page follows it live).
         "full": racer is None and race.racers.count() >= race.max_players,

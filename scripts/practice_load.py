@@ -1,10 +1,11 @@
 """Load on the practice socket: N guests, each on its own deal, playing over /ws/game/.
 
-Each guest is a browser: GET /play/<variant>/ (a new deal and a guest session), read the page's
-board-config, open /ws/game/ with the session cookie, `open` the game, then play moves picked at
-random from the `legal` list of the frame it last got (undoing when stuck, re-dealing after a
-win), one move in flight at a time, at a set pace. A move answered `unavailable` (the server
-could not make it durable and applied nothing) is sent again after the `retry_ms` it names.
+Each guest is a browser: GET /play/<variant>/ (a new deal), POST the deal (its first action: a
+guest session and the game), read the page's board-config, open /ws/game/ with the session
+cookie, `open` the game, then play moves picked at random from the `legal` list of the frame it
+last got (undoing when stuck, re-dealing after a win), one move in flight at a time, at a set
+pace. A move answered `unavailable` (the server could not make it durable and applied nothing)
+is sent again after the `retry_ms` it names.
 Prints the move round trip (median, p95, p99) and the throughput, then checks the database:
 every guest's game log holds exactly the moves it had acknowledged (nothing lost, nothing
 twice). Only servers on this machine may be targeted.
@@ -71,7 +72,12 @@ def open_page(base: str, variant: str) -> tuple[str, dict]:
     status, headers, _ = browser.request("GET", f"/play/{variant}/")
     if status != 302:
         raise LoadError(f"GET /play/{variant}/ answered {status}")
-    status, _, page = browser.request("GET", headers["Location"])
+    deal = headers["Location"]
+    browser.request("GET", deal)  # the page writes nothing: the first action's POST starts it
+    status, _, _ = browser.request("POST", deal, {})
+    if status != 302:
+        raise LoadError(f"POST {deal} (the first action) answered {status}")
+    status, _, page = browser.request("GET", deal)
     match = CONFIG_PATTERN.search(page)
     if status != 200 or match is None:
         raise LoadError(f"GET {headers['Location']} answered {status} without a board config")

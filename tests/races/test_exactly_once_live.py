@@ -146,7 +146,9 @@ def in_own_loop(coroutine) -> None:
 
 async def practice_collisions(a: str, b: str, database_url: str, same: bool) -> None:
     player = Visitor()
-    page = player.get(f"{a}/play/penelopes-web/{SEED % 10**9}/")
+    deal = f"{a}/play/penelopes-web/{SEED % 10**9}/"
+    player.get(deal)  # the page writes nothing: its first action (the POST) starts the game
+    page = player.get(player.post(deal, {}))
     config = json.loads(CONFIG_PATTERN.search(page).group(1))
     sockets = [await player.connect(base, config["ws_path"]) for base in (a, b)]
     try:

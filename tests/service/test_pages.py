@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from games.engine import VARIANT_INFO, VARIANTS
+from games.engine import VARIANT_INFO, VARIANTS, new_game
 from games.models import MAX_SEED, Game
 
 pytestmark = pytest.mark.django_db
@@ -68,17 +68,25 @@ def test_random_deals_differ(client):
     assert len(locations) > 1
 
 
+def start(client, path: str) -> str:
+    """The page's first action: POST to the deal's address, as practice.js does; the game's id."""
+    reply = client.post(path, HTTP_ACCEPT="application/json")
+    assert reply.status_code == 200
+    return reply.json()["game"]
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_play_page_starts_a_practice_game(client, variant):
-    """A deal's page starts a practice game for a new guest and hands the board its config."""
+def test_play_page_shows_the_deal_and_the_first_action_starts_the_game(client, variant):
+    """A deal's page hands the board the deal as dealt (the player's view, nothing hidden
+    shown); the first action's POST starts the practice game, which the page then shows."""
     response = client.get(f"/play/{variant}/42/")
     assert response.status_code == 200
-    game = Game.objects.get()
-    assert (game.variant, game.seed, game.kind, game.status) == (variant, 42, "practice", "playing")
-    assert response.context["game"] == game
+    assert response.context["game"] is None
     assert response.context["variant_info"] == VARIANT_INFO[variant]
-    assert board_config(response) == {
-        "game": game.public_id,
+    config = board_config(response)
+    deal = config.pop("deal")
+    assert config == {
+        "game": None,
         "variant": variant,
         "seed": 42,
         "kind": "practice",
@@ -86,38 +94,64 @@ def test_play_page_starts_a_practice_game(client, variant):
         "variant_name": VARIANT_INFO[variant]["name"],
         "layout": json.loads(json.dumps(VARIANT_INFO[variant])),
     }
+    engine = new_game(variant, 42)
+    assert deal["view"] == engine.to_dict(view="player")
+    assert (deal["game"], deal["seq"], deal["moves"]) == (None, 0, 0)
+    assert deal["legal"] == engine.legal_moves()
+
+    public_id = start(client, f"/play/{variant}/42/")
+    game = Game.objects.get()
+    assert game.public_id == public_id
+    assert (game.variant, game.seed, game.kind, game.status) == (variant, 42, "practice", "playing")
+    response = client.get(f"/play/{variant}/42/")
+    assert response.context["game"] == game
+    assert "deal" not in board_config(response)
+    assert board_config(response)["game"] == public_id
+
+
+def test_a_form_post_starts_the_game_and_comes_back_to_the_page(client):
+    """Without the JSON ask, the POST answers as a form's does: back to the deal's page."""
+    reply = client.post("/play/queenie/7/")
+    assert reply.status_code == 302 and reply["Location"] == "/play/queenie/7/"
+    assert board_config(client.get("/play/queenie/7/"))["game"] == Game.objects.get().public_id
 
 
 def test_reloading_a_deal_resumes_the_same_game(client):
-    """Reloading the page resumes the unfinished game on that deal, for the same guest."""
-    first = board_config(client.get("/play/queenie/7/"))
-    second = board_config(client.get("/play/queenie/7/"))
-    assert first["game"] == second["game"]
+    """Reloading the page (or starting again from a second tab) resumes the unfinished game on
+    that deal, for the same guest."""
+    first = start(client, "/play/queenie/7/")
+    assert board_config(client.get("/play/queenie/7/"))["game"] == first
+    assert start(client, "/play/queenie/7/") == first
     assert Game.objects.count() == 1
 
 
 def test_another_deal_is_another_game(client):
     """Each deal is its own game."""
-    first = board_config(client.get("/play/queenie/7/"))
-    second = board_config(client.get("/play/queenie/8/"))
-    assert first["game"] != second["game"]
+    assert start(client, "/play/queenie/7/") != start(client, "/play/queenie/8/")
 
 
-def test_another_player_gets_their_own_game_on_the_same_deal(client, django_user_model):
-    """Two people on the same deal never share a game."""
+def test_another_player_gets_their_own_game_on_the_same_deal(client):
+    """Two people on the same deal never share a game; a second visitor's page shows the deal."""
     from django.test import Client
 
-    mine = board_config(client.get("/play/penguin/3/"))
-    theirs = board_config(Client().get("/play/penguin/3/"))
-    assert mine["game"] != theirs["game"]
+    mine = start(client, "/play/penguin/3/")
+    assert board_config(Client().get("/play/penguin/3/"))["game"] is None
+    assert start(Client(), "/play/penguin/3/") != mine
 
 
 def test_a_won_deal_deals_a_fresh_game(client):
-    """After a win, the deal's page starts a new game on it."""
-    first = board_config(client.get("/play/penguin/3/"))
-    Game.objects.filter(public_id=first["game"]).update(status=Game.Status.WON)
-    second = board_config(client.get("/play/penguin/3/"))
-    assert first["game"] != second["game"]
+    """After a win, the deal's page shows the deal again, and the next action starts a new game."""
+    first = start(client, "/play/penguin/3/")
+    Game.objects.filter(public_id=first).update(status=Game.Status.WON)
+    assert board_config(client.get("/play/penguin/3/"))["game"] is None
+    assert start(client, "/play/penguin/3/") != first
+
+
+def test_a_deal_without_a_legal_move_is_shown_stuck_without_a_game(client):
+    """Penelope's Web deal 10 has no legal move: the page says so from the deal itself."""
+    deal = board_config(client.get("/play/penelopes-web/10/"))["deal"]
+    assert (deal["status"], deal["legal"]) == ("stuck", [])
+    assert not Game.objects.exists()
 
 
 def test_a_seed_with_leading_zeros_redirects_to_its_address(client):

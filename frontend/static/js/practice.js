@@ -4,7 +4,14 @@
 // message is in flight at a time; if the line drops before the answer, it is sent again with
 // the same `seq` after the reconnect (the server answers a duplicate with `state`).
 //
-// For tests: body[data-ws-ready="1"] once the socket is open and the first state is drawn,
+// Opening a deal's page writes nothing on the server: until the player first acts, the page
+// draws the deal the server rendered into its config (`deal`, a state frame with game null) and
+// has no socket. The first move, autoplay or hint POSTs to the page's address, which creates
+// the game (and a guest and its session, for a new visitor); then the socket opens it, and the
+// action waiting at seq 0 is sent as after any reconnect.
+//
+// For tests: body[data-ws-ready="1"] once the page can take a move (the socket open and the
+// first state drawn, or the deal drawn before any game exists),
 // body[data-moves] after every state/ack, #play[data-status] (playing/won/stuck),
 // #play[data-hint] (the last hint's move, "" for none) once a hint arrives.
 
@@ -123,7 +130,47 @@ export class PracticeGame {
       document.body.dataset.wsReady = "0";
     });
     this.bindControls();
-    this.socket.connect();
+    if (config.game) this.socket.connect();
+    else this.showDeal(config.deal);
+  }
+
+  /** The deal as dealt, before any game exists: playable at once, created by the first action. */
+  showDeal(frame) {
+    this.onState(frame);
+    const node = $("conn");
+    node.dataset.state = "idle";
+    node.querySelector(".conn-label").textContent = "Ready";
+    node.title = "The game starts on the server with your first move";
+    document.body.dataset.wsReady = "1";
+  }
+
+  /** Create the game on the server (POST to this page), then open it on the socket. */
+  startGame() {
+    if (this.starting) return this.starting;
+    const token = document.querySelector("#start-game [name=csrfmiddlewaretoken]")?.value || "";
+    this.starting = fetch(location.pathname, {
+      method: "POST",
+      headers: { Accept: "application/json", "X-CSRFToken": token },
+      credentials: "same-origin",
+    })
+      .then((reply) => {
+        if (!reply.ok) throw new Error(`the server answered ${reply.status}`);
+        return reply.json();
+      })
+      .then(({ game }) => {
+        this.config.game = game;
+        if (this.pending) this.pending.game = game;
+        this.socket.connect(); // its first state at seq 0 sends the waiting action
+      })
+      .catch(() => {
+        this.starting = null;
+        this.pending = null;
+        this.hintAfterStart = false;
+        this.board.cancelPending();
+        this.paintButtons();
+        this.toast.show("Could not start the game on the server; try again.", "error");
+      });
+    return this.starting;
   }
 
   // ------------------------------------------------------------ server frames
@@ -152,7 +199,7 @@ export class PracticeGame {
   }
 
   onState(frame) {
-    if (frame.game && frame.game !== this.config.game) return;
+    if (frame.game !== (this.config.game ?? null)) return;
     if (this.frame && frame.seq < this.frame.seq) return; // an older frame overtaken
     const pending = this.pending;
     if (pending && frame.seq > pending.seq) this.pending = null; // applied (maybe before a drop)
@@ -160,7 +207,7 @@ export class PracticeGame {
     this.store.clear();
     const legal = frame.status === "playing" ? frame.legal || [] : [];
     this.board.render(frame.view, legal);
-    this.timer.sync(frame.elapsed_ms, frame.status === "playing");
+    this.timer.sync(frame.elapsed_ms, frame.status === "playing" && !!frame.game);
     $("move-count").textContent = String(frame.moves);
     document.body.dataset.moves = String(frame.moves);
     this.root.dataset.status = frame.status;
@@ -173,6 +220,10 @@ export class PracticeGame {
     if (this.pending && frame.type === "state" && frame.seq === this.pending.seq) {
       this.socket.send(this.pending);
       this.watchPending(this.pending);
+    }
+    if (this.hintAfterStart && this.socket.isOpen) {
+      this.hintAfterStart = false;
+      this.hint();
     }
   }
 
@@ -256,6 +307,10 @@ export class PracticeGame {
     }
     this.pending = { ...message, seq: this.frame.seq, game: this.config.game };
     this.paintButtons();
+    if (!this.config.game) {
+      this.startGame();
+      return true;
+    }
     if (!this.socket.send(this.pending)) {
       this.toast.show("Offline: the move is sent when the connection is back.", "info");
     }
@@ -283,6 +338,11 @@ export class PracticeGame {
   /** Ask the server for the next move of a winning line (practice only; a search of ~2 s). */
   hint() {
     const f = this.frame;
+    if (f && f.status === "playing" && !this.config.game) {
+      this.hintAfterStart = true;
+      this.startGame();
+      return;
+    }
     if (!f || f.status !== "playing" || this.hintSeq !== null || !this.socket.isOpen) return;
     this.hintSeq = f.seq;
     this.paintButtons();

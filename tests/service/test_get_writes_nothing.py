@@ -1,0 +1,84 @@
+"""A GET creates nothing: a guest, its session and its game come into being when the visitor
+acts (its first move, joining, creating), never when it looks. A shared deal link opened by a
+crawler or a link preview writes no row."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.sessions.models import Session
+from django.test import Client
+
+from daily.models import DailyAttempt
+from games.models import Game, Move, Player
+from races.models import Race, Racer
+
+pytestmark = pytest.mark.django_db
+
+TABLES = (Player, Session, Game, Move, Race, Racer, DailyAttempt)
+
+
+def rows() -> dict[str, int]:
+    return {model.__name__: model.objects.count() for model in TABLES}
+
+
+@pytest.fixture
+def race(make_race, make_client):
+    return make_race(make_client("Host"))
+
+
+def pages(race) -> list[str]:
+    return [
+        "/play/penguin/42/",
+        "/play/queenie/7/",
+        "/races/new/",
+        f"/races/{race.code}/",
+        "/races/",
+        "/accounts/nickname/",
+        "/",
+    ]
+
+
+def test_cookie_less_gets_write_no_row(race):
+    """A crawler: every GET without cookies, three times over, and not one row more."""
+    before = rows()
+    for _ in range(3):
+        for path in pages(race):
+            assert Client().get(path).status_code == 200, path
+    assert rows() == before
+
+
+def test_a_visitor_s_repeated_gets_write_no_row(race):
+    """One browser (keeping its cookies) looking around: still nothing."""
+    client = Client()
+    before = rows()
+    for path in pages(race) * 2:
+        client.get(path)
+    assert rows() == before
+    assert "sessionid" not in client.cookies
+
+
+def test_the_first_action_makes_the_guest_its_session_and_its_game():
+    """The practice page's first action (its POST) is what makes the guest, the session and the
+    game: one of each, whatever the looks before it."""
+    client = Client()
+    client.get("/play/penguin/42/")
+    before = rows()
+    client.post("/play/penguin/42/", HTTP_ACCEPT="application/json")
+    after = rows()
+    assert {k: after[k] - before[k] for k in after} == {
+        **{k: 0 for k in after},
+        "Player": 1,
+        "Session": 1,
+        "Game": 1,
+    }
+
+
+def test_joining_a_race_makes_the_guest(race):
+    """Looking at a race makes nobody; joining it makes the guest and the racer."""
+    client = Client()
+    client.get(f"/races/{race.code}/")
+    before = rows()
+    client.post(f"/races/{race.code}/join/", {"name": "Zed"})
+    assert rows()["Player"] == before["Player"] + 1
+    assert rows()["Racer"] == before["Racer"] + 1
+    assert Racer.objects.filter(race=race, name="Zed").exists()
