@@ -118,6 +118,9 @@ def race_dict(race: Race) -> dict:
         "ends_at": epoch_ms(race.ends_at),
         "finished_at": epoch_ms(race.finished_at),
         "rematch": race.rematch.code if race.rematch_id else None,
+        "quick": race.quick,
+        "rated": race.rated,
+        "autostart_at": epoch_ms(race.autostart_at),
     }
     if race.is_over:
         data["seed"] = str(race.seed)  # 63 bits: more than a JavaScript number holds exactly
