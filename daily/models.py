@@ -101,3 +101,42 @@ class GhostRace(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game.player} against {self.ghost.player}'s run"
+
+
+class LosingMove(models.Model):
+    """Where a finished game was thrown away, as the solver found it off the request
+    (daily/analysis.py): the replay frame right after the first move from a position proved
+    winnable to one proved lost, or none. Kept for the log length it was found for: a stuck
+    practice game undone and played on is looked at again."""
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="losing_move"
+    )
+    seq = models.PositiveIntegerField(help_text="The log length the search covered.")
+    frame = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The frame after the losing move; null: none proved."
+    )
+    analysed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.game}: lost at {self.frame}" if self.frame else f"{self.game}: not lost"
+
+
+class DailyStreak(models.Model):
+    """A player's run of consecutive days with a ranked daily win, per variant, kept as wins are
+    recorded (daily/streakbook.py) so the streak board never reads history."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="daily_streaks")
+    variant = models.CharField(max_length=16, choices=Variant.choices)
+    longest = models.PositiveIntegerField(default=0)
+    current = models.PositiveIntegerField(default=0, help_text="The run ending on last_day.")
+    last_day = models.DateField(help_text="The latest day won.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "variant"], name="one_streak_per_variant"),
+        ]
+        indexes = [models.Index(fields=["variant", "longest"])]
+
+    def __str__(self) -> str:
+        return f"{self.player} on {self.variant}: {self.longest}"
