@@ -104,6 +104,8 @@ class Game(models.Model):
         ordering = ["-started_at"]
         indexes = [
             models.Index(fields=["player", "variant", "seed", "kind", "status"]),
+            # A player's latest games (the player page) without sorting all of them.
+            models.Index(fields=["player", "-started_at"], name="game_player_latest"),
         ]
 
     def __str__(self) -> str:

@@ -64,6 +64,14 @@ class Race(models.Model):
         indexes = [
             models.Index(fields=["visibility", "status", "created_at"]),
             models.Index(fields=["quick", "status", "variant"]),
+            # The latest finished races (the races board, /races/), of all games or of one.
+            models.Index(
+                fields=["visibility", "status", "-finished_at", "-id"], name="race_latest_finished"
+            ),
+            models.Index(
+                fields=["visibility", "status", "variant", "-finished_at", "-id"],
+                name="race_latest_finished_variant",
+            ),
         ]
         constraints = [
             models.CheckConstraint(
@@ -136,6 +144,8 @@ class Racer(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["race", "player"], name="one_racer_per_player"),
         ]
+        # A player's latest races (the player page) without sorting all of them.
+        indexes = [models.Index(fields=["player", "-joined_at"], name="racer_player_latest")]
 
     def __str__(self) -> str:
         return f"{self.name} in {self.race.code}"
