@@ -16,7 +16,8 @@ COPY . .
 RUN useradd --system --uid 10001 --home-dir /app app && mkdir -p staticfiles && chown app staticfiles
 USER app
 EXPOSE 8000
-# Websocket messages over 64 KB are cut off by Daphne itself (scripts/servers.py, Makefile).
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", \
+# Websocket messages over 64 KB are closed with 1009 by Daphne itself (scripts/servers.py, Makefile;
+# solitaire_site/daphne_server.py is the daphne command with a close frame instead of a reset).
+CMD ["python", "-m", "solitaire_site.daphne_server", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", \
      "--websocket-max-message-size", "65536", "--websocket-max-frame-size", "65536", \
      "solitaire_site.asgi:application"]

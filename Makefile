@@ -4,7 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
-# Websocket messages over 64 KB are cut off by Daphne itself (scripts/servers.py).
+# Websocket messages over 64 KB are closed with 1009 by Daphne itself (scripts/servers.py,
+# solitaire_site/daphne_server.py: the daphne command with a close frame instead of a reset).
 DAPHNE_LIMITS := --websocket-max-message-size 65536 --websocket-max-frame-size 65536
 
 .PHONY: install run test lint format bench migrate
@@ -25,7 +26,7 @@ migrate: install
 
 run: migrate
 	@echo "Serving on http://$(HOST):$(PORT)/"
-	$(BIN)/daphne -b $(HOST) -p $(PORT) $(DAPHNE_LIMITS) solitaire_site.asgi:application
+	$(BIN)/python -m solitaire_site.daphne_server -b $(HOST) -p $(PORT) $(DAPHNE_LIMITS) solitaire_site.asgi:application
 
 lint: install
 	$(BIN)/ruff check .

@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 # Daphne reads a whole websocket message (1 MB by default) before the consumer's 4096-byte check
-# can refuse it; anything over 64 KB is cut off at the protocol instead (close code 1009). The
-# Makefile and the Dockerfile start Daphne with the same options.
+# can refuse it; anything over 64 KB is cut off at the protocol instead, with close code 1009
+# (solitaire_site/daphne_server.py: Daphne whose autobahn closes instead of resetting). The
+# Makefile and the Dockerfile start the same server with the same options.
 DAPHNE_LIMITS = ("--websocket-max-message-size", "65536", "--websocket-max-frame-size", "65536")
 
 
@@ -108,7 +109,7 @@ class Daphne:
         command = [
             sys.executable,
             "-m",
-            "daphne",
+            "solitaire_site.daphne_server",
             "-b",
             "127.0.0.1",
             "-p",

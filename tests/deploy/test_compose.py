@@ -80,6 +80,7 @@ def test_nginx_has_room_for_the_websockets():
 
 def test_the_image_runs_daphne_as_the_tests_do_and_behind_the_proxy():
     command = " ".join(re.findall(r'"([^"]+)"', DOCKERFILE.split("CMD", 1)[1]))
+    assert command.startswith("python -m solitaire_site.daphne_server "), "1009, not a reset"
     assert " ".join(DAPHNE_LIMITS) in command
     assert "--proxy-headers" in command
     assert re.search(r"^USER (?!root)\w+", DOCKERFILE, re.M), "the web process is not root"
