@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -32,6 +33,7 @@ from races.events import emit, race_dict, racer_dict
 from races.index import RESULTS_KEEP_S, standing_member, standings, standings_key
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
 from races.models import Race, Racer
+from races.rating_updates import apply_ratings
 
 logger = logging.getLogger(__name__)
 
@@ -68,45 +70,52 @@ def do_create_race(
     visibility: str = Race.Visibility.LINK,
     name: str | None = None,
     racers: list[tuple[Player, str]] = (),
+    rated: bool = False,
 ) -> Race:
     """A new race in the lobby with the host in it (and `racers`, for a rematch).
 
-    A seed the host chose makes the race unranked; `winnable` asks the solver for a deal it can
-    win (random deals only). The solver runs before any row is locked.
+    A seed the host chose makes the race unranked (and it cannot be rated: the host may know
+    the deal); `winnable` asks the solver for a deal it can win (random deals only). The solver
+    runs before any row is locked.
     """
     check_race_settings(variant, seed, max_players, time_limit_s)
     if visibility not in Race.Visibility.values:
         raise RaceRuleError("bad_visibility", "visibility is public or link")
     name = clean_name(name, host)
     seed_chosen = seed is not None
+    if rated and seed_chosen:
+        raise RaceRuleError("rated_chosen_deal", "a race on a deal the host chose cannot be rated")
     if seed is None:
         seed = winnable_seed(variant) if winnable else random_seed(variant)
+    race = new_race(
+        host=host,
+        variant=variant,
+        seed=seed,
+        seed_chosen=seed_chosen,
+        winnable=winnable and not seed_chosen,
+        max_players=max_players,
+        time_limit_s=time_limit_s,
+        visibility=visibility,
+        rated=rated,
+    )
+    with transaction.atomic():
+        race = Race.objects.select_for_update().get(pk=race.pk)
+        add_racer(race, host, name or host.nickname)
+        for player, racer_name in racers:
+            if player.pk != host.pk and race.racers.count() < race.max_players:
+                add_racer(race, player, racer_name)
+    return race
+
+
+def new_race(**fields) -> Race:
+    """A race row with a fresh code (in a savepoint of its own: a code collision draws again)."""
     for _ in range(20):
         try:
             with transaction.atomic():
-                race = Race.objects.create(
-                    code=new_code(),
-                    host=host,
-                    variant=variant,
-                    seed=seed,
-                    seed_chosen=seed_chosen,
-                    winnable=winnable and not seed_chosen,
-                    max_players=max_players,
-                    time_limit_s=time_limit_s,
-                    visibility=visibility,
-                )
-                break
+                return Race.objects.create(code=new_code(), **fields)
         except IntegrityError:  # the rare code collision: draw another
             continue
-    else:  # pragma: no cover - 29**6 codes
-        raise RaceRuleError("server_error", "could not allocate a race code")
-    with transaction.atomic():
-        race = Race.objects.select_for_update().get(pk=race.pk)
-        _add_racer(race, host, name or host.nickname)
-        for player, racer_name in racers:
-            if player.pk != host.pk and race.racers.count() < race.max_players:
-                _add_racer(race, player, racer_name)
-    return race
+    raise RaceRuleError("server_error", "could not allocate a race code")  # pragma: no cover
 
 
 def clean_name(name: str | None, player: Player) -> str:
@@ -121,10 +130,31 @@ def clean_name(name: str | None, player: Player) -> str:
     return name
 
 
-def _add_racer(race: Race, player: Player, name: str) -> Racer:
+def add_racer(race: Race, player: Player, name: str) -> Racer:
+    """A new racer in the locked race's lobby (and a quick race's lobby clock moved on)."""
     racer = Racer.objects.create(race=race, player=player, name=name)
     emit(race, "joined", racer=racer_dict(racer, race), standings=standings(race, moved=racer))
+    update_autostart(race)
     return racer
+
+
+def update_autostart(race: Race) -> None:
+    """A quick race's lobby clock after its racers changed (the locked row): it starts running
+    when the second player arrives, ends at once when the race is full, stops below two."""
+    if not race.quick:
+        return
+    before = epoch_ms(race.autostart_at)
+    at = lifecycle.autostart_after(
+        race.racers.count(),
+        race.max_players,
+        epoch_ms(timezone.now()),
+        before,
+        int(settings.QUICK_RACE_LOBBY_S * 1000),
+    )
+    if at != before:
+        race.autostart_at = None if at is None else from_epoch_ms(at)
+        race.save(update_fields=["autostart_at"])
+        emit(race, "autostart", at=at)
 
 
 def do_join_race(race: Race, player: Player, name: str | None = None) -> Racer:
@@ -136,7 +166,7 @@ def do_join_race(race: Race, player: Player, name: str | None = None) -> Racer:
         if racer is not None:
             return racer
         lifecycle.check_join(phase_of(race), race.racers.count(), race.max_players)
-        return _add_racer(race, player, name)
+        return add_racer(race, player, name)
 
 
 def do_leave_race(race: Race, player: Player) -> None:
@@ -149,6 +179,7 @@ def do_leave_race(race: Race, player: Player) -> None:
         racer.delete()
         index.index_write(race, lambda: get_rank_store().remove(standings_key(race), member))
         emit(race, "left", racer=racer_id, standings=standings(race))
+        update_autostart(race)
         if race.host_id == player.pk:
             successor = race.racers.order_by("joined_at", "pk").first()
             if successor is None:
@@ -180,8 +211,25 @@ def do_start_race(race: Race, player: Player) -> None:
     """The host starts the race (alone, too): the countdown begins on the server's clock."""
     with transaction.atomic():
         race = _locked(race)
-        lifecycle.check_start(phase_of(race), race.host_id == player.pk, race.racers.count())
+        lifecycle.check_start(
+            phase_of(race), race.host_id == player.pk, race.racers.count(), race.quick
+        )
         _start(race)
+
+
+def do_start_if_due(race: Race) -> bool:
+    """Start a quick race whose lobby time is up (any socket's timer, the next placement, a
+    page, the scheduler: whoever comes first). Idempotent: the locked row is checked again,
+    so the race starts once; True if this call started it."""
+    with transaction.atomic():
+        race = _locked(race)
+        due = race.autostart_at is not None and race.autostart_at <= timezone.now()
+        if not (race.quick and due and phase_of(race) == Phase.LOBBY):
+            return False
+        if race.racers.count() < lifecycle.MIN_PLAYERS_TO_AUTOSTART:
+            return False
+        _start(race)
+        return True
 
 
 def _start(race: Race) -> None:
@@ -291,6 +339,7 @@ def _close(race: Race, reason: str) -> None:
     for racer in race.racers.all():
         racer.place = places.get(racer.public_id)
         racer.save(update_fields=["place"])
+    rating_changes = apply_ratings(race, now) if race.rated and race.ranked else {}
     race.status = Race.Status.FINISHED
     race.finished_at = now
     race.save(update_fields=["status", "finished_at"])
@@ -302,6 +351,7 @@ def _close(race: Race, reason: str) -> None:
         race=race_dict(race),
         racers=[racer_dict(r, race) for r in race.racers.select_related("game")],
         standings=order,
+        ratings=rating_changes,
     )
 
 
@@ -326,6 +376,7 @@ def do_rematch(race: Race, player: Player) -> Race:
             max_players=race.max_players,
             time_limit_s=race.time_limit_s,
             visibility=race.visibility,
+            rated=race.rated,
             name=racer.name,
             racers=[(r.player, r.name) for r in race.racers.select_related("player")],
         )

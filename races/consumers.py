@@ -38,7 +38,7 @@ from games.sockets import PlaySocket
 from games.threads import in_worker
 from games.throttles import RACE_WRITES
 from games.writer import retrying
-from races import actions, play, snapshots
+from races import actions, play, quick, snapshots
 from races.codes import normalize_code
 from races.lifecycle import RaceRuleError
 from races.messages import (
@@ -127,6 +127,9 @@ class RaceConsumer(PlaySocket):
         if self.race is not None:
             await self.channel_layer.group_discard(self.race.group_name, self.channel_name)
         await self.unshow_all()
+        if self.race is not None and self.race.quick and self.racer_id and self.player:
+            # Closed the page before the quick race started: out of its lobby.
+            await on_db_thread(quick.leave_before_start)(self.race, self.player)
 
     # ------------------------------------------------------------------ incoming frames
 
@@ -301,6 +304,10 @@ class RaceConsumer(PlaySocket):
             self.timers.append(asyncio.ensure_future(self.at(view.starts_at_ms, self.on_start)))
         if view.ends_at_ms is not None:
             self.timers.append(asyncio.ensure_future(self.at(view.ends_at_ms + 50, self.on_end)))
+        if view.autostart_at_ms is not None:
+            # A quick race's lobby end: whichever socket (of any process) comes first starts it.
+            start = self.at(view.autostart_at_ms + 20, self.on_autostart)
+            self.timers.append(asyncio.ensure_future(start))
 
     async def at(self, when_ms: int, callback) -> None:
         await asyncio.sleep(max(0, when_ms - now_ms()) / 1000)
@@ -311,6 +318,9 @@ class RaceConsumer(PlaySocket):
 
     async def on_end(self) -> None:
         await on_db_thread(actions.do_close_if_due)(self.race)
+
+    async def on_autostart(self) -> None:
+        await on_db_thread(actions.do_start_if_due)(self.race)
 
     # ------------------------------------------------------------------ outgoing frames
 
@@ -393,7 +403,7 @@ class RaceConsumer(PlaySocket):
         mine = kind == "progress" and any(r["id"] == self.racer_id for r in frame["racers"])
         if mine and self.seat is not None:
             self.seat.racer.announced_ms = frame["at_ms"]
-        if kind in ("countdown", "finished", "cancelled", "joined", "left"):
+        if kind in ("countdown", "finished", "cancelled", "joined", "left", "autostart"):
             # The start, the end or a change of racers: new games to follow, new timers.
             view = await on_db_thread(snapshots.catch_up)(self.race, self.player, self.last_event)
             await self.follow(view)

@@ -63,11 +63,17 @@ class RaceForm(forms.Form):
         choices=Race.Visibility.choices, initial=Race.Visibility.LINK, widget=forms.RadioSelect
     )
     name = NameField(required=False)
+    rated = forms.BooleanField(
+        required=False,
+        label="Rated: the result changes the signed-in racers' ratings",
+    )
 
     def clean(self):
         data = super().clean()
         if data.get("deal") == DealChoice.SEED and data.get("seed") is None:
             self.add_error("seed", "Give the deal number to race on.")
+        if data.get("deal") == DealChoice.SEED and data.get("rated"):
+            self.add_error("rated", "A race on a deal of your choice cannot be rated.")
         variant = data.get("variant")
         if data.get("deal") == DealChoice.WINNABLE and variant and not offers_winnable(variant):
             self.add_error(

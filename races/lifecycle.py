@@ -115,8 +115,11 @@ def check_lobby_action(current: Phase, is_racer: bool) -> None:
         raise RaceRuleError("race_started", "the race has already started")
 
 
-def check_start(current: Phase, is_host: bool, racers: int) -> None:
-    """The host may start at any time in the lobby, even alone (a solo race)."""
+def check_start(current: Phase, is_host: bool, racers: int, quick: bool = False) -> None:
+    """The host may start at any time in the lobby, even alone (a solo race); a quick race
+    starts by itself."""
+    if quick:
+        raise RaceRuleError("quick_race", "a quick race starts by itself")
     if not is_host:
         raise RaceRuleError("not_host", "only the host can start the race")
     if current != Phase.LOBBY:
@@ -128,6 +131,18 @@ def check_start(current: Phase, is_host: bool, racers: int) -> None:
 def should_autostart(ready: list[bool]) -> bool:
     """Everyone ready, and at least two of them, starts the race without the host."""
     return len(ready) >= MIN_PLAYERS_TO_AUTOSTART and all(ready)
+
+
+def autostart_after(
+    racers: int, max_players: int, now_ms: int, current_ms: int | None, lobby_ms: int
+) -> int | None:
+    """When a quick race's lobby ends (epoch ms), after its racers changed: `lobby_ms` after
+    its second player arrived, at once when it is full, never with fewer than two."""
+    if racers < MIN_PLAYERS_TO_AUTOSTART:
+        return None
+    if racers >= max_players:
+        return now_ms if current_ms is None else min(current_ms, now_ms)
+    return now_ms + lobby_ms if current_ms is None else current_ms
 
 
 def check_play(current: Phase, racer: RacerStatus | None) -> None:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from races.chart import Chart, build_chart
 from races.clock import since_start_ms
 from races.events import total_cards
-from races.models import Race, RaceEvent, Racer
+from races.models import Race, RaceEvent, Racer, RatingChange
+from races.rating_updates import change_dict
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,8 @@ class Row:
     moves: int
     cards: int
     replay: str | None
+    rating: dict | None = None
+    """A rated race's change to the racer's rating (races/rating_updates.change_dict)."""
 
 
 def clock(ms: int | None) -> str | None:
@@ -29,8 +32,17 @@ def clock(ms: int | None) -> str | None:
     return f"{minutes}:{rest // 1000:02d}.{rest % 1000 // 100}"
 
 
+def rating_changes(race: Race) -> dict[int, dict]:
+    """Per player id, what the race did to their rating (nothing for an unrated race)."""
+    return {
+        change.player_id: change_dict(change.mu_before, change.mu_after, change.races)
+        for change in RatingChange.objects.filter(race=race)
+    }
+
+
 def rows(race: Race) -> list[Row]:
     racers = race.racers.select_related("game").order_by("place", "joined_at")
+    changes = rating_changes(race)
     return [
         Row(
             place=r.place,
@@ -40,6 +52,7 @@ def rows(race: Race) -> list[Row]:
             moves=r.moves,
             cards=r.cards,
             replay=f"/replay/{r.game.public_id}/" if r.game_id else None,
+            rating=changes.get(r.player_id),
         )
         for r in racers
     ]

@@ -50,6 +50,8 @@ class CatchUp:
     """Those games' rows, by public id."""
     starts_at_ms: int | None = None
     ends_at_ms: int | None = None
+    autostart_at_ms: int | None = None
+    """A quick race's lobby end, while it is in the lobby."""
 
     @property
     def game_groups(self) -> list[str]:
@@ -101,6 +103,8 @@ def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
         view.snapshot = snapshot(race, player)
     if race.status == Race.Status.STARTED:
         view.starts_at_ms, view.ends_at_ms = epoch_ms(race.starts_at), epoch_ms(race.ends_at)
+    if race.status == Race.Status.LOBBY:
+        view.autostart_at_ms = epoch_ms(race.autostart_at)
     if race.starts_at is None or timezone.now() < race.starts_at:
         return view
     if racer is not None:

@@ -33,6 +33,8 @@ def get_race(code: str) -> Race:
     if phase_of(race) == Phase.OVERTIME:
         actions.do_close_if_due(race)
         race.refresh_from_db()
+    elif race.autostart_at is not None and actions.do_start_if_due(race):
+        race.refresh_from_db()  # a quick race whose lobby time was up: started now
     return race
 
 
@@ -70,6 +72,7 @@ def race_new(request: HttpRequest) -> HttpResponse:
                 time_limit_s=data["time_limit"],
                 visibility=data["visibility"],
                 name=data["name"] or None,
+                rated=data["rated"],
             )
         except RaceRuleError as exc:
             form.add_error(None, exc.reason)

@@ -20,6 +20,8 @@
 | MOVE_BATCH_WINDOW_MS | 2 | how long the move writer gathers a batch after its first move |
 | MOVE_WRITE_RETRY_S | 10 | how long a move waits for the database before `unavailable` |
 | MOVE_STORE | auto | auto, orm or postgres: which store writes the move batches |
+| QUICK_RACE_LOBBY_S | 15 | a quick race starts this long after its second player arrives |
+| QUICK_RACE_TIME_LIMIT_S | 600 | a quick race's time limit |
 """
 
 import os
@@ -178,6 +180,11 @@ PLAYER_WRITE_LIMIT = int(os.environ.get("PLAYER_WRITE_LIMIT", "40"))
 # (races/actions.py, docs/performance.md). 0 announces every move.
 RACE_PROGRESS_INTERVAL_MS = int(os.environ.get("RACE_PROGRESS_INTERVAL_MS", "5000"))
 RACE_PROGRESS_TICK_MS = int(os.environ.get("RACE_PROGRESS_TICK_MS", "1000"))
+
+# Quick races (races/quick.py): the lobby's countdown from the second player's arrival (cut
+# short when the race is full), and the race's time limit.
+QUICK_RACE_LOBBY_S = float(os.environ.get("QUICK_RACE_LOBBY_S", "15"))
+QUICK_RACE_TIME_LIMIT_S = int(os.environ.get("QUICK_RACE_TIME_LIMIT_S", "600"))
 
 # The move path's writer (games/writer.py): how long a batch gathers moves after its first one,
 # how long a database that cannot be reached is retried before a move is refused `unavailable`,

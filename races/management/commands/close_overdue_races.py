@@ -1,7 +1,9 @@
-"""Close every race whose time is up (for cron or a systemd timer).
+"""Close every race whose time is up, and start every quick race whose lobby time is up (for
+cron or a systemd timer; the scheduler runs it every minute).
 
-Sockets close their race at its end by themselves, and any page or socket that looks at an
-overdue race closes it; this command covers races nobody was watching when their time ran out.
+Sockets close their race at its end (and start a quick race at its lobby's end) by themselves,
+and any page or socket that looks at an overdue race closes it; this command covers races
+nobody was watching then.
 """
 
 from django.core.management.base import BaseCommand
@@ -9,12 +11,20 @@ from django.utils import timezone
 
 from races.actions import do_close_if_due
 from races.models import Race
+from races.quick import start_due
 
 
 class Command(BaseCommand):
-    help = "Close the races whose time limit (or two-hour cap) has passed."
+    help = (
+        "Close the races whose time limit (or two-hour cap) has passed; start the quick races "
+        "whose lobby time is up."
+    )
 
     def handle(self, *args, **options):
         overdue = Race.objects.filter(status=Race.Status.STARTED, ends_at__lte=timezone.now())
         closed = sum(do_close_if_due(race) for race in overdue)
-        self.stdout.write(f"closed {closed} race{'s' if closed != 1 else ''}")
+        started = start_due()
+        self.stdout.write(
+            f"closed {closed} race{'s' if closed != 1 else ''}, "
+            f"started {started} quick race{'s' if started != 1 else ''}"
+        )

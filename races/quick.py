@@ -1,0 +1,188 @@
+"""Quick races: the Quick race button puts a player in the next open quick race of a variant.
+
+The placement is one transaction on the database, so it holds over any number of server
+processes and keeps no lobby in memory: the player's row is locked (two clicks place once),
+then the variant's `QuickLobby` row (placements of one variant queue there, a few milliseconds
+each, so a crowd fills races one after another instead of opening many half-empty ones), then
+the chosen race's row (leaving and starting lock only that one). An open quick race is one in
+its lobby, with a seat, whose lobby time is not up; a rated player goes to the one whose
+players' rating is nearest theirs (races/matching.py).
+
+A quick race starts by itself (races/actions.py, `do_start_if_due`): its lobby clock
+(`autostart_at`) starts when its second player arrives and ends at once when it is full. Whoever
+sees the time up first starts it: the placement that filled it, any racer's socket (a timer at
+`autostart_at`), the next placement in the variant, a page, or `close_overdue_races`.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from games.deals import random_seed
+from games.models import Player, Variant
+from games.winnable import offers_winnable
+from races import matching
+from races.actions import add_racer, do_leave_race, do_start_if_due, new_race
+from races.deals import winnable_seed
+from races.lifecycle import MAX_PLAYERS, RaceRuleError
+from races.models import QuickLobby, Race, Racer, Rating
+
+logger = logging.getLogger(__name__)
+
+ANY = "any"
+WINNABLE_BUDGET_S = 2.0
+"""How long a new quick race's creator searches for a winnable deal when the pool is empty."""
+
+
+def open_races(variants: list[str], now=None):
+    """Quick races still taking players, oldest first."""
+    now = now or timezone.now()
+    return (
+        Race.objects.filter(quick=True, status=Race.Status.LOBBY, variant__in=variants)
+        .filter(Q(autostart_at__isnull=True) | Q(autostart_at__gt=now))
+        .annotate(seats_taken=Count("racers"))
+        .filter(seats_taken__lt=MAX_PLAYERS)
+        .order_by("created_at", "pk")
+    )
+
+
+def due_races(variants: list[str], now=None):
+    """Quick races whose lobby time is up but which nobody has started yet."""
+    now = now or timezone.now()
+    return Race.objects.filter(
+        quick=True, status=Race.Status.LOBBY, variant__in=variants, autostart_at__lte=now
+    )
+
+
+def start_due(variants: list[str] | None = None) -> int:
+    """Start every quick race whose lobby time is up; how many this call started."""
+    return sum(do_start_if_due(race) for race in due_races(variants or Variant.values))
+
+
+def rating_of(player: Player, variant: str) -> float | None:
+    """The player's rating for pairing: None for a guest (unrated)."""
+    if player.user_id is None:
+        return None
+    found = Rating.objects.filter(player=player, variant=variant).values_list("mu", flat=True)
+    return next(iter(found), matching.START_MU)
+
+
+def candidates(races: list[Race], player: Player) -> list[matching.OpenRace]:
+    """The open races as the matching rule sees them: their racers' ratings and the player's."""
+    ratings: dict[int, list[float | None]] = {race.pk: [] for race in races}
+    variant_of = {race.pk: race.variant for race in races}
+    known = {
+        (r.player_id, r.variant): r.mu
+        for r in Rating.objects.filter(player__racers__race__in=races)
+    }
+    for racer in Racer.objects.filter(race__in=races).only("race_id", "player_id"):
+        ratings[racer.race_id].append(known.get((racer.player_id, variant_of[racer.race_id])))
+    own = {variant: rating_of(player, variant) for variant in set(variant_of.values())}
+    return [
+        matching.OpenRace(key=race.pk, ratings=tuple(ratings[race.pk]), own=own[race.variant])
+        for race in races
+    ]
+
+
+def choose_variant(player: Player, choice: str) -> str:
+    """The variant to place the player in: the one chosen, or for "any" the variant of the
+    open race the matching rule picks over all variants (a random variant when none is open)."""
+    if choice != ANY:
+        if choice not in Variant.values:
+            raise RaceRuleError("unknown_variant", f"unknown variant {choice!r}")
+        return choice
+    races = list(open_races(Variant.values))
+    if not races:
+        return secrets.choice(Variant.values)
+    key = matching.pick(candidates(races, player))
+    return next(race.variant for race in races if race.pk == key)
+
+
+def ensure_lobby(variant: str) -> None:
+    """The variant's lock row (made once, by whoever needs it first)."""
+    if not QuickLobby.objects.filter(variant=variant).exists():
+        QuickLobby.objects.get_or_create(variant=variant)  # a concurrent make is read back
+
+
+def do_quick_race(player: Player, choice: str = ANY) -> Race:
+    """Place the player in the next open quick race (`choice`: a variant, or "any"), and return
+    it; a player already waiting in an open quick race is sent back there."""
+    variant = choose_variant(player, choice)
+    start_due([variant])  # the next placement starts what others left due
+    ensure_lobby(variant)
+    created = False
+    with transaction.atomic():
+        Player.objects.select_for_update().get(pk=player.pk)
+        waiting = (
+            Racer.objects.filter(player=player, race__quick=True, race__status=Race.Status.LOBBY)
+            .select_related("race")
+            .first()
+        )
+        if waiting is not None:
+            return waiting.race
+        QuickLobby.objects.select_for_update().get(variant=variant)
+        race = _open_race_for(player, variant)
+        if race is None:
+            race = new_race(
+                host=player,
+                variant=variant,
+                seed=random_seed(variant),
+                max_players=MAX_PLAYERS,
+                time_limit_s=settings.QUICK_RACE_TIME_LIMIT_S,
+                visibility=Race.Visibility.PUBLIC,
+                quick=True,
+                rated=True,
+            )
+            created = True
+        add_racer(race, player, player.nickname)
+    if created:
+        offer_winnable_deal(race)
+    if race.autostart_at is not None and race.autostart_at <= timezone.now():
+        do_start_if_due(race)  # full: it starts now
+    return race
+
+
+def _open_race_for(player: Player, variant: str) -> Race | None:
+    """The open race the player goes to, its row locked (inside the lobby's lock, so no other
+    placement changes it; a leave or a start may have, and is checked for)."""
+    races = list(open_races([variant]))
+    while races:
+        key = matching.pick(candidates(races, player))
+        race = Race.objects.select_for_update().get(pk=key)
+        now = timezone.now()
+        still_open = race.status == Race.Status.LOBBY and (
+            race.autostart_at is None or race.autostart_at > now
+        )
+        if still_open and race.racers.count() < race.max_players:
+            return race
+        races = [r for r in races if r.pk != key]
+    return None
+
+
+def offer_winnable_deal(race: Race) -> None:
+    """Give a new quick race a winnable deal where its variant has them (from the pool, or a
+    short search), unless it has started meanwhile; a random deal stays otherwise."""
+    if not offers_winnable(race.variant):
+        return
+    try:
+        seed = winnable_seed(race.variant, WINNABLE_BUDGET_S)
+    except RaceRuleError as exc:
+        logger.info("quick race %s keeps a random deal: %s", race.code, exc.reason)
+        return
+    Race.objects.filter(pk=race.pk, status=Race.Status.LOBBY).update(seed=seed, winnable=True)
+
+
+def leave_before_start(race: Race, player: Player) -> bool:
+    """A racer whose page closed before the quick race started leaves it; False when it had
+    started already (or the player was not in it)."""
+    try:
+        do_leave_race(race, player)
+    except RaceRuleError:
+        return False
+    return True
