@@ -34,6 +34,7 @@ import random
 import re
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -548,10 +549,28 @@ class LoadRun:
         self.started = time.perf_counter()
         until = self.started + self.args.duration
         self.bar.reset()
+        profiler = self.start_profiler()
         await asyncio.gather(*(r.play(until) for r in self.racers))
+        if profiler is not None:
+            await asyncio.to_thread(profiler.wait)
         self.played_s = time.perf_counter() - self.started
         self.window = (first, self.cpu.sample(), self.stats.acked - acked_before)
         self.bar.close()
+
+    def start_profiler(self) -> subprocess.Popen | None:
+        """`--profile`: py-spy samples the first server over the play window (its last second
+        left out, when racers stop)."""
+        if not self.args.profile:
+            return None
+        if not self.cpu.daphne_pids:
+            raise SystemExit("--profile needs a server's pid (--spawn, or a local listener)")
+        py_spy = Path(sys.executable).with_name("py-spy")
+        seconds = max(1, int(self.args.duration) - 1)
+        output = self.args.profile
+        kind = "flamegraph" if output.endswith(".svg") else "raw"
+        command = [str(py_spy), "record", "--pid", str(self.cpu.daphne_pids[0]), "--duration"]
+        command += [str(seconds), "--rate", "200", "--nonblocking", "--format", kind]
+        return subprocess.Popen([*command, "--output", output], stdout=subprocess.DEVNULL)
 
     async def finish(self, wait: float = 30.0) -> None:
         """Everyone resigns (so every race ends, unless someone else is in it) and closes."""
@@ -740,8 +759,22 @@ def parse_args(argv: list[str] | None = None):
         action="store_true",
         help="put all of a race's racers on one server (default: spread every race over all)",
     )
+    parser.add_argument(
+        "--profile",
+        metavar="PATH",
+        help="py-spy the first server over the play window: a flame graph (.svg) or raw stacks",
+    )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON figures")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="instead: --racers guests press Quick race within --spread s (scripts/quick_crowd.py)",
+    )
+    parser.add_argument("--spread", type=float, default=1.0, help="--quick: seconds of presses")
+    parser.add_argument(
+        "--quick-timeout", type=float, default=90.0, help="--quick: how long a press waits to start"
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.racers <= MAX_RACERS:
         parser.error(f"--racers is 1 to {MAX_RACERS}")
@@ -823,6 +856,14 @@ def main(argv: list[str] | None = None) -> int:
         servers = start_daphnes(args.spawn, env, Path(tempfile.gettempdir()) / "solitaire-loadtest")
         args.base_urls = [s.url for s in servers]
     try:
+        if args.quick:
+            from scripts import quick_crowd
+
+            result = asyncio.run(quick_crowd.run(args))
+            quick_crowd.print_figures(result)
+            if args.json:
+                print(json.dumps(result, separators=(",", ":")))
+            return 0 if quick_crowd.ok(result) else 1
         pids = [s.pid for s in servers] + args.server_pid
         figures = asyncio.run(run(args, server_pids=pids, load_before=load_before))
     finally:

@@ -94,3 +94,17 @@ def test_writes_of_different_games_are_independent(player, other_player, kind):
     result = kind().write([write_of(mine, "t4-t5"), write_of(theirs, "t2-t3")], [])
     assert result.applied == {theirs.pk} and result.conflicts == {mine.pk}
     assert (log_of(mine), log_of(theirs)) == (["t0-t1"], ["t2-t3"])
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="preparing is PostgreSQL's")
+def test_the_postgres_store_runs_its_batch_as_a_prepared_statement(player):
+    """Django turns psycopg's preparing off; the store turns it back on for its own statements,
+    so a batch is not parsed and planned afresh each time."""
+    game = do_create_game(player, "penguin", 1)
+    store.PostgresStore().write([write_of(game, "t0-t1")], [])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%INSERT INTO games_move%"],
+        )
+        assert cursor.fetchone()[0] == 1
