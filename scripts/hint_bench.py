@@ -14,22 +14,30 @@ import re
 import statistics
 import sys
 import time
-import urllib.request
+from pathlib import Path
 
 import websockets
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scripts.loadtest import Browser
 
 BASE = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 6
 
 
 def open_page(path):
-    req = urllib.request.Request(BASE + path)
-    with urllib.request.urlopen(req) as r:
-        html = r.read().decode()
-        cookies = r.headers.get_all("Set-Cookie") or []
-    cookie = "; ".join(c.split(";", 1)[0] for c in cookies)
+    """A deal's page as a new browser, then its first action's POST (a GET makes no game):
+    (cookie header, the game's id)."""
+    browser = Browser(BASE)
+    browser.request("GET", path)
+    status, _, _ = browser.request("POST", path, {})
+    if status != 302:
+        raise RuntimeError(f"POST {path} answered {status}")
+    _, _, html = browser.request("GET", path)
     game = re.search(r'"game": "([^"]+)"', html).group(1)
-    return cookie, game
+    return browser.cookie_header(), game
 
 
 async def recv_type(ws, kind):
