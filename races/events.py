@@ -14,7 +14,7 @@ from django.utils import timezone
 from games.engine import VARIANT_INFO
 from games.frames import encode
 from games.layer import group_send_nowait
-from races.clock import epoch_ms, phase_of
+from races.clock import epoch_ms
 from races.models import Race, RaceEvent, Racer
 
 
@@ -100,14 +100,17 @@ def racer_dict(racer: Racer, race: Race) -> dict:
 
 
 def race_dict(race: Race) -> dict:
-    """The race as every socket sees it; the seed only once the race is over."""
+    """The race as every socket sees it; the seed only once the race is over.
+
+    Only what an event changes: no phase, which follows from the status and the clock (a
+    stored countdown event would say `countdown` forever, and a client holding a snapshot plus
+    the events since would differ from a fresh snapshot; docs/protocol.md)."""
     data = {
         "code": race.code,
         "url": race.get_absolute_url(),
         "variant": race.variant,
         "variant_name": race.get_variant_display(),
         "status": race.status,
-        "phase": phase_of(race),
         "ranked": race.ranked,
         "winnable": race.winnable,
         "visibility": race.visibility,

@@ -1,5 +1,6 @@
 """Nothing lost, nothing twice: reconnects, second tabs, gaps and restarts."""
 
+import copy
 import json
 import shutil
 import subprocess
@@ -9,6 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games.play import forget
+from races import actions, lifecycle
 from races.models import RaceEvent
 from tests.required import unavailable
 
@@ -88,6 +90,86 @@ async def test_snapshot_plus_events_equals_a_fresh_snapshot(lobby, race_socket):
             apply_event(first, frame)
     fresh = await race_socket(ann, race.code)
     assert comparable(first) == comparable(await fresh.expect("snapshot"))
+
+
+def phase_at(model: dict, now_ms: int) -> str:
+    """The race's phase at `now_ms`, by the protocol's rule: the status, then the clock."""
+    race = model["race"]
+    return lifecycle.phase(race["status"], race["starts_at"], race["ends_at"], now_ms)
+
+
+def applied(snapshot: dict, frames: list[dict]) -> dict:
+    """The snapshot with every numbered event among `frames` after it applied."""
+    model = copy.deepcopy(snapshot)
+    for frame in frames:
+        if frame["type"] != "snapshot" and frame.get("event", 0) > model["event"]:
+            apply_event(model, frame)
+    return model
+
+
+def moves_of(model: dict) -> dict[str, int]:
+    return {racer["name"]: racer["moves"] for racer in model["racers"]}
+
+
+async def events_until(socket, snapshot: dict, moves: dict[str, int]) -> dict:
+    """Read the socket's events until the racers' move counts they make are `moves`."""
+    while moves_of(model := applied(snapshot, socket.seen)) != moves:
+        await socket.expect("progress", timeout=THROTTLE_INTERVAL_MS / 1000 + 10)
+    return model
+
+
+THROTTLE_INTERVAL_MS = 3000
+
+
+@pytest.mark.slow
+async def test_mid_race_a_snapshot_plus_the_events_after_it_equals_a_fresh_snapshot(
+    make_client, make_race, race_socket, run, settings
+):
+    """Three racers on a throttled race: a watcher from the lobby and one who came mid-race,
+    each applying every event after their snapshot, hold what a fresh snapshot shows (the race
+    and its phase, the racers, the standings) once every move is announced. A quiet move is
+    announced up to the interval later: until then a fresh snapshot is ahead by that move."""
+    settings.RACE_PROGRESS_TICK_MS = 100
+    settings.RACE_PROGRESS_INTERVAL_MS = THROTTLE_INTERVAL_MS
+    ann, bob, cid = [await run(make_client, name) for name in ("Ann", "Bob", "Cid")]
+    race = await run(make_race, ann, time_limit_s=300)
+    for client in (bob, cid):
+        await run(actions.do_join_race, race, client.player)
+    early = await race_socket(None, race.code)
+    from_lobby = await early.expect("snapshot")
+    sockets = [await race_socket(client, race.code) for client in (ann, bob, cid)]
+    ann_socket, bob_socket, cid_socket = sockets
+    await ann_socket.request({"type": "start"}, "countdown")
+    for socket in sockets:
+        await socket.board()
+    # The fixed Penelope's Web deal of make_race: t1-t3 sends no card home, t6-f0 the A♠.
+    await ann_socket.request({"type": "move", "move": "t1-t3", "seq": 0}, "ack")
+    await bob_socket.request({"type": "move", "move": "t6-f0", "seq": 0}, "ack")
+    await events_until(early, from_lobby, {"Ann": 1, "Bob": 1, "Cid": 0})
+
+    late = await race_socket(None, race.code)
+    mid_race = await late.expect("snapshot")
+    assert moves_of(mid_race) == {"Ann": 1, "Bob": 1, "Cid": 0}
+    undo = await ann_socket.request({"type": "undo", "seq": 1}, "ack")
+    assert undo["moves"] == 0  # a quiet move, announced last moment: held back
+    ahead = await (await race_socket(None, race.code)).expect("snapshot")
+    behind = applied(mid_race, late.seen)
+    assert moves_of(ahead) == {"Ann": 0, "Bob": 1, "Cid": 0} != moves_of(behind)
+    for racer in behind["racers"]:
+        racer["moves"] = moves_of(ahead)[racer["name"]]
+    assert comparable(behind) == comparable(ahead), "ahead by the held-back move only"
+
+    await cid_socket.request({"type": "resign"}, "progress")
+    settled = {"Ann": 0, "Bob": 1, "Cid": 0}
+    models = [
+        await events_until(early, from_lobby, settled),
+        await events_until(late, mid_race, settled),
+    ]
+    fresh = await (await race_socket(None, race.code)).expect("snapshot")
+    assert next(r for r in fresh["racers"] if r["name"] == "Cid")["status"] == "resigned"
+    for model in models:
+        assert comparable(model) == comparable(fresh)
+        assert phase_at(model, fresh["now"]) == phase_at(fresh, fresh["now"]) == "running"
 
 
 async def test_a_reconnect_with_since_gets_only_the_missed_events(lobby, race_socket, run):
