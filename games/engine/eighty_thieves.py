@@ -1,10 +1,12 @@
 """Eighty Thieves: four decks, ten piles built down in suit, a stock dealt once to the waste."""
 
 from .builds import check_onto_foundation, foundation_targets
+from .built_deals import BUILT_FIRST, build, is_built
 from .cards import ACE, PRETTY, RANK
 from .errors import IllegalMove
 from .game import Game
 from .notation import DEAL, TF, TT, WF, WT
+from .shuffle import check_seed
 
 
 class EightyThieves(Game):
@@ -24,6 +26,15 @@ class EightyThieves(Game):
         "Four decks, ten piles built down in suit, one card at a time, and a single pass "
         "through the stock to sixteen foundations."
     )
+
+    @classmethod
+    def from_seed(cls, seed: int) -> Game:
+        """A shuffled deal, or for a built deal's number (``built_deals``) the built one."""
+        seed = check_seed(seed)
+        if is_built(seed):
+            deck, _ = build(seed - BUILT_FIRST)
+            return cls._lay_out(list(deck), seed)
+        return super().from_seed(seed)
 
     def legal_moves(self):
         out = []

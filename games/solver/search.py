@@ -27,15 +27,18 @@ _CLOCK_EVERY = 256
 class _Budget:
     """Counts positions and time; makes the result."""
 
-    def __init__(self, max_nodes: int | None, max_seconds: float | None) -> None:
-        self.started = time.perf_counter()
+    def __init__(
+        self, max_nodes: int | None, max_seconds: float | None, clock=time.perf_counter
+    ) -> None:
+        self.clock = clock
+        self.started = clock()
         self.deadline = None if max_seconds is None else self.started + max_seconds
         self.cap = max_nodes if max_nodes is not None else -1
 
     @staticmethod
     def share(whole: "_Budget", parts: int, used_nodes: int) -> "_Budget":
         """One of ``parts`` equal shares of what is left of ``whole``."""
-        part = _Budget(None, None)
+        part = _Budget(None, None, whole.clock)
         if whole.cap >= 0:
             left = whole.cap - used_nodes
             part.cap = left // parts if left // parts >= 2 else left
@@ -47,20 +50,24 @@ class _Budget:
         if 0 <= self.cap <= nodes:
             return True
         return (
-            self.deadline is not None
-            and nodes % _CLOCK_EVERY == 0
-            and time.perf_counter() > self.deadline
+            self.deadline is not None and nodes % _CLOCK_EVERY == 0 and self.clock() > self.deadline
         )
 
     def result(self, verdict: Verdict, moves: list[str], nodes: int) -> SolveResult:
-        return SolveResult(verdict, moves, nodes, time.perf_counter() - self.started)
+        return SolveResult(verdict, moves, nodes, self.clock() - self.started)
 
 
 def search(
-    rules: Rules, max_nodes: int | None = None, max_seconds: float | None = None
+    rules: Rules,
+    max_nodes: int | None = None,
+    max_seconds: float | None = None,
+    clock=time.perf_counter,
 ) -> SolveResult:
-    """Search from ``rules.start`` until a win, exhaustion, or the budget runs out."""
-    budget = _Budget(max_nodes, max_seconds)
+    """Search from ``rules.start`` until a win, exhaustion, or the budget runs out.
+
+    ``clock`` measures ``max_seconds``: wall-clock time, or ``time.process_time`` for figures
+    taken on a shared machine (this process's CPU seconds, whatever else runs)."""
+    budget = _Budget(max_nodes, max_seconds, clock)
     if rules.is_won(rules.start):
         return budget.result(Verdict.WON, list(rules.start_notes), 1)
     if rules.hopeless is not None and rules.hopeless(rules.start):

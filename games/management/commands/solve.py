@@ -1,4 +1,7 @@
-"""Solve one deal: ``manage.py solve VARIANT SEED [--budget SECONDS] [--nodes N] [--json]``."""
+"""Solve one deal: ``manage.py solve VARIANT SEED [--budget SECONDS] [--nodes N] [--json]``.
+
+A built Eighty Thieves deal is answered at once with its known winning line (games.solver.proofs:
+the shipped one of an open deal, else its construction's), without a search (0 positions)."""
 
 import json
 import os
@@ -7,7 +10,8 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from games.engine import VARIANTS, new_game
-from games.solver import solve
+from games.solver import SolveResult, Verdict, solve
+from games.solver.proofs import known_line
 
 
 def deal_of(variant: str, seed: str | int):
@@ -36,7 +40,11 @@ class Command(BaseCommand):
         if budget <= 0:
             raise CommandError("--budget must be a positive number of seconds")
         game = deal_of(variant, seed)
-        result = solve(game, max_seconds=budget, max_nodes=nodes)
+        line = known_line(variant, game.seed)
+        if line is not None:
+            result = SolveResult(Verdict.WON, line, 0, 0.0)
+        else:
+            result = solve(game, max_seconds=budget, max_nodes=nodes)
         try:
             self.report(variant, game, result, options["json"])
         except BrokenPipeError:
@@ -48,10 +56,12 @@ class Command(BaseCommand):
         if as_json:
             self.stdout.write(json.dumps(result.to_json()))
             return
-        self.stdout.write(
-            f"{variant} seed {game.seed}: {result.verdict} "
-            f"({result.nodes} positions, {result.seconds:.2f} s)"
+        how = (
+            "a known line: the deal was built backwards from a win"
+            if result.nodes == 0
+            else f"{result.nodes} positions, {result.seconds:.2f} s"
         )
+        self.stdout.write(f"{variant} seed {game.seed}: {result.verdict} ({how})")
         if result.moves:
             self.stdout.write(f"{len(result.moves)} moves:")
             for start in range(0, len(result.moves), 12):

@@ -38,6 +38,11 @@ BEAM_OPEN = 40
 BEAM_OPEN_LAST = 2000
 
 
+def _home(found) -> int:
+    """Cards home: a foundation pile's top card code is its rank times four plus its suit."""
+    return sum(f >> 2 for f in found)
+
+
 def _breaks(piles) -> int:
     """Cards in the tableau not on their in-suit successor (each pile's back card counts)."""
     n = 0
@@ -68,6 +73,8 @@ class EightyThievesRules(Rules):
         waste = self._autoplay(piles, found, waste, notes)
         self.start = (tuple(piles), tuple(found), waste, 0)
         self.start_notes = notes
+        self.best_home = _home(found)
+        """The most cards home in any position the search has met (the best line's result)."""
 
     @staticmethod
     def _up(c: int, found: list) -> int:
@@ -118,13 +125,17 @@ class EightyThievesRules(Rules):
 
     def score(self, pos) -> int:
         """Cards not home, cards not on their in-suit successor, waste size."""
-        home = sum(f >> 2 for f in pos[1])
+        home = _home(pos[1])
+        if home > self.best_home:
+            self.best_home = home
         return 2 * (self.total - home) + 3 * _breaks(pos[0]) + len(pos[2])
 
     def score_layer(self, pos) -> int:
         """The beam's measure between positions with as many cards dealt: the waste weighs
         like a break (each waste card must come out again, in order)."""
-        home = sum(f >> 2 for f in pos[1])
+        home = _home(pos[1])
+        if home > self.best_home:
+            self.best_home = home
         return 2 * (self.total - home) + 3 * _breaks(pos[0]) + 3 * len(pos[2])
 
     def beam(self, budget):
@@ -177,6 +188,8 @@ class EightyThievesRules(Rules):
                         elif k not in seen:
                             seen.add(k)
                             kids.append((child, link))
+                            if child[1] != pos[1] and _home(child[1]) > self.best_home:
+                                self.best_home = _home(child[1])
                     opened += len(kids)
                     stack.extend(reversed(kids))
                     if opened >= cap:
