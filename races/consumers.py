@@ -181,8 +181,13 @@ class RaceConsumer(PlaySocket):
             )
 
     def need_player(self):
+        """The socket's player; a socket whose session has none yet (a GET makes no guest) may
+        only watch: the page's join form makes the guest."""
         if self.player is None:
-            raise RaceRuleError("not_in_race", "you are not in this race; join it first")
+            raise RaceRuleError(
+                "not_in_race",
+                "you are not in this race: join with the race page's form, then reconnect",
+            )
         return self.player
 
     # ------------------------------------------------------------------ moves

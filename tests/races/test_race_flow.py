@@ -246,6 +246,38 @@ async def test_a_resigned_racer_cannot_play_on(running):
     await bob_socket.request({"type": "move", "move": bob_board["legal"][0], "seq": 0}, "ack")
 
 
+async def test_a_resigner_gets_the_progress_event_and_their_board_as_resigned_on_sync(
+    running, race_socket, run
+):
+    """The answer to `resign` is the `progress` event (status `resigned`, `done_ms`), no board;
+    the next `state` (a `sync`, a reconnect) shows the game ended at the resignation: status
+    `resigned`, no legal move, no undo, `finished_at` and `elapsed_ms` at that moment. A
+    spectator's `board` says the same."""
+    race, (ann_socket, ann_board), _ = running
+    ack = await ann_socket.request({"type": "move", "move": ann_board["legal"][0], "seq": 0}, "ack")
+    await ann_socket.expect("progress")
+    progress = await ann_socket.request({"type": "resign"}, "progress")
+    resigned = progress["racers"][0]
+    assert resigned["status"] == "resigned" and resigned["done_ms"] >= 0
+    assert resigned["finish_ms"] is None
+    await ann_socket.quiet()  # no `state`: the board keeps its last frame until a resync
+
+    state = await ann_socket.request({"type": "sync", "since": progress["event"]}, "state")
+    assert (state["status"], state["legal"], state["can_undo"]) == ("resigned", [], False)
+    assert (state["seq"], state["view"], state["moves"]) == (ack["seq"], ack["view"], ack["moves"])
+    game = await run(Game.objects.get, public_id=state["game"])
+    assert state["finished_at"] is not None and game.status == Game.Status.RESIGNED
+    assert state["elapsed_ms"] == resigned["done_ms"]
+
+    watcher = await race_socket(None, race.code)
+    await watcher.expect("snapshot")
+    boards = {}
+    while resigned["id"] not in boards:
+        board = await watcher.expect("board")
+        boards[board["racer"]] = board
+    assert boards[resigned["id"]]["status"] == "resigned"
+
+
 async def test_the_time_limit_closes_the_race_on_the_servers_clock(
     ann, make_race, race_socket, run, monkeypatch
 ):

@@ -83,7 +83,8 @@ async def test_a_visitor_without_a_session_may_watch_but_not_join(
     anonymous = await race_socket(None, race.code)
     snap = await anonymous.expect("snapshot")
     assert snap["you"] == {"racer": None, "host": False, "name": None}
-    assert (await anonymous.error({"type": "join"}))["code"] == "not_in_race"
+    refused = await anonymous.error({"type": "join"})
+    assert refused["code"] == "not_in_race" and "the race page's form" in refused["reason"]
 
 
 async def test_spectators_cannot_toggle_ready_or_leave(people, make_race, race_socket, run):

@@ -72,6 +72,7 @@ def test_a_chosen_seed_makes_an_unranked_race(ann):
         {"deal": "seed"},
         {"max_players": 9},
         {"time_limit": "7"},
+        {"time_limit": "120"},  # within 60-3600, but not one of the offered limits
         {"name": "<script>"},
     ],
 )
@@ -87,6 +88,14 @@ def test_bad_settings_are_refused(ann, changes):
     }
     response = ann.post("/races/new/", data)
     assert response.status_code == 200 and not Race.objects.exists()
+
+
+@pytest.mark.parametrize("seconds", ["", "60", "180", "300", "600", "900", "1800", "3600"])
+def test_the_offered_time_limits_are_taken(ann, seconds):
+    """The time limits docs/protocol.md lists (empty: none) each make a race with that limit."""
+    data = {"variant": "penguin", "deal": "random", "max_players": 8, "visibility": "link"}
+    ann.post("/races/new/", {**data, "time_limit": seconds})
+    assert Race.objects.get().time_limit_s == (int(seconds) if seconds else None)
 
 
 def test_a_winnable_eighty_thieves_race_is_refused_with_the_reason(ann):

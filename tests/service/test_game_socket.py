@@ -445,3 +445,32 @@ async def test_a_race_game_is_not_played_on_the_practice_socket(connect, guest_c
     error = await ws.send_frame({"type": "open", "game": game.public_id})
     assert error["code"] == "forbidden"
     await assert_still_open(ws)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"type": "open"},
+        {"type": "move", "move": "t0-f0", "seq": 0},
+        {"type": "undo", "seq": 0},
+        {"type": "autoplay", "seq": 0},
+        {"type": "hint"},
+    ],
+    ids=lambda frame: frame["type"],
+)
+async def test_your_race_game_named_on_the_practice_socket_is_forbidden_not_no_game(
+    connect, guest_client, player, frame
+):
+    """Your own race game named in any frame on /ws/game/ is `forbidden` (a game of a kind not
+    played here), even while a practice game is open, where another practice game of yours that
+    is not open is `no_game`; nothing changes."""
+    race_game = await create_game(player, "penguin", 2, kind=Game.Kind.RACE)
+    ws, _ = await opened(connect, guest_client, await create_game(player, "penguin", 3))
+    error = await ws.send_frame({**frame, "game": race_game.public_id})
+    assert (error["code"], error["ref"]) == ("forbidden", frame["type"])
+    if frame["type"] != "open":
+        other_practice = await create_game(player, "penguin", 4)
+        error = await ws.send_frame({**frame, "game": other_practice.public_id})
+        assert error["code"] == "no_game"
+    assert (await reload(race_game)).seq == 0
+    await assert_still_open(ws)
