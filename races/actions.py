@@ -28,7 +28,7 @@ from games.rankstore import get_rank_store
 from races import index, lifecycle
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
 from races.codes import new_code
-from races.deals import winnable_seed
+from races.deals import pooled_winnable, winnable_seed
 from races.events import emit, race_dict, racer_dict
 from races.index import RESULTS_KEEP_S, standing_member, standings, standings_key
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
@@ -228,6 +228,8 @@ def do_start_if_due(race: Race) -> bool:
             return False
         if race.racers.count() < lifecycle.MIN_PLAYERS_TO_AUTOSTART:
             return False
+        if pooled_winnable(race):  # the pool was empty when the race opened
+            race.save(update_fields=["seed", "winnable"])
         _start(race)
         return True
 

@@ -40,3 +40,19 @@ def winnable_seed(variant: str, budget_s: float | None = None) -> int:
         "no_winnable_deal",
         "the solver proved no deal winnable in time; try again, or race on a random deal",
     )
+
+
+def pooled_winnable(race) -> bool:
+    """Put a race still on a random deal on a winnable one from the race pool, when the pool
+    has one (no search: a quick race's placement and start must not wait for the solver; the
+    pool is topped up in the background and stocked by the scheduler). The caller saves the row."""
+    from games.winnable import Use, offers_winnable, schedule_refill, take_pooled_seed
+
+    if race.winnable or race.seed_chosen or not offers_winnable(race.variant):
+        return False
+    seed = take_pooled_seed(race.variant, Use.RACE)
+    schedule_refill(race.variant, Use.RACE)
+    if seed is None:
+        return False
+    race.seed, race.winnable = seed, True
+    return True

@@ -12,11 +12,13 @@ A quick race starts by itself (races/actions.py, `do_start_if_due`): its lobby c
 (`autostart_at`) starts when its second player arrives and ends at once when it is full. Whoever
 sees the time up first starts it: the placement that filled it, any racer's socket (a timer at
 `autostart_at`), the next placement in the variant, a page, or `close_overdue_races`.
+
+The deal is a winnable one from the race pool where the variant has them (taken when the race
+opens, or at its start if the pool was empty then), never searched for while the player waits.
 """
 
 from __future__ import annotations
 
-import logging
 import secrets
 
 from django.conf import settings
@@ -26,18 +28,13 @@ from django.utils import timezone
 
 from games.deals import random_seed
 from games.models import Player, Variant
-from games.winnable import offers_winnable
 from races import matching
 from races.actions import add_racer, do_leave_race, do_start_if_due, new_race
-from races.deals import winnable_seed
+from races.deals import pooled_winnable
 from races.lifecycle import MAX_PLAYERS, RaceRuleError
 from races.models import QuickLobby, Race, Racer, Rating
 
-logger = logging.getLogger(__name__)
-
 ANY = "any"
-WINNABLE_BUDGET_S = 2.0
-"""How long a new quick race's creator searches for a winnable deal when the pool is empty."""
 
 
 def open_races(variants: list[str], now=None):
@@ -116,7 +113,6 @@ def do_quick_race(player: Player, choice: str = ANY) -> Race:
     variant = choose_variant(player, choice)
     start_due([variant])  # the next placement starts what others left due
     ensure_lobby(variant)
-    created = False
     with transaction.atomic():
         Player.objects.select_for_update().get(pk=player.pk)
         waiting = (
@@ -139,10 +135,9 @@ def do_quick_race(player: Player, choice: str = ANY) -> Race:
                 quick=True,
                 rated=True,
             )
-            created = True
+            if pooled_winnable(race):
+                race.save(update_fields=["seed", "winnable"])
         add_racer(race, player, player.nickname)
-    if created:
-        offer_winnable_deal(race)
     if race.autostart_at is not None and race.autostart_at <= timezone.now():
         do_start_if_due(race)  # full: it starts now
     return race
@@ -163,19 +158,6 @@ def _open_race_for(player: Player, variant: str) -> Race | None:
             return race
         races = [r for r in races if r.pk != key]
     return None
-
-
-def offer_winnable_deal(race: Race) -> None:
-    """Give a new quick race a winnable deal where its variant has them (from the pool, or a
-    short search), unless it has started meanwhile; a random deal stays otherwise."""
-    if not offers_winnable(race.variant):
-        return
-    try:
-        seed = winnable_seed(race.variant, WINNABLE_BUDGET_S)
-    except RaceRuleError as exc:
-        logger.info("quick race %s keeps a random deal: %s", race.code, exc.reason)
-        return
-    Race.objects.filter(pk=race.pk, status=Race.Status.LOBBY).update(seed=seed, winnable=True)
 
 
 def leave_before_start(race: Race, player: Player) -> bool:

@@ -1,5 +1,11 @@
 """The Quick race button: a POST that places the player (a new guest if need be) in the next
-open quick race and opens its page (races/quick.py)."""
+open quick race and opens its page (races/quick.py).
+
+The view is async and places the player on the ORM worker threads (with PostgreSQL): a crowd's
+placements then wait on the database's lock, not in the one thread that runs the process's
+other views and reads every new socket's session (a queue there outlasts Daphne's handshake
+timeout, and sockets were dropped before they opened).
+"""
 
 from __future__ import annotations
 
@@ -10,16 +16,21 @@ from django.views.decorators.http import require_POST
 
 from games.identity import current_player
 from games.throttles import RACE_FORMS, limit_posts
+from races.consumers import on_db_thread
 from races.lifecycle import RaceRuleError
 from races.quick import ANY, do_quick_race
 
 
-@require_POST
 @limit_posts(RACE_FORMS)
-def quick_race(request: HttpRequest) -> HttpResponse:
+def place(request: HttpRequest) -> HttpResponse:
     try:
         race = do_quick_race(current_player(request), request.POST.get("variant") or ANY)
     except RaceRuleError as exc:
         messages.error(request, exc.reason)
         return redirect("races:list")
     return redirect(race)
+
+
+@require_POST
+async def quick_race(request: HttpRequest) -> HttpResponse:
+    return await on_db_thread(place)(request)

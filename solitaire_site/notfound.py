@@ -9,23 +9,40 @@ own answers.
 from __future__ import annotations
 
 from functools import wraps
+from inspect import iscoroutinefunction
 
+from asgiref.sync import sync_to_async
 from django.http import Http404
 from django.shortcuts import render
 from django.urls import URLPattern, URLResolver
 
 
 def friendly_404(view):
+    if iscoroutinefunction(view):  # an async view stays one (Django runs it on the loop)
+
+        @wraps(view)
+        async def awaited(request, *args, **kwargs):
+            try:
+                return await view(request, *args, **kwargs)
+            except Http404 as exc:
+                return await sync_to_async(not_found)(request, exc)  # the page reads the session
+
+        return awaited
+
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         try:
             return view(request, *args, **kwargs)
         except Http404 as exc:
-            if request.path.startswith("/api/"):
-                raise
-            return render(request, "404.html", {"exception": str(exc)}, status=404)
+            return not_found(request, exc)
 
     return wrapped
+
+
+def not_found(request, exc: Http404):
+    if request.path.startswith("/api/"):
+        raise exc
+    return render(request, "404.html", {"exception": str(exc)}, status=404)
 
 
 def wrap_views(patterns) -> list:

@@ -30,7 +30,14 @@ from django.conf import settings
 
 from scripts.servers import Daphne, free_port, migrate, server_env
 
-__all__ = ["Visitor", "expect", "free_port", "live_server_process", "postgres_url"]
+__all__ = [
+    "Visitor",
+    "expect",
+    "free_port",
+    "live_server_process",
+    "postgres_url",
+    "two_servers_on_postgres",
+]
 
 LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -71,6 +78,33 @@ def live_server_process(
             yield server.url
         finally:
             server.stop()
+
+
+@contextlib.contextmanager
+def two_servers_on_postgres(
+    database: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, str, str]]:
+    """(base URL A, base URL B, database URL): two Daphnes on one fresh PostgreSQL database
+    `database` and one Redis, as two processes behind a load balancer. Unavailable (skipped;
+    failed under CI) when the settings' database is not PostgreSQL, as SQLite serialises every
+    write, or when there is no Redis for the channel layer they share."""
+    import redis
+
+    from scripts.servers import create_database
+    from tests.required import unavailable
+
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        unavailable("DATABASE_URL is not PostgreSQL: SQLite serialises every write")
+    redis_url = settings.REDIS_URL or "redis://127.0.0.1:6379/0"
+    try:
+        redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
+    except redis.RedisError:
+        unavailable(f"no Redis at {redis_url}: two processes need a shared channel layer")
+    database_url = postgres_url(database)
+    create_database(database_url, drop=True)
+    full = {**(env or {}), "DATABASE_URL": database_url, "REDIS_URL": redis_url}
+    with live_server_process(env=dict(full)) as a, live_server_process(env=dict(full)) as b:
+        yield a, b, database_url
 
 
 def postgres_url(name: str) -> str:

@@ -14,5 +14,11 @@ def quick_race_form(selected: str = "any") -> dict:
     return {
         "variants": variants,
         "selected": selected,
-        "lobby_s": round(settings.QUICK_RACE_LOBBY_S),
+        "lobby_s": quick_lobby_seconds(),
     }
+
+
+@register.simple_tag
+def quick_lobby_seconds() -> int:
+    """How long a quick race's lobby lasts after its second player arrives."""
+    return round(settings.QUICK_RACE_LOBBY_S)

@@ -22,14 +22,10 @@ import random
 import re
 
 import pytest
-import redis
-from django.conf import settings
 
 from scripts.loadtest import query
 from scripts.practice_load import CONFIG_PATTERN
-from scripts.servers import create_database
-from tests.live import Visitor, expect, live_server_process, postgres_url
-from tests.required import unavailable
+from tests.live import Visitor, expect, two_servers_on_postgres
 
 pytestmark = pytest.mark.slow
 
@@ -44,18 +40,8 @@ SEED = 7318420953371  # a Penelope's Web deal with moves to make
 @pytest.fixture(scope="module")
 def servers():
     """Two Daphnes on one PostgreSQL database (fresh) and one Redis."""
-    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-        unavailable("DATABASE_URL is not PostgreSQL: SQLite serialises every write")
-    redis_url = settings.REDIS_URL or "redis://127.0.0.1:6379/0"
-    try:
-        redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
-    except redis.RedisError:
-        unavailable(f"no Redis at {redis_url}: two processes need a shared channel layer")
-    database_url = postgres_url(DATABASE)
-    create_database(database_url, drop=True)
-    env = {"DATABASE_URL": database_url, "REDIS_URL": redis_url}
-    with live_server_process(env=dict(env)) as a, live_server_process(env=dict(env)) as b:
-        yield a, b, database_url
+    with two_servers_on_postgres(DATABASE) as servers:
+        yield servers
 
 
 def stored_log(database_url: str, game: str) -> list[str]:

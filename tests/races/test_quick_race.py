@@ -127,6 +127,19 @@ def test_a_quick_race_gets_a_winnable_deal_where_the_variant_has_them(guests):
     assert race.winnable and race.seed == 424242
 
 
+def test_a_race_opened_on_an_empty_pool_takes_a_winnable_deal_at_its_start(guests):
+    race = quick.do_quick_race(guests[0], "penguin")
+    quick.do_quick_race(guests[1], "penguin")
+    race.refresh_from_db()
+    assert not race.winnable, "no search while the player waits"
+    WinnableDeal.objects.create(variant="penguin", use=WinnableDeal.Use.RACE, seed=515151)
+    lobby_time_up(race)
+    assert actions.do_start_if_due(race)
+    race.refresh_from_db()
+    assert race.winnable and race.seed == 515151
+    assert race.racers.first().game.seed == 515151
+
+
 def test_a_rated_player_goes_to_the_open_race_nearest_their_rating():
     """Two open races, one of strong players and one of weaker ones (both made while another
     was being filled): each newcomer goes to the nearer one."""

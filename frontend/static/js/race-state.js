@@ -94,6 +94,9 @@ export class RaceModel {
       case "rematch":
         this.race = { ...this.race, rematch: frame.code };
         break;
+      case "autostart":
+        this.race = { ...this.race, autostart_at: frame.at };
+        break;
       default:
         break;
     }

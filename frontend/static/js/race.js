@@ -216,7 +216,13 @@ function render() {
 
 function renderStatusLine(phase) {
   const race = model.race;
-  if (phase === "lobby") {
+  if (phase === "lobby" && race.quick) {
+    const n = model.racers.size;
+    const left = race.autostart_at ? Math.max(0, Math.ceil((race.autostart_at - serverNow()) / 1000)) : null;
+    setStatus(left === null
+      ? `Quick race: waiting for a second player (${n} of ${race.max_players}).`
+      : `Quick race: starts in ${left} s (${n} of ${race.max_players} players; at once with ${race.max_players}).`);
+  } else if (phase === "lobby") {
     const n = model.racers.size;
     setStatus(`Waiting in the lobby: ${n} of ${race.max_players} players.`);
   } else if (phase === "countdown") {
@@ -244,6 +250,7 @@ function renderLobby(phase) {
       li.dataset.racer = racer.id;
       li.className = racer.ready ? "ready" : "";
       li.textContent = racerName(racer);
+      if (model.race.quick) return li; // no host and no ready: it starts by itself
       if (racer.host) li.append(badge("host"));
       li.append(badge(racer.ready ? "ready" : "not ready", racer.ready ? "ok" : ""));
       return li;
@@ -252,10 +259,11 @@ function renderLobby(phase) {
   $("lobby-count").textContent = `(${model.racers.size} / ${model.race.max_players})`;
   const me = model.me;
   const inLobby = phase === "lobby";
-  $("ready-button").hidden = !(inLobby && me);
+  const quick = Boolean(model.race.quick);
+  $("ready-button").hidden = !(inLobby && me) || quick;
   $("ready-button").textContent = me?.ready ? "Not ready" : "I'm ready";
   $("ready-button").setAttribute("aria-pressed", me?.ready ? "true" : "false");
-  $("start-button").hidden = !(inLobby && model.you.host);
+  $("start-button").hidden = !(inLobby && model.you.host) || quick;
   $("leave-button").hidden = !(inLobby && me);
   const joinForm = $("join-form");
   const full = model.racers.size >= model.race.max_players;
@@ -373,6 +381,7 @@ function tick() {
     const race = model.race;
     const phase = model.phase(now);
     if (root.dataset.phase !== phase) render();
+    else if (phase === "lobby" && race.quick && race.autostart_at) renderStatusLine(phase);
     const overlay = $("countdown");
     if (phase === "countdown") {
       overlay.hidden = false;

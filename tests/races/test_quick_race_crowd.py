@@ -1,0 +1,52 @@
+"""A crowd presses Quick race (issue 17): 200 guests within a second, spread over two live
+Daphnes on one PostgreSQL database and one Redis, each keeping its race's socket open.
+
+Everyone ends up in exactly one race of 2 to 8 players, no race holds more than 8, and every
+race starts by itself: the placement is one transaction on the database (no lobby lives in a
+process), so two processes placing at once never overfill a race or seat a player twice. The
+lobby lasts 3 s here instead of 15 (QUICK_RACE_LOBBY_S), the rules are the same.
+
+SQLite serialises every write, so only PostgreSQL shows what two processes placing at once do;
+the test is skipped on SQLite (and fails under CI=true, which runs PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+
+import pytest
+
+from scripts import quick_crowd
+from tests.live import two_servers_on_postgres
+
+pytestmark = pytest.mark.slow
+
+PLAYERS = 200
+DATABASE = "solitaire_quick_crowd_test"
+
+
+@pytest.fixture(scope="module")
+def servers():
+    """Two Daphnes on one fresh PostgreSQL database and one Redis; a 3 s lobby."""
+    env = {"QUICK_RACE_LOBBY_S": "3", "WINNABLE_POOL_REFILL": "0"}
+    with two_servers_on_postgres(DATABASE, env) as (a, b, database_url):
+        yield [a, b], database_url
+
+
+def test_a_crowd_pressing_quick_race_on_two_servers_fills_races_of_two_to_eight(servers):
+    bases, database_url = servers
+    # Its own thread and event loop (a session's Playwright may hold the main thread's loop).
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        crowd = quick_crowd.crowd(bases, PLAYERS, "penguin", spread_s=1.0, timeout=180)
+        pressers = pool.submit(asyncio.run, crowd).result()
+    result = quick_crowd.figures(pressers)
+    assert result["errors"] == 0, [p.error for p in pressers if p.error][:5]
+    assert result["not_started"] == 0, "every race starts by itself"
+    assert all(2 <= size <= 8 for size in result["race_sizes"]), result["race_sizes"]
+    assert sum(n * count for n, count in result["race_sizes"].items()) == PLAYERS
+    codes = sorted({p.code for p in pressers})
+    record = quick_crowd.record_check(database_url, codes)
+    assert record["db_players_in_two"] == 0, "nobody in two races"
+    assert record["db_over_eight"] == [] and record["db_not_started"] == []
+    assert sum(n * count for n, count in record["db_sizes"].items()) == PLAYERS
