@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 # solitaire_site/daphne_server.py: the daphne command with a close frame instead of a reset).
 DAPHNE_LIMITS := --websocket-max-message-size 65536 --websocket-max-frame-size 65536
 
-.PHONY: install run test lint format bench migrate
+.PHONY: install run test lint format bench migrate demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ install: $(VENV)/.installed
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
+
+# Full leaderboards to look at: demo players, dailies, races and games (seed_demo --help for sizes,
+# e.g. make demo DEMO_ARGS="--games 1000000"). It refuses a database that already has players.
+demo: migrate
+	$(BIN)/python manage.py seed_demo $(DEMO_ARGS)
 
 run: migrate
 	@echo "Serving on http://$(HOST):$(PORT)/"

@@ -2,24 +2,34 @@
 
 from __future__ import annotations
 
+from django.db.models import F, Prefetch
 from django.urls import reverse
 
 from daily.tables import player_ref
 
+# The board lists the latest races only: its count and its deepest page stay bounded however
+# many races have ever finished (older ones remain on their players' pages and by their links).
+LISTED = 1_000
+
 
 def recent_races_page(page: int, per_page: int, variant: str | None = None) -> dict:
-    """Finished public races, newest first, each with its racers in finishing order."""
-    from races.models import Race
+    """The latest ``LISTED`` finished public races, newest first, each with its racers in
+    finishing order: two queries and a bounded count, whatever the number of races."""
+    from races.models import Race, Racer
 
     races = Race.objects.filter(
         visibility=Race.Visibility.PUBLIC, status=Race.Status.FINISHED
     ).order_by("-finished_at", "-pk")
     if variant:
         races = races.filter(variant=variant)
-    total = races.count()
-    start = (page - 1) * per_page
+    total = races[:LISTED].count()
+    start = min((page - 1) * per_page, LISTED)
+    stop = min(start + per_page, LISTED)
+    racers = Racer.objects.annotate(game_public_id=F("game__public_id")).only(
+        "race_id", "player_id", "name", "status", "finish_ms", "cards", "place", "game_id"
+    )
     rows = []
-    for race in races.prefetch_related("racers__game")[start : start + per_page]:
+    for race in races.prefetch_related(Prefetch("racers", queryset=racers))[start:stop]:
         racers = sorted(race.racers.all(), key=lambda r: (r.place is None, r.place or 0, r.pk))
         rows.append(
             {
@@ -35,7 +45,7 @@ def recent_races_page(page: int, per_page: int, variant: str | None = None) -> d
                         "status": r.status,
                         "finish_ms": r.finish_ms,
                         "cards": r.cards,
-                        "replay": reverse("daily:replay", args=[r.game.public_id])
+                        "replay": reverse("daily:replay", args=[r.game_public_id])
                         if r.game_id
                         else None,
                     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import Count, F, Min, Q
+from django.db.models import Count, F, Min, OuterRef, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
@@ -16,6 +16,8 @@ from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Game, Player
 
 RECENT = 15
+# A game's JSON columns: a list of games needs none of them (a position is kilobytes).
+HEAVY_GAME_FIELDS = ("state", "start_state")
 
 
 def variant_rows(player: Player) -> list[dict]:
@@ -77,9 +79,11 @@ def _replay_link(game: Game, viewer: Player | None, now) -> str | None:
 def recent_games(player: Player, viewer: Player | None) -> list[dict]:
     """The player's latest games, with a replay link for each one the viewer may watch."""
     now = timezone.now()
-    games = player.games.select_related("racer__race", "daily_attempt__challenge").order_by(
-        "-started_at"
-    )[:RECENT]
+    games = (
+        player.games.select_related("racer__race", "daily_attempt__challenge")
+        .defer(*HEAVY_GAME_FIELDS)
+        .order_by("-started_at")[:RECENT]
+    )
     out = []
     for game in games:
         attempt = getattr(game, "daily_attempt", None)
@@ -103,9 +107,17 @@ def recent_games(player: Player, viewer: Player | None) -> list[dict]:
 
 def recent_races(player: Player, viewer: Player | None) -> list[dict]:
     """The player's latest races (link-only races are listed to the player alone)."""
-    from races.models import Race
+    from races.models import Race, Racer
 
-    racers = player.racers.select_related("race", "game").order_by("-joined_at")
+    # One query whatever the races: the race, the game and what the replay rule reads of it
+    # (its race, its daily attempt) joined; each race's size counted in a subquery.
+    size = Racer.objects.filter(race=OuterRef("race")).values("race").annotate(n=Count("pk"))
+    racers = (
+        player.racers.select_related("race", "game__daily_attempt__challenge")
+        .defer(*(f"game__{field}" for field in HEAVY_GAME_FIELDS))
+        .annotate(race_size=Subquery(size.values("n")))
+        .order_by("-joined_at")
+    )
     if viewer is None or viewer.pk != player.pk:
         racers = racers.filter(race__visibility=Race.Visibility.PUBLIC)
     now = timezone.now()
@@ -118,7 +130,7 @@ def recent_races(player: Player, viewer: Player | None) -> list[dict]:
                 "variant": race.variant,
                 "status": race.status,
                 "place": racer.place,
-                "racers": race.racers.count(),
+                "racers": racer.race_size,
                 "finish_ms": racer.finish_ms,
                 "url": race.get_absolute_url(),
                 "replay": _replay_link(racer.game, viewer, now) if racer.game_id else None,
