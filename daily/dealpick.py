@@ -12,8 +12,11 @@ candidate that was not proved lost is taken (and recorded as unproved), so a day
 deal. The budgets bound a day's pick to well under a minute per variant on one core, in
 practice: Penguin and Queenie deals are proved within a few hundred nodes; Penelope's Web
 candidates are mostly proved lost at once, and one in four or five is won within some thousands
-of nodes; Spiderweb's wins mostly take under 20,000 nodes; Eighty Thieves searches seldom
-finish at any budget this service can afford, so it tries few, small searches.
+of nodes; Spiderweb's wins mostly take under 20,000 nodes.
+
+Eighty Thieves' candidates are built deals (games.engine.built_deals: no random deal of it was
+ever proved won): the candidate number maps onto a built deal that is not open
+(``secret_number``), and the prover answers with its construction's winning line at once.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import datetime as dt
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from games.engine.built_deals import secret_number
 
 SEED_MASK = (1 << 63) - 1
 # variant: (candidates to try, solver nodes for each)
@@ -33,8 +38,11 @@ BUDGETS: dict[str, tuple[int, int]] = {
     "penelopes-web": (48, 100_000),
     # Most Spiderweb wins take under 20,000 nodes (about half a second); more tries are cheap.
     "spiderweb": (16, 25_000),
+    # Built deals: the first candidate is won by its known line, without a search.
     "eighty-thieves": (4, 25_000),
 }
+BUILT_CANDIDATES = frozenset({"eighty-thieves"})
+"""Variants whose candidates are built deals (see the module's docstring)."""
 DEFAULT_BUDGET = (8, 100_000)
 
 
@@ -60,7 +68,8 @@ class DealPick:
 def candidate_seed(variant: str, day: dt.date, n: int) -> int:
     """The n-th candidate seed for a variant's deal on a day."""
     text = f"daily:{variant}:{day.isoformat()}:{n}".encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") & SEED_MASK
+    draw = int.from_bytes(hashlib.sha256(text).digest()[:8], "big") & SEED_MASK
+    return secret_number(draw) if variant in BUILT_CANDIDATES else draw
 
 
 def pick_deal(
@@ -82,11 +91,15 @@ def pick_deal(
 
 def solver_prover(max_nodes: int | None = None) -> Prover:
     """A prover backed by ``games.solver`` with a deterministic node budget (the variant's own
-    unless ``max_nodes`` is given)."""
+    unless ``max_nodes`` is given); a built deal's known line first (games.solver.proofs)."""
     from games.engine import new_game
     from games.solver import solve
+    from games.solver.proofs import known_line
 
     def prove(variant: str, seed: int) -> Proof:
+        line = known_line(variant, seed)
+        if line is not None:
+            return "won", line
         nodes = max_nodes if max_nodes is not None else budget(variant)[1]
         result = solve(new_game(variant, seed=seed), max_nodes=nodes, max_seconds=None)
         return result.verdict, list(result.moves) if result.verdict == "won" else []

@@ -4,13 +4,19 @@ empty.
 Practice's "new winnable deal" and a race's winnable deal take a deal from the pool of their
 use (`WinnableDeal`) at once; only when it is empty do they draw fresh random deals and ask the
 solver about each in turn, the first one proved won taken. Either way a background thread then
-tops the pool up again. Some variants (Eighty Thieves, Spiderweb) are rarely proved in a second
-or two, so "none in time" is an answer too; Eighty Thieves never was, so none is offered.
+tops the pool up again. Spiderweb deals are not always proved in a second or two, so "none in
+time" is an answer too.
+
+Eighty Thieves is the exception (`BUILT`): no random deal of it was ever proved won, so its
+winnable deals are built deals (games.engine.built_deals), each with its winning line, dealt at
+once with no pool and no search: practice an open one (its line shipped with the code), a race
+one whose number is secret, as a race's random deal is.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 
@@ -19,6 +25,7 @@ from django.db import IntegrityError, close_old_connections
 
 from games.deals import random_seed
 from games.engine import new_game
+from games.engine.built_deals import BUILT_COUNT, OPEN_COUNT, open_numbers, secret_number
 from games.engine.shuffle import MAX_SEED
 from games.models import WinnableDeal
 from games.solver import Verdict, solve
@@ -32,10 +39,11 @@ MAX_SEARCHES = 2
 burst of requests (or one player holding the button) would take every core from the moves."""
 QUEUE_WAIT_S = 2.0
 """How long a request waits for a free search before it is told the solver is busy."""
-NEVER_PROVED = frozenset({"eighty-thieves"})
-"""Variants none of whose random deals the solver has ever proved won (docs/solvability.md: no
-Eighty Thieves win in hundreds of deals, minutes each): a search would spend its whole budget
-for nothing, so no winnable deal of theirs is offered."""
+NEVER_PROVED: frozenset[str] = frozenset()
+"""Variants with no winnable deal on offer: none now (Eighty Thieves, whose random deals the
+solver never proved won, offers built ones)."""
+BUILT = frozenset({"eighty-thieves"})
+"""Variants whose winnable deals are built deals, each with its winning line (see above)."""
 
 POOL_SIZE = 6
 """Deals each pool (variant and use) is topped up to."""
@@ -60,6 +68,14 @@ class SolverBusy(Exception):
 def offers_winnable(variant: str) -> bool:
     """Whether a winnable deal of the variant is offered (a search for one can succeed)."""
     return variant not in NEVER_PROVED
+
+
+def built_seed(use: str) -> int:
+    """A built deal drawn from the OS's secret source: an open one for practice, for a race one
+    whose number is not public."""
+    if use == Use.PRACTICE:
+        return open_numbers()[secrets.randbelow(OPEN_COUNT)]
+    return secret_number(secrets.randbelow(BUILT_COUNT - OPEN_COUNT))
 
 
 def seed_bound(use: str) -> int:
@@ -110,9 +126,11 @@ def winnable_seed(
 ) -> tuple[int | None, int]:
     """(a seed the solver proved winnable, deals searched now): from the pool at once when it
     has one, else searched as `find_winnable_seed` does (SolverBusy as there). A background
-    top-up of the pool follows either way."""
+    top-up of the pool follows either way. A `BUILT` variant's is a built deal, at once."""
     if not offers_winnable(variant):
         return None, 0
+    if variant in BUILT:
+        return built_seed(use), 0
     seed = take_pooled_seed(variant, use)
     tried = 0
     if seed is None:
@@ -135,8 +153,8 @@ def refill(
     most: int | None = None,
 ) -> int:
     """Search deals until the pool holds `size`, `most` were added or `budget_s` is spent; how
-    many were added. `on_found()` is called for each."""
-    if not offers_winnable(variant):
+    many were added. `on_found()` is called for each. A `BUILT` variant has no pool."""
+    if not offers_winnable(variant) or variant in BUILT:
         return 0
     added = 0
     deadline = time.monotonic() + budget_s

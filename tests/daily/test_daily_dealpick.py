@@ -109,6 +109,21 @@ def test_the_solver_picks_the_same_proved_deal_every_time(variant):
     assert game.is_won()
 
 
+def test_the_eighty_thieves_deal_is_a_secret_built_deal_won_by_its_line():
+    """Its candidates are built deals that are not open; the first is won at once, with the
+    construction's line, which wins it on the engine."""
+    from games.engine import new_game
+    from games.engine.built_deals import is_built, open_numbers
+
+    pick = dealpick.pick_deal("eighty-thieves", DAY, dealpick.solver_prover())
+    assert pick.verdict == "won" and pick.candidate == 0
+    assert is_built(pick.seed) and pick.seed not in open_numbers()
+    game = new_game("eighty-thieves", seed=pick.seed)
+    for move in pick.moves:
+        game.play(move)
+    assert game.is_won()
+
+
 def test_every_variant_has_a_node_budget():
     """Each variant's pick is bounded by candidates × nodes (never by time)."""
     from games.engine import VARIANTS as ENGINE_VARIANTS

@@ -12,6 +12,7 @@ from daily.actions import do_resign, start_attempt
 from daily.models import DailyAttempt
 from games.actions import do_create_game
 from games.models import Game
+from games.solver.variants.eighty_thieves import TYPICAL_BEST_HOME
 from races.models import Race, Racer
 
 pytestmark = pytest.mark.django_db
@@ -48,6 +49,16 @@ def test_home_says_which_deals_are_proved_winnable(client, solved_challenge, mak
     assert "Proved winnable" in cards["penguin"]
     assert "Not proved winnable" in cards["eighty-thieves"]
     assert "proved" not in cards["queenie"].lower(), "a day not picked yet claims nothing"
+
+
+@pytest.mark.parametrize(("variant", "shown"), [("eighty-thieves", True), ("penguin", False)])
+def test_the_eighty_thieves_page_says_what_a_good_result_is(client, make_challenge, variant, shown):
+    """A typical best line's cards home on the Eighty Thieves daily page (and its card on the
+    daily home), not on the others."""
+    make_challenge(variant)
+    line = f"a typical best line the solver finds sends {TYPICAL_BEST_HOME} of 208 cards home"
+    assert (line in client.get(f"/daily/{variant}/").content.decode()) == shown
+    assert client.get("/daily/").content.decode().count(line) == 1
 
 
 @pytest.mark.parametrize(("proved", "text"), [(True, "Proved winnable"), (False, "Not proved")])

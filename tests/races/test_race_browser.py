@@ -153,17 +153,14 @@ def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811
     eve.wait("#rematch-link:not([hidden])")
 
 
-def test_the_race_form_offers_no_winnable_eighty_thieves_deal(page, live_url):  # noqa: F811
-    """Choosing Eighty Thieves disables "a winnable deal" (falling back to a random one) and says
-    why; another variant offers it again."""
+def test_the_race_form_offers_a_winnable_deal_of_every_variant(page, live_url):  # noqa: F811
+    """Eighty Thieves too (its winnable deals are built): choosing it keeps "a winnable deal"
+    checked and enabled, as for any other variant."""
     page.goto(f"{live_url}/races/new/")
     winnable = page.locator("input[name=deal][value=winnable]")
     winnable.check()
     page.select_option("#id_variant", "eighty-thieves")
-    assert winnable.is_disabled() and not winnable.is_checked()
-    assert page.locator("input[name=deal][value=random]").is_checked()
-    assert "never proved" in page.text_content("#deal-help")
+    assert winnable.is_enabled() and winnable.is_checked()
+    assert "never proved" not in page.text_content("#deal-help")
     page.select_option("#id_variant", "penguin")
-    assert winnable.is_enabled()
-    winnable.check()
-    assert winnable.is_checked()
+    assert winnable.is_enabled() and winnable.is_checked()

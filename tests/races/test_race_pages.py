@@ -4,6 +4,8 @@ import re
 
 import pytest
 
+from games.engine.built_deals import is_built
+from games.solver.variants.eighty_thieves import TYPICAL_BEST_HOME
 from races import actions
 from races.models import Race, Racer
 
@@ -98,12 +100,25 @@ def test_the_offered_time_limits_are_taken(ann, seconds):
     assert Race.objects.get().time_limit_s == (int(seconds) if seconds else None)
 
 
-def test_a_winnable_eighty_thieves_race_is_refused_with_the_reason(ann):
-    """The solver never proves an Eighty Thieves deal won: the form says so, no race is made."""
+def test_a_winnable_eighty_thieves_race_is_made_on_a_built_deal(ann, no_search):
+    """No random Eighty Thieves deal was ever proved won: the race gets a built one at once."""
     data = {"variant": "eighty-thieves", "deal": "winnable", "max_players": 8, "visibility": "link"}
-    page = ann.post("/races/new/", data).content.decode()
-    assert "Winnable deals are not offered for Eighty Thieves" in page
-    assert not Race.objects.exists()
+    ann.post("/races/new/", data)
+    race = Race.objects.get()
+    assert race.winnable and is_built(race.seed)
+
+
+@pytest.mark.parametrize(("variant", "shown"), [("eighty-thieves", True), ("penguin", False)])
+def test_eighty_thieves_results_say_what_a_good_result_is(
+    ann, make_race, no_countdown, variant, shown
+):
+    """A typical best line's cards home, beside an Eighty Thieves race's results only."""
+    race = make_race(ann, variant=variant)
+    actions.do_start_race(race, ann.player)
+    actions.do_resign(race, ann.player)
+    page = ann.get(f"/races/{race.code}/results/").content.decode()
+    line = f"a typical best line the solver finds sends {TYPICAL_BEST_HOME} of 208 cards home"
+    assert (line in page) == shown
 
 
 def test_a_visitor_sees_the_join_form_and_no_seed(ann, make_race, make_client):

@@ -31,13 +31,30 @@ def test_no_winnable_deal_in_time_is_a_clear_refusal(make_client, monkeypatch):
 
 
 def test_a_winnable_race_of_a_never_proved_variant_is_refused_without_a_search(
-    make_client, no_search
+    make_client, no_search, monkeypatch
 ):
-    """Eighty Thieves: `no_winnable_deal` at once, no solver run, no race."""
+    """A variant never proved winnable: `no_winnable_deal` at once, no solver run, no race."""
+    monkeypatch.setattr("games.winnable.NEVER_PROVED", frozenset({"spiderweb"}))
     with pytest.raises(RaceRuleError) as info:
-        actions.do_create_race(make_client("Ann").player, variant="eighty-thieves", winnable=True)
+        actions.do_create_race(make_client("Ann").player, variant="spiderweb", winnable=True)
     assert info.value.code == "no_winnable_deal"
     assert not Race.objects.exists()
+
+
+def test_a_winnable_eighty_thieves_race_gets_a_secret_built_deal(make_client, no_search):
+    """At once, no search: a built deal (won by its construction's line) that is not one of the
+    open deals, whose numbers and lines are public."""
+    from games.engine.built_deals import is_built, open_numbers
+    from games.solver.proofs import known_line
+
+    race = actions.do_create_race(
+        make_client("Ann").player, variant="eighty-thieves", winnable=True
+    )
+    assert race.winnable and is_built(race.seed) and race.seed not in open_numbers()
+    game = new_game("eighty-thieves", race.seed)
+    for move in known_line("eighty-thieves", race.seed):
+        game.play(move)
+    assert game.is_won()
 
 
 def test_the_command_closes_overdue_races_only(make_client, make_race, no_countdown):

@@ -6,9 +6,11 @@ import re
 
 import pytest
 
-from games import views
+from games import views, winnable
 from games.engine import new_game
+from games.engine.built_deals import BUILT_FIRST, open_numbers
 from games.solver import Verdict, solve
+from games.solver.proofs import stored_line
 
 pytestmark = pytest.mark.django_db
 
@@ -47,20 +49,34 @@ def test_home_and_practice_page_link_a_winnable_deal(client, path):
     assert 'href="/play/penguin/winnable/"' in page
 
 
-def test_a_never_proved_variant_offers_no_winnable_deal(client, no_search):
-    """Eighty Thieves: the page says why at once (no search runs) and links a random deal."""
-    response = client.get("/play/eighty-thieves/winnable/")
+def test_a_never_proved_variant_offers_no_winnable_deal(client, no_search, monkeypatch):
+    """A variant no random deal of which was ever proved won: the page says why at once (no
+    search runs) and links a random deal."""
+    monkeypatch.setattr(winnable, "NEVER_PROVED", frozenset({"spiderweb"}))
+    response = client.get("/play/spiderweb/winnable/")
     assert response.status_code == 200
     page = response.content.decode()
-    assert 'id="never-proved"' in page and 'href="/play/eighty-thieves/"' in page
-    assert 'href="/play/eighty-thieves/winnable/"' not in page
+    assert 'id="never-proved"' in page and 'href="/play/spiderweb/"' in page
+    assert 'href="/play/spiderweb/winnable/"' not in page
 
 
-@pytest.mark.parametrize("path", ["/", "/play/eighty-thieves/5/"])
-def test_pages_link_no_winnable_deal_of_a_never_proved_variant(client, path):
+def test_a_winnable_eighty_thieves_deal_is_an_open_built_deal_at_once(client, no_search):
+    """No search: the redirect goes to an open built deal, whose shipped line wins it."""
+    response = client.get("/play/eighty-thieves/winnable/")
+    assert response.status_code == 302
+    match = re.fullmatch(r"/play/eighty-thieves/([0-9]+)/", response["Location"])
+    seed = int(match.group(1))
+    assert seed in open_numbers()
+    game = new_game("eighty-thieves", seed)
+    for move in stored_line("eighty-thieves", seed):
+        game.play(move)
+    assert game.is_won()
+
+
+@pytest.mark.parametrize("path", ["/", f"/play/eighty-thieves/{BUILT_FIRST}/"])
+def test_pages_link_the_winnable_eighty_thieves_deal(client, path):
     page = client.get(path).content.decode()
-    assert 'href="/play/eighty-thieves/winnable/"' not in page
-    assert 'href="/play/eighty-thieves/"' in page
+    assert 'href="/play/eighty-thieves/winnable/"' in page
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 
 from games import winnable
 from games.engine import new_game
+from games.engine.built_deals import is_built, open_numbers
 from games.models import WinnableDeal
 from games.solver import Verdict, solve
 from races import actions as race_actions
@@ -82,9 +83,20 @@ def test_refill_adds_at_most_what_it_is_allowed():
     assert winnable.pool_size("queenie", Use.PRACTICE) == 2
 
 
-def test_a_never_proved_variant_is_never_pooled_or_searched(no_search):
-    assert winnable.refill("eighty-thieves", Use.PRACTICE, size=2) == 0
-    assert winnable.winnable_seed("eighty-thieves", Use.RACE, 5.0, 1.0) == (None, 0)
+def test_a_never_proved_variant_is_never_pooled_or_searched(no_search, monkeypatch):
+    monkeypatch.setattr(winnable, "NEVER_PROVED", frozenset({"spiderweb"}))
+    assert winnable.refill("spiderweb", Use.PRACTICE, size=2) == 0
+    assert winnable.winnable_seed("spiderweb", Use.RACE, 5.0, 1.0) == (None, 0)
+    assert not WinnableDeal.objects.exists()
+
+
+@pytest.mark.parametrize("use", Use.values)
+def test_eighty_thieves_deals_built_deals_without_a_pool_or_a_search(no_search, use):
+    """Practice an open built deal (its line shipped), a race one whose number is not public."""
+    seeds = {winnable.winnable_seed("eighty-thieves", use, 5.0, 1.0)[0] for _ in range(20)}
+    assert all(is_built(seed) for seed in seeds) and len(seeds) > 1
+    assert all((seed in open_numbers()) == (use == Use.PRACTICE) for seed in seeds)
+    assert winnable.refill("eighty-thieves", use, size=2) == 0
     assert not WinnableDeal.objects.exists()
 
 
@@ -121,7 +133,7 @@ def test_the_command_stocks_every_pool_it_is_given():
     assert winnable.pool_size("penguin", Use.RACE) == 2
     table = out.getvalue()
     assert "| penguin | practice | 2 | 2 added, full |" in table
-    assert "| eighty-thieves | race | 0 | not offered: never proved winnable |" in table
+    assert "| eighty-thieves | race | 0 | no pool needed: built deals, dealt at once |" in table
 
 
 @pytest.mark.parametrize(

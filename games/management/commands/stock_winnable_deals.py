@@ -3,13 +3,14 @@
 
 Run it after a deployment (and whenever the pools ran low): every "winnable deal" is then
 dealt at once. Each pool is also topped up in the background after every deal taken from it.
+Eighty Thieves has no pool: its winnable deals are built deals, dealt at once (games/winnable.py).
 """
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from games.engine import VARIANTS
-from games.winnable import POOL_SIZE, Use, offers_winnable, pool_size, refill
+from games.winnable import BUILT, POOL_SIZE, Use, offers_winnable, pool_size, refill
 
 
 class Command(BaseCommand):
@@ -44,6 +45,9 @@ class Command(BaseCommand):
             for use in Use.values:
                 if not offers_winnable(variant):
                     rows.append((variant, use, 0, "not offered: never proved winnable"))
+                    continue
+                if variant in BUILT:
+                    rows.append((variant, use, 0, "no pool needed: built deals, dealt at once"))
                     continue
                 have = pool_size(variant, use)
                 with tqdm(

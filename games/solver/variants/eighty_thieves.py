@@ -31,6 +31,11 @@ from ..result import Verdict
 from .base import Rules
 from .eighty_thieves_bound import never_empties
 
+TYPICAL_BEST_HOME = 68
+"""Cards home of the best line the search finds in 10 s on a random deal: the median over
+seeds 0-99 (docs/solvability.md, "How far good play gets"). The pages say it as what a good
+result is."""
+
 # Beam search (``beam``): the widths tried in turn, and how many new positions each kept
 # position may open between two deals (more at the end, where nothing is dealt any more).
 BEAM_WIDTHS = (8, 32, 128, 512, 2048)
