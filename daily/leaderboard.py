@@ -1,13 +1,14 @@
 """The live boards: sorted sets in the rank store (Redis), an index of the database.
 
 Each board is one sorted set (member: player id, score: daily/scoring.py, lowest first) plus a
-marker key that says "this board was built from the database". Reading a board whose marker is
-missing (Redis restarted empty, flushed, or the marker aged out) rebuilds it from the database
-first. Writes go straight to the set after each commit. The marker lives ``MARKER_TTL`` seconds,
-so a write lost while Redis was unreachable is mended at the next rebuild at the latest. If the
-store cannot be reached at all, boards are read straight from the database.
-
-``manage.py rebuild_leaderboards`` rebuilds every board at once.
+marker key that says "this board was built from the database". The writes that change a board
+keep it current (after each commit, one player's entry); no request ever rebuilds one. A board
+is built only by ``manage.py rebuild_leaderboards``: the scheduler runs it every minute for the
+boards whose marker is missing (``--missing``: Redis came back empty) and hourly for the recent
+ones (``--days 2``: mends a write lost while Redis was unreachable). A read of a board without
+its marker (not built yet, or a daily board past ``PAST_DAY_TTL``, which leaves Redis with its
+marker) reads the board's rows from the database instead, as when the store cannot be reached;
+the streak board's rows are one per player (daily/streakbook.py), never the attempts' history.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from daily import standings
+from daily import standings, streakbook
 from daily.boards import ALL_TIME, DAILY, Board
 from daily.scoring import shared_ranks
 from games.rankstore import MemoryRankStore, RankStore, get_rank_store
@@ -29,7 +30,6 @@ from games.rankstore import MemoryRankStore, RankStore, get_rank_store
 logger = logging.getLogger(__name__)
 
 KEY_PREFIX = "lb"  # tests give each run its own prefix
-MARKER_TTL = 600  # seconds a built board is trusted before the next read rebuilds it
 PAST_DAY_TTL = 8 * 24 * 3600  # a past day's board leaves Redis this long after its day ends
 BUILT = "built"
 
@@ -83,14 +83,13 @@ def rebuild(board: Board, store: RankStore | None = None) -> int:
     if ttl is not None and wanted:
         store.expire(k, ttl)
     store.set(marker_key(board), BUILT, time.time())
-    store.expire(marker_key(board), min(MARKER_TTL, ttl or MARKER_TTL))
+    if ttl is not None:  # the marker leaves with its board; an all-time board's stays
+        store.expire(marker_key(board), ttl)
     return len(wanted)
 
 
-def ensure_built(board: Board, store: RankStore) -> None:
-    """Rebuild a board from the database if the store has no marker for it."""
-    if not store.exists(marker_key(board)):
-        rebuild(board, store)
+def is_built(board: Board, store: RankStore | None = None) -> bool:
+    return (store or get_rank_store()).exists(marker_key(board))
 
 
 def _write(board: Board, player_id: int, store: RankStore) -> None:
@@ -109,12 +108,13 @@ def _write(board: Board, player_id: int, store: RankStore) -> None:
 def record_attempt(attempt_pk: int, store: RankStore | None = None) -> None:
     """After a ranked attempt changed: its daily board, and the player's all-time boards.
 
-    Called after the commit. A failure here loses nothing: the database has the result and the
-    board is rebuilt from it when its marker ages out.
+    Called after the commit; a ranked win also advances the player's streak (streakbook). A
+    failure here loses nothing: the database has the result, the scheduler's hourly rebuild of
+    the recent boards mends the boards, and a full ``rebuild_leaderboards`` the streaks.
     """
     from daily.models import DailyAttempt
 
-    attempt = DailyAttempt.objects.select_related("challenge").filter(pk=attempt_pk).first()
+    attempt = DailyAttempt.objects.select_related("challenge", "game").filter(pk=attempt_pk).first()
     if attempt is None or not attempt.ranked:
         return
     store = store or get_rank_store()
@@ -123,6 +123,8 @@ def record_attempt(attempt_pk: int, store: RankStore | None = None) -> None:
     if attempt.elapsed_ms is not None:
         boards += [Board(kind, challenge.variant) for kind in ALL_TIME]
     try:
+        if attempt.elapsed_ms is not None and attempt.won:
+            streakbook.record_win(attempt.player_id, challenge.variant, challenge.day)
         for board in boards:
             _write(board, attempt.player_id, store)
     except Exception:
@@ -209,13 +211,14 @@ def read_page(
     player_id: int | None = None,
     store: RankStore | None = None,
 ) -> BoardPage:
-    """One page of a board (1-based) and, if asked, one player's row wherever it is."""
+    """One page of a board (1-based) and, if asked, one player's row wherever it is: from the
+    store when the board is built there, else from the database (nothing is built here)."""
     store = store or get_rank_store()
     try:
-        ensure_built(board, store)
-        return _read(board, page, per_page, player_id, store)
+        if is_built(board, store):
+            return _read(board, page, per_page, player_id, store)
     except (RedisError, OSError):
         logger.exception("the rank store failed; reading %s from the database", board.name)
-        fallback = MemoryRankStore()
-        fallback.set_many(key(board), standings.scores(board))
-        return _read(board, page, per_page, player_id, fallback)
+    fallback = MemoryRankStore()
+    fallback.set_many(key(board), standings.scores(board))
+    return _read(board, page, per_page, player_id, fallback)

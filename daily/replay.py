@@ -6,6 +6,9 @@ Who may watch what:
   anyway); a race game once its race is over. Anything else is refused, so a replay never shows
   the hidden cards of a game still being played.
 - A finished game's replay shows the full position (every card face up): the game is over.
+  It is sent as the deal in full and one step a log row, each with the edits from the position
+  before it (a few cards), and the browser computes the positions as it steps: an 800-move
+  replay is tens of kilobytes, not every position in full.
 - A daily game's replay is the player's own until the challenge's UTC day ends; after that it is
   everyone's (before, it would show the day's deal and a winning line to players still to play).
 """
@@ -20,15 +23,10 @@ from django.core.cache import cache
 
 from daily.dealpick import day_start
 from daily.scoring import cards_home
-from games.actions import elapsed_ms, move_log, starting_position
+from games.actions import elapsed_ms, starting_position
 from games.models import Game, Move, Player
-from games.solver import first_losing_move_from
 
-# The solver's budget for finding where a replayed game was lost: per position searched, and in
-# all. Spent once per game and log length (then cached), on the first view of its replay.
-LOSING_SECONDS_PER_POSITION = 1.0
-LOSING_TOTAL_SECONDS = 3.0
-LOSING_CACHE_SECONDS = 30 * 24 * 3600
+REPLAY_CACHE_SECONDS = 24 * 3600
 
 logger = logging.getLogger(__name__)
 
@@ -64,46 +62,127 @@ def check_replay(game: Game, viewer: Player | None, now: dt.datetime) -> None:
 
 
 @dataclass(frozen=True)
-class Frame:
-    """The position after one row of the log (frame 0: the deal)."""
+class Replayed:
+    """A finished game as the replay sends it: the deal in full, then each log row as a step
+    ``[move, ms, cards, edits]``: the move (or "undo"), when (ms from the game's start), the
+    cards home after it, and the edits that turn the position before it into the one after
+    (``edits``). Plain lists: they are cached and sent as they are."""
 
-    move: str | None  # the log row that led here: a move, "undo", or None for the deal
-    ms: int  # when, in milliseconds from the game's start
-    view: dict  # the engine's full state
-    cards: int  # cards home (on the foundations for good)
+    deal: dict
+    cards: int  # cards home at the deal
+    steps: list[list]
 
-    def as_dict(self) -> dict:
-        return {"move": self.move, "ms": self.ms, "cards": self.cards, "view": self.view}
+    @property
+    def end_ms(self) -> int:
+        return self.steps[-1][1] if self.steps else 0
+
+
+def splice(old: list, new: list) -> list:
+    """``[start, removed, *added]``: ``new`` is ``old`` with ``removed`` items at ``start``
+    replaced by ``added`` (a move takes cards off one end of a pile and puts them on another)."""
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    return [start, len(old) - start - end, *new[start : len(new) - end]]
+
+
+def edits(before: dict, after: dict) -> list[list]:
+    """What changed between two positions, one edit a changed pile: ``["tableau.3", start,
+    removed, *added]`` inside a list of piles, ``["stock", start, removed, *added]`` for a flat
+    list, ``["moves", value]`` for anything else."""
+    out: list[list] = []
+    for key, new in after.items():
+        old = before.get(key)
+        if new == old:
+            continue
+        if isinstance(new, list) and isinstance(old, list):
+            if new and isinstance(new[0], list) and len(new) == len(old):
+                out += [
+                    [f"{key}.{i}", *splice(a, b)]
+                    for i, (a, b) in enumerate(zip(old, new, strict=True))
+                    if a != b
+                ]
+            else:
+                out.append([key, *splice(old, new)])
+        else:
+            out.append([key, new])
+    return out
+
+
+def apply(view: dict, changes: list[list]) -> dict:
+    """The position ``changes`` (from ``edits``) lead to from ``view``; ``view`` is left as it
+    is (the browser's replay.js does the same)."""
+    out = dict(view)
+    for path, *rest in changes:
+        if len(rest) == 1:
+            out[path] = rest[0]
+            continue
+        key, _, index = path.partition(".")
+        start, removed, *added = rest
+        if index:
+            piles = out[key] = list(out[key])
+            pile = piles[int(index)] = list(piles[int(index)])
+        else:
+            pile = out[key] = list(out[key])
+        pile[start : start + removed] = added
+    return out
 
 
 def _position(engine) -> dict:
+    """The engine's full state without its seed (said apart, when it may be) and its move count
+    (a replay counts its steps)."""
     view = engine.to_dict()
     view.pop("seed", None)
+    view.pop("moves", None)
     return view
 
 
-def frames(game: Game) -> list[Frame]:
-    """Every position of the game from its log, undo rows included, with their times."""
+def replay(game: Game) -> Replayed:
+    """The game from its log: the deal, and each row's step (undo rows included) with its time."""
     engine = starting_position(game)
-    view = _position(engine)
-    out = [Frame(None, 0, view, cards_home(view))]
+    before = deal = _position(engine)
+    steps = []
     for move, at in game.moves.order_by("seq").values_list("move", "at"):
         if move == Move.UNDO:
             engine.undo()
         else:
             engine.play(move)
-        view = _position(engine)
+        after = _position(engine)
         ms = max(0, int((at - game.started_at).total_seconds() * 1000))
-        out.append(Frame(move, ms, view, cards_home(view)))
-    return out
+        steps.append([move, ms, cards_home(after), edits(before, after)])
+        before = after
+    return Replayed(deal, cards_home(deal), steps)
 
 
-def progress(replayed: list[Frame]) -> list[tuple[int, int]]:
+def cached_replay(game: Game) -> Replayed:
+    """``replay(game)``, kept in Django's cache per game and log length: a finished game's log
+    no longer grows, and its replay is asked for again and again (a shared link)."""
+    key = f"replay:{game.public_id}:{game.seq}"
+    try:
+        found = cache.get(key)
+    except Exception:  # the cache (Redis) is down: compute, as on a first look
+        logger.warning("cache unavailable for %s", key, exc_info=True)
+        found = None
+    if found is not None:
+        return found
+    made = replay(game)
+    try:
+        cache.set(key, made, REPLAY_CACHE_SECONDS)
+    except Exception:
+        logger.warning("cache unavailable for %s", key, exc_info=True)
+    return made
+
+
+def progress(replayed: Replayed) -> list[tuple[int, int]]:
     """A run's progress as (ms, cards home) at each change: what a ghost shows."""
-    points: list[tuple[int, int]] = []
-    for frame in replayed:
-        if not points or frame.cards != points[-1][1]:
-            points.append((frame.ms, frame.cards))
+    points = [(0, replayed.cards)]
+    for _, ms, cards, _ in replayed.steps:
+        if cards != points[-1][1]:
+            points.append((ms, cards))
     return points
 
 
@@ -126,12 +205,13 @@ def shown_name(game: Game) -> str:
 
 
 def replay_dict(game: Game, now: dt.datetime) -> dict:
-    """A finished game's replay as the API and the replay page send it (docs/api.md)."""
+    """A finished game's replay as the API and the replay page send it (docs/api.md): the deal
+    in full, then one step a log row, each with its edits to the position before it."""
     from django.urls import reverse
 
     from games.frames import iso
 
-    replayed = frames(game)
+    replayed = cached_replay(game)
     return {
         "game": game.public_id,
         "variant": game.variant,
@@ -148,35 +228,6 @@ def replay_dict(game: Game, now: dt.datetime) -> dict:
         "moves": game.move_count,
         "elapsed_ms": elapsed_ms(game) if game.finished_at else None,
         "url": reverse("daily:replay", args=[game.public_id]),
-        "frames": [frame.as_dict() for frame in replayed],
+        "deal": {"ms": 0, "cards": replayed.cards, "view": replayed.deal},
+        "steps": replayed.steps,
     }
-
-
-def losing_frame(game: Game) -> int | None:
-    """The frame right after the first move that turned a winnable position into a lost one
-    (the solver proves both within its budget), or None: no such move, or none proved in time.
-
-    Computed once per game and log length (a finished game's log no longer grows) and kept in
-    Django's cache; an undone blunder still counts: it was played.
-    """
-    key = f"replay-losing:{game.public_id}:{game.seq}"
-    try:
-        cached = cache.get(key)
-    except Exception:  # the cache (Redis) is down: compute, as on a first look
-        logger.warning("cache unavailable for %s", key, exc_info=True)
-        cached = None
-    if cached is not None:
-        return cached["frame"]
-    log = move_log(game)
-    index = first_losing_move_from(
-        starting_position(game),
-        log,
-        max_seconds_per_position=LOSING_SECONDS_PER_POSITION,
-        max_total_seconds=LOSING_TOTAL_SECONDS,
-    )
-    frame = None if index is None else index + 1
-    try:
-        cache.set(key, {"frame": frame}, LOSING_CACHE_SECONDS)
-    except Exception:
-        logger.warning("cache unavailable for %s", key, exc_info=True)
-    return frame

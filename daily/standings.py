@@ -6,15 +6,13 @@ are the games played on the same deal under the server's clock. A member is a pl
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
 from django.db.models import Count, Min
 
 from daily import scoring
 from daily.boards import DAILY, FASTEST, STREAK, WINS, Board
-from daily.models import DailyAttempt
-from daily.streaks import longest_streak
+from daily.models import DailyAttempt, DailyStreak
 from games.models import Game
 
 
@@ -41,6 +39,11 @@ def scores(board: Board, players: Iterable[int] | None = None) -> dict[str, floa
             str(a.player_id): scoring.daily_score(attempt_result(a))
             for a in rows.select_related("game")
         }
+    if board.kind == STREAK:  # one row per player, kept as wins are recorded
+        runs = DailyStreak.objects.filter(variant=board.variant, longest__gt=0)
+        if players is not None:
+            runs = runs.filter(player_id__in=list(players))
+        return {str(p): scoring.count_score(n) for p, n in runs.values_list("player_id", "longest")}
     wins = ranked_attempts(board.variant).filter(game__status=Game.Status.WON)
     if players is not None:
         wins = wins.filter(player_id__in=list(players))
@@ -52,9 +55,4 @@ def scores(board: Board, players: Iterable[int] | None = None) -> dict[str, floa
     if board.kind == WINS:
         counts = wins.values("player_id").annotate(n=Count("id"))
         return {str(r["player_id"]): scoring.count_score(r["n"]) for r in counts}
-    if board.kind == STREAK:
-        days: dict[int, list] = defaultdict(list)
-        for player_id, day in wins.values_list("player_id", "challenge__day"):
-            days[player_id].append(day)
-        return {str(p): scoring.count_score(longest_streak(d)) for p, d in days.items()}
     raise ValueError(f"unknown board {board.kind!r}")

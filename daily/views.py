@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import datetime as dt
 
+import orjson
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from daily import leaderboard, params, replay, stats, warmup
+from daily import analysis, leaderboard, params, replay, stats, warmup
 from daily.actions import (
     AttemptRefused,
     do_resign,
@@ -34,6 +37,22 @@ from games.identity import current_player
 from games.models import Game
 
 PREVIEW_ROWS = 5
+
+
+_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+
+
+def json_script_compact(value, element_id: str) -> str:
+    """Django's json_script element, written by orjson without spaces: a long replay's steps
+    are most of its page, and json_script's encoder took half of its render."""
+    text = orjson.dumps(value).decode()
+    if "<" in text or ">" in text or "&" in text:
+        text = text.translate(_SCRIPT_ESCAPES)
+    return format_html(
+        '<script id="{}" type="application/json">{}</script>', element_id, mark_safe(text)
+    )
+
+
 _ONE_DAY = dt.timedelta(days=1)
 
 
@@ -151,13 +170,13 @@ def _own_game(request: HttpRequest, public_id: str) -> Game:
 
 def _ghost_config(ghost: Game) -> dict:
     """What the page needs to play a recorded run back: its progress, never its cards."""
-    replayed = replay.frames(ghost)
+    replayed = replay.cached_replay(ghost)
     return {
         "game": ghost.public_id,
         "nickname": ghost.player.nickname,
         "status": ghost.status,
         "progress": replay.progress(replayed),
-        "end_ms": replayed[-1].ms,
+        "end_ms": replayed.end_ms,
         "replay": reverse("daily:replay", args=[ghost.public_id]),
     }
 
@@ -347,7 +366,9 @@ def player_page(request: HttpRequest, player_id: int) -> HttpResponse:
 
 @require_GET
 def replay_page(request: HttpRequest, public_id: str) -> HttpResponse:
-    """Step through a finished game, move by move; the address is shareable."""
+    """Step through a finished game, move by move; the address is shareable. The losing-move
+    mark is the one stored off the request (daily/analysis.py); until it is, the page says the
+    game is being analysed and asks the analysis thread to look (the request never searches)."""
     game = Game.objects.filter(public_id=public_id).select_related("player").first()
     if game is None:
         raise Http404("There is no game with this id.")
@@ -358,7 +379,9 @@ def replay_page(request: HttpRequest, public_id: str) -> HttpResponse:
             request, "daily/replay_refused.html", {"game": game, "reason": str(exc)}, status=403
         )
     data = replay.replay_dict(game, timezone.now())
-    data["losing_frame"] = replay.losing_frame(game)
+    analysed, data["losing_frame"] = analysis.stored(game)
+    if not analysed:
+        analysis.request([game.pk])
     info = check_variant(game.variant)
     config = {"variant": game.variant, "layout": info, "replay": data}
     attempt = getattr(game, "daily_attempt", None)
@@ -369,5 +392,8 @@ def replay_page(request: HttpRequest, public_id: str) -> HttpResponse:
         "data": data,
         "attempt": attempt,
         "can_race": game.kind in (Game.Kind.DAILY, Game.Kind.RACE),
+        "analysing": not analysed and game.status != Game.Status.WON,
+        "frames": len(data["steps"]) + 1,
+        "config_script": json_script_compact(config, "replay-config"),
     }
     return render(request, "daily/replay.html", context)

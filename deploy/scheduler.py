@@ -5,8 +5,8 @@
 APScheduler keeps the times (UTC); each job runs one management command in this process and
 logs its output. A job that fails is logged and runs again at its next time; a job still running
 when its next time comes is not started twice, and runs a busy process missed are made up once,
-not once per miss. The daily deals and the pools are also filled when the scheduler starts, so
-a fresh deployment (or one that was down at 00:05) does not wait a day. Run one scheduler per
+not once per miss. The missing boards, the daily deals and the pools are also filled when the
+scheduler starts, so a fresh deployment (or one that was down at 00:05) does not wait. Run one scheduler per
 deployment: the commands are idempotent, so a second one costs work but breaks nothing.
 """
 
@@ -34,6 +34,12 @@ class Job:
     at_start: bool = False
     """Also run once when the scheduler starts (a fresh deployment needs it before its time)."""
     why: str = field(default="", compare=False)
+    name: str = ""
+    """The job's id when one command is scheduled twice (default: the command)."""
+
+    @property
+    def id(self) -> str:
+        return self.name or self.command
 
 
 JOBS = (
@@ -42,6 +48,26 @@ JOBS = (
         (),
         IntervalTrigger(minutes=1, timezone=UTC),
         why="races nobody watched when their time ran out",
+    ),
+    Job(
+        "analyse_replays",
+        (),
+        IntervalTrigger(minutes=1, timezone=UTC),
+        why="the losing-move marks of finished games no web process searched (restarts, races)",
+    ),
+    Job(
+        "rebuild_leaderboards",
+        ("--missing",),
+        IntervalTrigger(minutes=1, timezone=UTC),
+        at_start=True,
+        why="boards the rank store lost (a Redis restart): requests never rebuild one",
+    ),
+    Job(
+        "rebuild_leaderboards",
+        ("--days", "2"),
+        CronTrigger(minute=45, timezone=UTC),
+        why="the recent boards afresh, mending a write lost while Redis was unreachable",
+        name="rebuild_recent_leaderboards",
     ),
     Job(
         "precompute_daily",
@@ -85,10 +111,10 @@ def build_scheduler(jobs=JOBS, kind=BlockingScheduler):
     )
     for job in jobs:
         scheduler.add_job(
-            run_command, job.trigger, args=(job.command, *job.args), id=job.command, name=job.why
+            run_command, job.trigger, args=(job.command, *job.args), id=job.id, name=job.why
         )
         if job.at_start:
-            scheduler.add_job(run_command, args=(job.command, *job.args), id=f"{job.command}@start")
+            scheduler.add_job(run_command, args=(job.command, *job.args), id=f"{job.id}@start")
     return scheduler
 
 

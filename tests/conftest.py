@@ -40,6 +40,7 @@ os.environ["RACE_PROGRESS_TICK_MS"] = "0"
 # No background daily picks (solver runs and writes beside the test's own) unless a test asks for
 # them (tests/daily/test_daily_warmup.py): in this process below, in the servers tests start here.
 os.environ["DAILY_WARMUP"] = "0"
+os.environ["REPLAY_ANALYSIS"] = "0"  # losing-move searches: tests/daily/test_replay_losing_move.py
 os.environ["WINNABLE_POOL_REFILL"] = "0"
 
 PASSWORD = "correct-horse-battery-9"
@@ -146,6 +147,7 @@ async def connect(sent_frames):
 def no_background_solving(settings):
     """No daily deals picked and no winnable deals pooled in the background, unless the test
     turns it on."""
+    settings.REPLAY_ANALYSIS = False
     settings.DAILY_WARMUP = False
     settings.WINNABLE_POOL_REFILL = False
 

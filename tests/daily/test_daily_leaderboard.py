@@ -95,15 +95,62 @@ def test_a_player_off_the_board_has_no_row(enter, daily_board, guest):
     assert leaderboard.read_page(daily_board, player_id=guest.pk).player_row is None
 
 
-def test_a_flushed_store_is_rebuilt_on_read(enter, daily_board, flush_boards):
-    """When the store comes back empty, the next read rebuilds the board from the database."""
+def test_a_flushed_store_is_read_from_the_database_and_never_rebuilt_by_a_read(
+    enter, daily_board, flush_boards
+):
+    """When the store comes back empty, reads answer from the database and build nothing; the
+    scheduler's `rebuild_leaderboards --missing` builds the board again."""
     enter("a", won_ms=3000)
     enter("b", cards=20, ms=10)
     enter("c", won_ms=2000)
+    leaderboard.rebuild(daily_board)
     before = names(leaderboard.read_page(daily_board))
     flush_boards()
-    assert not get_rank_store().exists(leaderboard.key(daily_board))
     assert names(leaderboard.read_page(daily_board)) == before == [(1, "c"), (2, "a"), (3, "b")]
+    store = get_rank_store()
+    assert not store.exists(leaderboard.key(daily_board))
+    assert not leaderboard.is_built(daily_board)
+    call_command("rebuild_leaderboards", "--missing", verbosity=0)
+    assert leaderboard.is_built(daily_board) and store.count(leaderboard.key(daily_board)) == 3
+    assert names(leaderboard.read_page(daily_board)) == before
+
+
+def test_a_built_board_is_read_from_the_store_alone(enter, daily_board, monkeypatch):
+    """Reading a built board asks the database nothing about the board: no standings scan."""
+    enter("a", won_ms=3000)
+    leaderboard.rebuild(daily_board)
+
+    def no_scan(*args, **kwargs):
+        raise AssertionError("a read computed the board from the database")
+
+    monkeypatch.setattr(leaderboard.standings, "scores", no_scan)
+    assert names(leaderboard.read_page(daily_board)) == [(1, "a")]
+
+
+def test_missing_rebuilds_only_the_boards_the_store_lost(enter, daily_board, monkeypatch):
+    """`--missing` leaves a built board alone and builds the ones without a marker."""
+    enter("a", won_ms=3000)
+    leaderboard.rebuild(daily_board)
+    rebuilt = []
+    real = leaderboard.rebuild
+    monkeypatch.setattr(
+        leaderboard, "rebuild", lambda board, *a: rebuilt.append(board) or real(board, *a)
+    )
+    call_command("rebuild_leaderboards", "--missing", verbosity=0)
+    assert daily_board not in rebuilt
+    assert Board(WINS, daily_board.variant) in rebuilt
+    rebuilt.clear()
+    call_command("rebuild_leaderboards", "--missing", verbosity=0)
+    assert rebuilt == []
+
+
+def test_writes_keep_a_built_board_current(enter, daily_board):
+    """After the build, each recorded attempt puts its player on the board: no rebuild needed."""
+    enter("a", won_ms=3000)
+    leaderboard.rebuild(daily_board)
+    enter("b", won_ms=1000)
+    assert leaderboard.is_built(daily_board)
+    assert names(leaderboard.read_page(daily_board)) == [(1, "b"), (2, "a")]
 
 
 def test_the_rebuild_removes_members_the_database_does_not_have(enter, daily_board):

@@ -4,16 +4,21 @@ import datetime as dt
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from daily import replay
 from daily.actions import do_resign, start_attempt
+from daily.scoring import cards_home
 from games import actions
 from games.engine import VARIANTS, new_game
 
 pytestmark = pytest.mark.django_db
 
 
-def without_seed(state: dict) -> dict:
-    return {k: v for k, v in state.items() if k != "seed"}
+def position(state: dict) -> dict:
+    """A replay's position: the full state without the seed and the move count."""
+    return {k: v for k, v in state.items() if k not in ("seed", "moves")}
 
 
 def play_some(game, moves: int, rng: random.Random):
@@ -41,29 +46,51 @@ def finished_run(account, make_challenge, today):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_replay_frames_are_the_positions_of_the_log(client, account, finished_run, variant):
-    """Frame 0 is the deal, frame n the position after n log rows (undos included), the last
-    the game's final position; all cards face up, because the game is over."""
+def test_replay_steps_lead_through_the_positions_of_the_log(client, account, finished_run, variant):
+    """The deal in full, then one step a log row (undos included) whose edits turn each position
+    into the next, ending at the game's final position; all cards face up: the game is over."""
     game = finished_run(variant)
     client.force_login(account.user)
     data = client.get(f"/api/replays/{game.public_id}/").json()
-    frames = data["frames"]
-    assert len(frames) == game.seq + 1
+    steps = data["steps"]
+    assert len(steps) == game.seq
     engine = new_game(variant, game.seed)
-    assert frames[0]["view"] == without_seed(engine.to_dict()) and frames[0]["move"] is None
-    for frame, row in zip(frames[1:], game.moves.order_by("seq"), strict=True):
+    view = data["deal"]["view"]
+    assert view == position(engine.to_dict()) and data["deal"]["ms"] == 0
+    for (move, _, cards, edits), row in zip(steps, game.moves.order_by("seq"), strict=True):
         engine.undo() if row.move == "undo" else engine.play(row.move)
-        assert frame["move"] == row.move
-        assert frame["view"] == without_seed(engine.to_dict())
-    assert frames[-1]["view"] == without_seed(game.state)
-    assert [f["ms"] for f in frames] == sorted(f["ms"] for f in frames)
+        view = replay.apply(view, edits)
+        assert move == row.move
+        assert view == position(engine.to_dict())
+        assert cards == cards_home(view)
+    assert view == position(game.state)
+    assert [step[1] for step in steps] == sorted(step[1] for step in steps)
     assert data["status"] == "resigned"
     assert data["seed"] is None  # today's daily deal: its seed is said once the day is over
 
 
+@given(
+    before=st.lists(st.sampled_from(["AS", "2S", "3S", "KH", "QH"]), max_size=8),
+    after=st.lists(st.sampled_from(["AS", "2S", "3S", "KH", "QH"]), max_size=8),
+)
+def test_a_splice_turns_any_pile_into_any_other(before, after):
+    """Whatever two piles are, the edit between them leads from one to the other, and keeps
+    what they share at both ends out of the edit."""
+    if before == after:
+        assert replay.edits({"stock": before}, {"stock": after}) == []
+        return
+    (edit,) = replay.edits({"stock": before}, {"stock": after})
+    assert replay.apply({"stock": before}, [edit])["stock"] == after
+    start, removed, *added = edit[1:]
+    pairs = zip(before, after, strict=False)
+    shared = next((i for i, (a, b) in enumerate(pairs) if a != b), None)
+    assert start == min(len(before), len(after)) if shared is None else start == shared
+    assert len(added) - removed == len(after) - len(before)
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_replay_page_renders(client, account, finished_run, variant):
-    """The replay page embeds the frames for the browser to step through."""
+    """The replay page embeds the deal and the steps for the browser to step through."""
     game = finished_run(variant)
     client.force_login(account.user)
     html = client.get(f"/replay/{game.public_id}/").content.decode()

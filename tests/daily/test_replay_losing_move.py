@@ -1,11 +1,15 @@
-"""The replay marks the move that threw a winnable game away (games.solver.first_losing_move)."""
+"""The replay marks the move that threw a winnable game away (games.solver.first_losing_move),
+found off the request (daily/analysis.py) and stored."""
 
 from __future__ import annotations
 
-import pytest
-from django.core.cache import cache
+import io
 
-from daily import replay
+import pytest
+from django.core.management import call_command
+
+from daily import analysis
+from daily.models import LosingMove
 from games import actions
 from games.engine import new_game
 from games.models import Game
@@ -55,26 +59,85 @@ def finished_game(player, log: list[str]) -> Game:
 )
 def test_the_losing_move_is_found(player, log, frame):
     """The frame after the first move from a winnable to a proved-lost position, or None."""
-    assert replay.losing_frame(finished_game(player, log)) == frame
+    assert analysis.losing_frame_of(finished_game(player, log)) == frame
 
 
-def test_the_losing_move_is_computed_once(player, monkeypatch):
-    """The answer is cached per game and log length: a second view asks the solver nothing."""
-    game = finished_game(player, ["t3-t0"])
-    cache.delete(f"replay-losing:{game.public_id}:{game.seq}")
-    assert replay.losing_frame(game) == 1
+@pytest.fixture
+def no_search(monkeypatch):
+    """Any losing-move search fails the test."""
 
     def no_solver(*args, **kwargs):
-        raise AssertionError("the solver ran again")
+        raise AssertionError("the solver ran")
 
-    monkeypatch.setattr(replay, "first_losing_move_from", no_solver)
-    assert replay.losing_frame(game) == 1
+    monkeypatch.setattr(analysis, "first_losing_move_from", no_solver)
 
 
-def test_the_replay_page_marks_the_losing_move(client, player):
-    """The page names the move, ticks the slider there and hands the frame to the script."""
+def test_the_mark_is_searched_once_and_stored(player, monkeypatch):
+    """Stored per game and log length: a second analysis of the same log asks the solver
+    nothing, and the mark is read back as stored."""
+    game = finished_game(player, ["t3-t0"])
+    assert analysis.stored(game) == (False, None)
+    assert analysis.analyse(game.pk) is True
+    assert analysis.stored(game) == (True, 1)
+    monkeypatch.setattr(analysis, "first_losing_move_from", None)
+    assert analysis.analyse(game.pk) is False
+    assert LosingMove.objects.get(game=game).frame == 1
+
+
+def test_a_longer_log_is_searched_again(player):
+    """A mark for a shorter log (a stuck practice game undone and played on) is no mark."""
+    game = finished_game(player, ["t5-t4", "t0-t2"])
+    LosingMove.objects.create(game=game, seq=1, frame=None)
+    assert analysis.stored(game) == (False, None)
+    assert analysis.waiting(recent=100, limit=10) == [game.pk]
+    analysis.analyse(game.pk)
+    assert analysis.stored(game) == (True, None)
+    assert analysis.waiting(recent=100, limit=10) == []
+
+
+def test_the_replay_page_never_searches(client, player, no_search):
+    """Before the mark is stored the page says the game is being analysed, without a search in
+    the request; once stored, it names the move, ticks the slider there and hands the frame to
+    the script."""
     game = finished_game(player, ["t5-t4", "t3-t0"])
+    page = client.get(f"/replay/{game.public_id}/").content.decode()
+    assert 'class="replay-analysing' in page and "replay-losing" not in page
+    assert '"losing_frame":null' in page
+    LosingMove.objects.create(game=game, seq=game.seq, frame=2)
     page = client.get(f"/replay/{game.public_id}/").content.decode()
     assert 'class="replay-losing" data-frame="2"' in page
     assert '<datalist id="replay-marks"><option value="2"' in page
-    assert '"losing_frame": 2' in page
+    assert '"losing_frame":2' in page
+    assert "replay-analysing" not in page
+
+
+def test_the_command_marks_the_finished_games_that_lack_one(player, make_client, make_race):
+    """`analyse_replays` searches every recent finished game without a mark (a resigned or
+    stuck practice game, a race's game once the race is over) and leaves games in play alone."""
+    lost = finished_game(player, ["t5-t4", "t3-t0"])
+    playing = actions.do_create_game(player, "penguin", 3)
+    stuck = actions.do_create_game(player, "penguin", 4)
+    Game.objects.filter(pk=stuck.pk).update(status=Game.Status.STUCK)
+    assert set(analysis.waiting(recent=1000, limit=10)) == {lost.pk, stuck.pk}
+    out = io.StringIO()
+    call_command("analyse_replays", stdout=out)
+    assert "analysed 2 games" in out.getvalue()
+    assert LosingMove.objects.get(game=lost).frame == 2
+    assert not LosingMove.objects.filter(game=playing).exists()
+    call_command("analyse_replays", stdout=out)
+    assert "analysed 0 games" in out.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_game_that_ends_is_searched_by_the_thread_after_the_commit(settings, player):
+    """With REPLAY_ANALYSIS on, ending a game (the move writer's batch, or a resignation's save)
+    hands it to the analysis thread, which stores the mark after the commit."""
+    settings.REPLAY_ANALYSIS = True
+    game = actions.do_create_game(player, "penelopes-web", 0, start_state=blunder_state())
+    for move in ["t5-t4", "t3-t0"]:
+        game = actions.do_play_move(game, move, game.seq).game
+    game = Game.objects.get(pk=game.pk)
+    game.status = Game.Status.RESIGNED
+    game.save(update_fields=["status"])  # a resignation: heard by the post_save receiver
+    analysis._THREAD.submit(lambda: None).result(timeout=30)  # the thread's queue is drained
+    assert analysis.stored(game) == (True, 2)

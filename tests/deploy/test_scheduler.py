@@ -13,22 +13,37 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from deploy import scheduler as schedule
 
 
-def test_a_started_scheduler_fills_the_days_and_pools_at_once_and_then_on_time(monkeypatch):
+def test_a_started_scheduler_fills_the_days_pools_and_boards_at_once_and_then_on_time(
+    monkeypatch,
+):
     ran = []
     monkeypatch.setattr(schedule, "run_command", lambda *command: ran.append(command))
     scheduler = schedule.build_scheduler(kind=BackgroundScheduler)
     scheduler.start()
     try:
         deadline = time.monotonic() + 10
-        while len(ran) < 2 and time.monotonic() < deadline:
+        while len(ran) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert sorted(ran) == [("precompute_daily", "--days", "7"), ("stock_winnable_deals",)]
+        assert sorted(ran) == [
+            ("precompute_daily", "--days", "7"),
+            ("rebuild_leaderboards", "--missing"),
+            ("stock_winnable_deals",),
+        ]
         now = dt.datetime.now(dt.UTC)
         due = {job.id: job.next_run_time for job in scheduler.get_jobs()}
     finally:
         scheduler.shutdown(wait=False)
-    assert set(due) == {"close_overdue_races", "precompute_daily", "stock_winnable_deals"}
-    assert dt.timedelta(0) < due["close_overdue_races"] - now <= dt.timedelta(minutes=1)
+    assert set(due) == {
+        "close_overdue_races",
+        "analyse_replays",
+        "rebuild_leaderboards",
+        "rebuild_recent_leaderboards",
+        "precompute_daily",
+        "stock_winnable_deals",
+    }
+    for every_minute in ("close_overdue_races", "analyse_replays", "rebuild_leaderboards"):
+        assert dt.timedelta(0) < due[every_minute] - now <= dt.timedelta(minutes=1)
+    assert due["rebuild_recent_leaderboards"].minute == 45
     assert (due["precompute_daily"].hour, due["precompute_daily"].minute) == (0, 5)
     assert due["precompute_daily"] - now <= dt.timedelta(days=1)
     assert due["stock_winnable_deals"].minute == 30

@@ -1,6 +1,9 @@
-// A finished game's replay: every position, computed on the server from the move log, stepped
-// through forwards and back with the buttons, the slider or the keys (←/→ one move, Home/End,
-// Space play/pause). The address keeps the position (?at=N), so a link shows that very move.
+// A finished game's replay, stepped through forwards and back with the buttons, the slider or the
+// keys (←/→ one move, Home/End, Space play/pause). The address keeps the position (?at=N), so a
+// link shows that very move.
+//
+// The server sends the deal in full and one step a log row (replay-steps.js computes the
+// positions from them, once, as the page opens).
 //
 // When the server found the move that threw a winnable game away (`losing_frame`), the slider
 // has a tick there, the position line says "lost" from it on, and a button jumps to it.
@@ -10,9 +13,10 @@
 
 import { Board } from "./board.js";
 import { cardText } from "./cards.js";
+import { framesOf } from "./replay-steps.js";
 
 const config = JSON.parse(document.getElementById("replay-config").textContent);
-const frames = config.replay.frames;
+const frames = framesOf(config.replay);
 const losingFrame = config.replay.losing_frame ?? null;
 const host = document.getElementById("replay-board");
 const slider = document.querySelector(".replay-slider");

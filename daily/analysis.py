@@ -1,0 +1,142 @@
+"""The losing-move mark of a replay, found off the request and stored (``LosingMove``).
+
+The solver looks for the first move that turned a position proved winnable into one proved lost
+(``games.solver.first_losing_move_from``): up to ``LOSING_TOTAL_SECONDS`` of search a game, far
+too long for a page. So it runs
+
+- when a game ends: the move writer's batch that finishes it, or a save that resigns it, hands
+  the game to this process's one analysis thread (``REPLAY_ANALYSIS=1``, the default), which
+  searches after the commit, one game at a time, at most ``QUEUE_LIMIT`` waiting;
+- from ``manage.py analyse_replays`` (the scheduler runs it every minute): the recent finished
+  games that have no mark for their log yet (a restart lost the queue, a race closed by time, a
+  game nobody's thread saw end).
+
+The replay page only reads the stored mark: "being analysed" until it exists. Opening a replay
+without one asks the thread to look (never the request itself).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from django.conf import settings
+from django.db import close_old_connections, transaction
+from django.db.models import F, Q
+
+from games.live import move_log, starting_position
+from games.models import Game
+from games.solver import first_losing_move_from
+
+LOSING_SECONDS_PER_POSITION = 1.0
+LOSING_TOTAL_SECONDS = 3.0
+QUEUE_LIMIT = 64
+"""Games waiting for the thread at most; more are left to ``analyse_replays``."""
+
+logger = logging.getLogger(__name__)
+
+# One thread: a search is pure CPU under the GIL, so more would only take more from the pages.
+_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-analysis")
+_queued: set[int] = set()
+_lock = threading.Lock()
+
+
+def losing_frame_of(game: Game) -> int | None:
+    """Search: the frame right after the game's first losing move, or None (no such move, or
+    none proved within the budget). An undone blunder still counts: it was played."""
+    index = first_losing_move_from(
+        starting_position(game),
+        move_log(game),
+        max_seconds_per_position=LOSING_SECONDS_PER_POSITION,
+        max_total_seconds=LOSING_TOTAL_SECONDS,
+    )
+    return None if index is None else index + 1
+
+
+def analyse(game_pk: int) -> bool:
+    """Find and store one game's mark, unless it is stored for its log already; True if a
+    search ran."""
+    from daily.models import LosingMove
+
+    game = Game.objects.filter(pk=game_pk).first()
+    if game is None or LosingMove.objects.filter(game=game, seq=game.seq).exists():
+        return False
+    frame = losing_frame_of(game)
+    LosingMove.objects.update_or_create(game=game, defaults={"seq": game.seq, "frame": frame})
+    return True
+
+
+def stored(game: Game) -> tuple[bool, int | None]:
+    """(analysed, frame): whether the game's log has a stored mark, and the mark."""
+    from daily.models import LosingMove
+
+    row = LosingMove.objects.filter(game=game).values_list("seq", "frame").first()
+    if row is None or row[0] != game.seq:
+        return False, None
+    return True, row[1]
+
+
+def waiting(recent: int, limit: int) -> list[int]:
+    """Among the ``recent`` newest games, the finished ones without a mark for their log,
+    newest first (at most ``limit``): a primary-key range, never a scan of every game."""
+    newest = Game.objects.order_by("-pk").values_list("pk", flat=True).first()
+    if newest is None:
+        return []
+    ended = (
+        Q(status__in=[Game.Status.WON, Game.Status.RESIGNED])
+        | Q(kind=Game.Kind.PRACTICE, status=Game.Status.STUCK)
+        | Q(kind=Game.Kind.RACE, racer__race__status="finished")
+    )
+    rows = (
+        Game.objects.filter(pk__gt=newest - recent)
+        .filter(ended)
+        .exclude(losing_move__seq=F("seq"))
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+    )
+    return list(rows[:limit])
+
+
+# ------------------------------------------------------------------ the thread
+
+
+def _run(game_pk: int) -> None:
+    try:
+        analyse(game_pk)
+    except Exception:
+        logger.exception("the losing-move search of game %s failed", game_pk)
+    finally:
+        with _lock:
+            _queued.discard(game_pk)
+        close_old_connections()
+
+
+def request(game_pks) -> int:
+    """Hand games to the analysis thread (if it is on), each once, after the current
+    transaction commits; how many were queued."""
+    if not settings.REPLAY_ANALYSIS:
+        return 0
+    queued = 0
+    for pk in game_pks:
+        with _lock:
+            if pk in _queued or len(_queued) >= QUEUE_LIMIT:
+                continue
+            _queued.add(pk)
+        transaction.on_commit(lambda pk=pk: _THREAD.submit(_run, pk))
+        queued += 1
+    return queued
+
+
+ENDED = frozenset({Game.Status.WON, Game.Status.STUCK, Game.Status.RESIGNED})
+
+
+def after_batch(applied, result) -> None:
+    """The move writer's hook: the games a stored batch ended (won, or stuck)."""
+    request([write.pk for write in applied if write.status in ENDED])
+
+
+def after_save(sender, instance: Game, created: bool, raw: bool = False, **kwargs) -> None:
+    """A game saved as ended outside the move path (a resignation)."""
+    if not raw and not created and instance.status in ENDED:
+        request([instance.pk])
