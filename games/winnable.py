@@ -190,8 +190,13 @@ def _refill_in_background(variant: str, use: str) -> None:
 
 def schedule_refill(variant: str, use: str) -> bool:
     """Top the pool up in a daemon thread (one per process at a time; off when
-    `settings.WINNABLE_POOL_REFILL` is); whether one was started."""
-    if not settings.WINNABLE_POOL_REFILL or not _refilling.acquire(blocking=False):
+    `settings.WINNABLE_POOL_REFILL` is; never for a `BUILT` variant, which has no pool); whether
+    one was started."""
+    if (
+        variant in BUILT
+        or not settings.WINNABLE_POOL_REFILL
+        or not _refilling.acquire(blocking=False)
+    ):
         return False
     thread = threading.Thread(
         target=_refill_in_background, args=(variant, use), name="winnable-pool", daemon=True

@@ -124,6 +124,11 @@ def test_no_top_up_when_switched_off(settings):
     assert not winnable.schedule_refill("penguin", Use.PRACTICE)
 
 
+def test_no_top_up_of_a_variant_without_a_pool(settings):
+    settings.WINNABLE_POOL_REFILL = True
+    assert not winnable.schedule_refill("eighty-thieves", Use.RACE)
+
+
 def test_the_command_stocks_every_pool_it_is_given():
     out = StringIO()
     call_command(
