@@ -28,8 +28,11 @@ def login(client, username="bob", password=PASSWORD, **extra):
 
 
 def test_a_guest_gets_a_player_with_a_default_nickname(client):
-    """The first page that needs a player makes a guest, kept in the session, named Guest-NNNN."""
+    """The first action that needs a player (here a deal's first move) makes a guest, kept in
+    the session, named Guest-NNNN; looking (a GET) makes none."""
     client.get(reverse("nickname"))
+    assert not Player.objects.exists()
+    client.post("/play/penguin/42/", HTTP_ACCEPT="application/json")
     player = Player.objects.get()
     assert player.user is None and player.is_guest
     assert player.nickname.startswith("Guest-") and len(player.nickname) == 10
@@ -140,7 +143,7 @@ def test_after_logout_the_browser_is_a_new_guest(client, user):
     account = player_for_user(user)
     do_create_game(account, "penguin", 1)
     client.post(reverse("logout"))
-    client.get(reverse("nickname"))
+    client.post(reverse("nickname"), {"nickname": "Zed"})
     guest = Player.objects.get(user__isnull=True)
     assert guest != account and client.session[SESSION_PLAYER_KEY] == guest.pk
     assert account.games.count() == 1 and guest.games.count() == 0
