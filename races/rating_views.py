@@ -11,7 +11,7 @@ from daily import params
 from daily.api import error, json_get
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Player
-from races import rating_board
+from races import rating_board, ratings
 
 BOARD_PARAMS = {"page", "per_page"}
 
@@ -36,6 +36,7 @@ def board_page(request: HttpRequest, variant: str) -> HttpResponse:
         "variant": {"id": variant, "name": VARIANT_INFO[variant]["name"]},
         "variants": [{"id": v, "name": VARIANT_INFO[v]["name"]} for v in VARIANTS],
         "pages": range(1, data["pages"] + 1) if data["pages"] <= 20 else None,
+        "provisional_races": ratings.PROVISIONAL_RACES,
     }
     return render(request, "races/rating_board.html", context)
 
