@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from django.db.models import F, Prefetch
-from django.urls import reverse
 
+from daily.links import link
 from daily.tables import player_ref
 
 # The board lists the latest races only: its count and its deepest page stay bounded however
@@ -37,7 +37,7 @@ def recent_races_page(page: int, per_page: int, variant: str | None = None) -> d
                 "variant": race.variant,
                 "finished_at": race.finished_at.isoformat() if race.finished_at else None,
                 "ranked": race.ranked,
-                "url": reverse("races:results", args=[race.code]),
+                "url": link("races:results", race.code),
                 "racers": [
                     {
                         "place": r.place,
@@ -45,9 +45,7 @@ def recent_races_page(page: int, per_page: int, variant: str | None = None) -> d
                         "status": r.status,
                         "finish_ms": r.finish_ms,
                         "cards": r.cards,
-                        "replay": reverse("daily:replay", args=[r.game_public_id])
-                        if r.game_id
-                        else None,
+                        "replay": link("daily:replay", r.game_public_id) if r.game_id else None,
                     }
                     for r in racers
                 ],

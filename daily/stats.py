@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from daily.dealpick import utc_day
+from daily.links import link
 from daily.models import DailyAttempt
 from daily.replay import ReplayRefused, check_replay
 from daily.streaks import current_streak, longest_streak
@@ -73,7 +74,7 @@ def _replay_link(game: Game, viewer: Player | None, now) -> str | None:
         check_replay(game, viewer, now)
     except ReplayRefused:
         return None
-    return reverse("daily:replay", args=[game.public_id])
+    return link("daily:replay", game.public_id)
 
 
 def recent_games(player: Player, viewer: Player | None) -> list[dict]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from django.urls import reverse
 from django.utils import timezone
 
 from daily import leaderboard
 from daily.boards import DAILY, FASTEST, STREAK, WINS, Board
+from daily.links import link
 from daily.models import DailyAttempt
 from daily.replay import ReplayRefused, check_replay
 from daily.scoring import decode_count_score, decode_daily_score
@@ -14,7 +14,7 @@ from games.models import Player
 
 
 def player_ref(player_id: int, nickname: str) -> dict:
-    return {"id": player_id, "nickname": nickname, "url": reverse("daily:player", args=[player_id])}
+    return {"id": player_id, "nickname": nickname, "url": link("daily:player", player_id)}
 
 
 def _daily_extras(board: Board, rows: list[leaderboard.Row], viewer: Player | None) -> dict:
@@ -37,7 +37,7 @@ def _daily_extras(board: Board, rows: list[leaderboard.Row], viewer: Player | No
         extras[attempt.player_id] = {
             "status": game.status,
             "game": watchable,
-            "replay": reverse("daily:replay", args=[watchable]) if watchable else None,
+            "replay": link("daily:replay", watchable) if watchable else None,
         }
     return extras
 

@@ -4,6 +4,7 @@ import dataclasses
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 from tqdm import tqdm
 
 from daily.demo import Seeder, Sizes
@@ -71,6 +72,9 @@ class Command(BaseCommand):
 
         made = Seeder(sizes, options["seed"], progress).run()
         bar.close()
+        if connection.vendor == "postgresql":  # plans for the tables as they are now
+            with connection.cursor() as cursor:
+                cursor.execute("ANALYZE")
         if not options["no_boards"]:
             call_command("rebuild_leaderboards", verbosity=options["verbosity"])
         self.stdout.write(
