@@ -5,8 +5,9 @@ Waiting for the channel layer there (`async_to_sync(layer.group_send)`) holds th
 the busy event loop has published; a profile of a Daphne under scripts/loadtest.py found 14% of
 the database thread's time there. These sends are notifications only (the database is the
 record, and a socket that misses one catches up by `seq` and resync), so the worker hands the
-send to the loop and goes on. Outside a worker thread (a management command, a test calling an
-action directly) there is no loop to hand it to, and it is sent the blocking way.
+send to the loop and goes on. On the event loop itself (a race's progress tick) the send is a
+task of that loop. Elsewhere (a management command, a test calling an action directly) there is
+no loop to hand it to, and it is sent the blocking way.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ def group_send_nowait(group: str, message: dict) -> None:
     """Send to a channel group without waiting for it; failures are logged, never raised."""
     layer = get_channel_layer()
     if layer is None:
+        return
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is not None:
+        task = running.create_task(layer.group_send(group, message))
+        task.add_done_callback(lambda done: _report(done, group))
         return
     loop = _event_loop()
     if loop is None:

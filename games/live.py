@@ -39,9 +39,9 @@ class AttemptWrite:
 
 @dataclass
 class RacerWrite:
-    """A racer's progress after a move (races_racer), written with the move. `wanted`: the move
-    should be announced to the race (a `progress` event); `announce`: in the move's own
-    transaction (a finish), rather than with the race's next tick."""
+    """A racer's progress after a move (races_racer), written with the move. `announce`: the
+    move ends the racer's play, which the batch announces to the race as a numbered event (other
+    progress goes out live: races/play.py)."""
 
     pk: int
     race_pk: int
@@ -53,8 +53,6 @@ class RacerWrite:
     finish_ms: int | None
     done_ms: int | None
     announce: bool
-    at_ms: int
-    wanted: bool = False
 
 
 @dataclass
@@ -309,8 +307,6 @@ class GameUpdate:
     home: int = 0
     """Cards on the foundations."""
     duplicate: bool = False
-    announced: bool = True
-    """False for a race move whose progress event was held back (throttled)."""
 
     @property
     def elapsed_ms(self) -> int:

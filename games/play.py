@@ -129,14 +129,10 @@ async def act(
             if live.pk in result.applied:
                 if write.attempt is not None:
                     live.attempt_foundations = write.attempt.foundations
-                return update_of(live, played, legal, announced=_announced(write))
+                return update_of(live, played, legal)
             live.stale = True  # someone else wrote first: answer from the record
             live = await entry.current()
         raise Conflict("the game changed while the move was stored; send it again")
-
-
-def _announced(write: GameWrite) -> bool:
-    return write.racer is None or write.racer.announce
 
 
 async def state_of(entry: InPlay) -> GameUpdate:

@@ -1,17 +1,20 @@
-"""The move path's storage: a batch of moves (any games, any processes' worth of sockets) and the
-race announcements due with them, written in one transaction.
+"""The move path's storage: a batch of moves (any games, any processes' worth of sockets), written
+in one transaction.
 
 Every write is a compare-and-set: a game's row changes, and its Move rows are added, only
 where the stored game is still at the `seq` the move was checked against and unfinished.
 That, not a lock taken beforehand, is what keeps a move exactly-once when two sockets (two
 tabs, two processes) send one at the same `seq`: the second writer finds the row moved on and
 its write is refused (`BatchResult.conflicts`). A racer's progress and a daily attempt's
-result are written with their game's move, or not at all.
+result are written with their game's move, or not at all; so is the racer's cards over time
+(`Racer.curve`, a point added whenever the count changes), which the results chart draws.
 
-Race events need consecutive numbers, so a batch that announces progress locks those races'
-rows first (in id order, so two processes' batches never deadlock), then writes the moves,
-reads the racers of those races for the standings, and appends the events. Closing and
-resigning end a game by setting its status, which the compare-and-set sees.
+A move that ends a racer's play (a win) is announced to the race as a numbered event. Events
+need consecutive numbers, so a batch with a finish locks those races' rows first (in id order,
+so two processes' batches never deadlock), then writes the moves, reads the racers of those
+races for the standings, and appends the events. Any other move's progress goes out live, not
+through the record (races/play.py). Closing and resigning end a game by setting its status,
+which the compare-and-set sees.
 
 Two ways to run the same batch (`MoveStore`): `OrmStore`, plain Django ORM, one statement per
 row (SQLite, and the reference); `PostgresStore`, a few statements per batch whatever its size
@@ -42,17 +45,6 @@ from races.models import Race, RaceEvent, Racer
 UNFINISHED = (Game.Status.PLAYING, Game.Status.STUCK)
 
 
-@dataclass(frozen=True)
-class Announcement:
-    """Racers' progress not yet announced to their race (progress is announced at most once a
-    tick per race and process: races/play.py), to announce now in one `progress` event, each
-    unless an announcement since its `held_ms` (ms from the race's start) has carried it."""
-
-    race_pk: int
-    racers: tuple[tuple[int, int], ...]
-    """(racer pk, held ms) for each racer."""
-
-
 @dataclass
 class Event:
     race_pk: int
@@ -75,9 +67,9 @@ class BatchResult:
 # ------------------------------------------------------------------ the batch
 
 
-def write(writes: list[GameWrite], announcements: list[Announcement] = ()) -> BatchResult:
+def write(writes: list[GameWrite]) -> BatchResult:
     """Write a batch in one transaction (sync: the writer's thread, or a caller's)."""
-    return store().write(writes, list(announcements))
+    return store().write(writes)
 
 
 @functools.cache
@@ -92,25 +84,22 @@ def store() -> MoveStore:
 
 
 class MoveStore:
-    """One batch: lock the announcing races, compare-and-set the games, write the rest."""
+    """One batch: lock the races with a finish, compare-and-set the games, write the rest."""
 
-    def write(self, writes: list[GameWrite], announcements: list[Announcement]) -> BatchResult:
+    def write(self, writes: list[GameWrite]) -> BatchResult:
         result = BatchResult()
         seen: set[int] = set()
         if len({w.pk for w in writes}) < len(writes):  # one write a game a batch: others wait
             writes = [w for w in writes if not (w.pk in seen or seen.add(w.pk))]
-        race_pks = sorted(
-            {w.racer.race_pk for w in writes if w.racer and w.racer.announce}
-            | {a.race_pk for a in announcements}
-        )
+        race_pks = sorted({w.racer.race_pk for w in writes if w.racer and w.racer.announce})
         if not race_pks:
-            result.applied = self.apply(writes)  # one statement: atomic by itself
+            result.applied = self.apply(writes)  # atomic by itself
         else:
             with transaction.atomic():
                 races = self.lock_races(race_pks)
                 result.applied = self.apply(writes)
                 racers = self.racers_of(race_pks)
-                result.events = self.announce(races, racers, writes, announcements, result.applied)
+                result.events = self.announce(races, racers, writes, result.applied)
         result.conflicts = {w.pk for w in writes} - result.applied
         result.finished_races = {
             w.racer.race_pk
@@ -119,41 +108,27 @@ class MoveStore:
         }
         return result
 
-    def announce(self, races, racers, writes, announcements, applied) -> list[Event]:
-        """Number and store one `progress` event per race for the racers to announce: those
-        whose applied move asks for it at once (a finish), and those held for the tick whose
-        progress no announcement has carried since."""
+    def announce(self, races, racers, writes, applied) -> list[Event]:
+        """Number and store one `progress` event per race for the racers whose applied move
+        ended their play."""
         from races.events import progress_frame
 
         now = timezone.now()
-        due: dict[int, dict[int, None]] = defaultdict(dict)  # race pk -> racer pks, in order
+        due: dict[int, list[int]] = defaultdict(list)  # race pk -> racer pks, in order
         for w in writes:
             if w.racer and w.racer.announce and w.pk in applied:
-                due[w.racer.race_pk][w.racer.pk] = None
+                due[w.racer.race_pk].append(w.racer.pk)
         by_pk = {racer.pk: racer for group in racers.values() for racer in group}
-        for a in announcements:
-            race = races.get(a.race_pk)
-            if race is None or race.status != Race.Status.STARTED:
-                continue
-            for racer_pk, held_ms in a.racers:
-                racer = by_pk.get(racer_pk)
-                if racer is None or racer.status in DONE:  # a finish is announced by itself
-                    continue
-                if racer.announced_ms is None or racer.announced_ms < held_ms:
-                    due[a.race_pk][racer_pk] = None
         events: list[Event] = []
-        announced: dict[int, int] = {}
         for race_pk, racer_pks in due.items():
             race = races[race_pk]
             at_ms = max(0, int((now - race.starts_at).total_seconds() * 1000))
             moved = [by_pk[pk] for pk in racer_pks]
-            for racer in moved:
-                racer.announced_ms = announced[racer.pk] = at_ms
             race.event_seq += 1
             frame = progress_frame(race, moved, racers[race_pk], race.event_seq, at_ms)
             events.append(Event(race.pk, race.group_name, frame))
         if events:
-            self.add_events(races, events, announced, now)
+            self.add_events(races, events, now)
         return events
 
     def lock_races(self, race_pks: list[int]) -> dict[int, Race]:
@@ -165,7 +140,7 @@ class MoveStore:
     def racers_of(self, race_pks: list[int]) -> dict[int, list[Racer]]:
         raise NotImplementedError
 
-    def add_events(self, races, events: list[Event], announced: dict[int, int], now) -> None:
+    def add_events(self, races, events: list[Event], now) -> None:
         raise NotImplementedError
 
 
@@ -177,6 +152,10 @@ class OrmStore(MoveStore):
         return {race.pk: race for race in locked}
 
     def apply(self, writes):
+        with transaction.atomic():  # a statement per row: one transaction for them all
+            return self._apply(writes)
+
+    def _apply(self, writes):
         applied = set()
         for w in writes:
             fields = {
@@ -207,6 +186,9 @@ class OrmStore(MoveStore):
                     "finish_ms": r.finish_ms,
                     "done_ms": r.done_ms,
                 }
+                before = Racer.objects.filter(pk=r.pk).values("cards", "curve").first()
+                if before is not None and before["cards"] != r.cards:
+                    progress["curve"] = [*before["curve"], [r.cards_at_ms, r.cards]]
                 Racer.objects.filter(pk=r.pk).update(**progress)
             if w.attempt is not None:
                 a = w.attempt
@@ -223,7 +205,7 @@ class OrmStore(MoveStore):
             racers[racer.race_id].append(racer)
         return racers
 
-    def add_events(self, races, events, announced, now):
+    def add_events(self, races, events, now):
         RaceEvent.objects.bulk_create(
             RaceEvent(
                 race_id=e.race_pk,
@@ -236,8 +218,6 @@ class OrmStore(MoveStore):
         )
         for race_pk in {e.race_pk for e in events}:
             Race.objects.filter(pk=race_pk).update(event_seq=races[race_pk].event_seq)
-        for racer_pk, at_ms in announced.items():
-            Racer.objects.filter(pk=racer_pk).update(announced_ms=at_ms)
 
 
 def event_data(frame: dict) -> dict:
@@ -333,7 +313,7 @@ class PostgresStore(MoveStore):
                 racers[racer.race_id].append(racer)
         return racers
 
-    def add_events(self, races, events, announced, now):
+    def add_events(self, races, events, now):
         race_pks = sorted({e.race_pk for e in events})
         batch = {
             "e": [
@@ -346,7 +326,6 @@ class PostgresStore(MoveStore):
                 for e in events
             ],
             "race": [{"id": pk, "seq": races[pk].event_seq} for pk in race_pks],
-            "racer": [{"id": pk, "ms": ms} for pk, ms in announced.items()],
         }
         with self.cursor() as cur:
             cur.execute(ADD_EVENTS, [Jsonb(batch, dumps=dumps_json), now], prepare=True)
@@ -388,7 +367,9 @@ WITH b AS (SELECT %s::jsonb AS b), v AS (
 ), r AS (
     UPDATE races_racer rc
     SET cards = x.cards, cards_at_ms = x.cards_at, moves = x.moves, status = x.status,
-        finish_ms = x.finish, done_ms = x.done
+        finish_ms = x.finish, done_ms = x.done,
+        curve = CASE WHEN rc.cards = x.cards THEN rc.curve
+                ELSE rc.curve || jsonb_build_array(jsonb_build_array(x.cards_at, x.cards)) END
     FROM b, jsonb_to_recordset(b.b -> 'r') AS x(
         game_id bigint, id bigint, cards int, cards_at int, moves int, status text,
         finish int, done int
@@ -412,10 +393,6 @@ WITH b AS (SELECT %s::jsonb AS b), e AS (
     INSERT INTO races_raceevent (race_id, seq, kind, data, at)
     SELECT e.race_id, e.seq, e.kind, e.data, %s::timestamptz
     FROM b, jsonb_to_recordset(b.b -> 'e') AS e(race_id bigint, seq int, kind text, data jsonb)
-), rc AS (
-    UPDATE races_racer rc SET announced_ms = x.ms
-    FROM b, jsonb_to_recordset(b.b -> 'racer') AS x(id bigint, ms int)
-    WHERE rc.id = x.id
 )
 UPDATE races_race r SET event_seq = x.seq
 FROM b, jsonb_to_recordset(b.b -> 'race') AS x(id bigint, seq int)
@@ -438,14 +415,13 @@ RACER_COLUMNS = (
     "finish_ms",
     "done_ms",
     "place",
-    "announced_ms",
 )
 
 
 @dataclass(slots=True)
 class RacerRow:
     """A racer as an announcement reads it: the fields of `Racer` that events and standings
-    use (building a model instance for each racer of each announced race cost more than the
+    use (building a model instance for each racer of each announcing race cost more than the
     query)."""
 
     id: int
@@ -462,7 +438,6 @@ class RacerRow:
     finish_ms: int | None
     done_ms: int | None
     place: int | None
-    announced_ms: int | None
 
     @property
     def pk(self) -> int:

@@ -46,8 +46,7 @@ WRITER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="move-write
 
 @dataclass
 class _Item:
-    write: GameWrite | None
-    announcement: store.Announcement | None
+    write: GameWrite
     future: asyncio.Future
 
 
@@ -63,12 +62,7 @@ class MoveWriter:
 
     async def write(self, write: GameWrite) -> store.BatchResult:
         """Store one game's write with the next batch; the batch's result once committed."""
-        return await self._submit(_Item(write, None, self.loop.create_future()))
-
-    async def announce(self, announcement: store.Announcement) -> store.BatchResult:
-        return await self._submit(_Item(None, announcement, self.loop.create_future()))
-
-    async def _submit(self, item: _Item) -> store.BatchResult:
+        item = _Item(write, self.loop.create_future())
         self.items.append(item)
         self.wakeup.set()
         return await item.future
@@ -85,10 +79,9 @@ class MoveWriter:
                 await self.commit(items)
 
     async def commit(self, items: list[_Item]) -> None:
-        writes = [i.write for i in items if i.write is not None]
-        announcements = [i.announcement for i in items if i.announcement is not None]
+        writes = [i.write for i in items]
         try:
-            result = await self.store_with_retry(writes, announcements)
+            result = await self.store_with_retry(writes)
         except BaseException as exc:
             for item in items:
                 if not item.future.done():
@@ -119,8 +112,8 @@ class MoveWriter:
             except Exception:  # a lost event is filled in from the record by the sockets
                 logger.exception("could not send race events to %s", group)
 
-    async def store_with_retry(self, writes, announcements) -> store.BatchResult:
-        return await retrying(lambda: run_on_store_thread(write_batch, writes, announcements))
+    async def store_with_retry(self, writes) -> store.BatchResult:
+        return await retrying(lambda: run_on_store_thread(write_batch, writes))
 
 
 async def retrying(call):
@@ -144,11 +137,11 @@ async def retrying(call):
             delay = min(delay * 2, 0.5)
 
 
-def write_batch(writes, announcements) -> store.BatchResult:
+def write_batch(writes) -> store.BatchResult:
     """The batch, then what follows a commit in the same thread: the race standings index, a
     race that may be complete, the daily boards (each failure logged, never raised)."""
     try:
-        result = store.write(writes, announcements)
+        result = store.write(writes)
     except DATABASE_AWAY:
         connection.close()  # a broken connection is not reused; the next try opens one
         raise

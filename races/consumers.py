@@ -24,7 +24,6 @@ import time
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
@@ -103,8 +102,6 @@ class RaceConsumer(PlaySocket):
         self.seq_sent = -1
         self.games: dict[str, str] = {}
         self.racer_id: str | None = None
-        self.announcer: asyncio.Task | None = None
-        self.held_ms = 0
         self.early: dict[int, tuple[dict, str | None]] = {}
         self.gap_since = 0.0
         self.gap_timer: asyncio.Task | None = None
@@ -121,7 +118,7 @@ class RaceConsumer(PlaySocket):
         await self.sync(int(since) if since and since.isdigit() else None)
 
     async def disconnect(self, code: int) -> None:
-        for task in [*self.timers, self.announcer, self.gap_timer]:
+        for task in [*self.timers, self.gap_timer]:
             if task is not None:
                 task.cancel()
         if self.race is not None:
@@ -226,32 +223,14 @@ class RaceConsumer(PlaySocket):
         seat.adopt(racer_write)
         await self.send_update("ack", update)
         await self.publish(entry, update)
-        if racer_write.wanted and not racer_write.announce:
-            play.ticker(seat.race.pk).mark(seat.racer.pk, racer_write.at_ms)
-        elif not racer_write.announce:
-            self.announce_later()
+        if not racer_write.announce:  # a finish is an event of its own, sent by the writer
+            play.ticker(seat.race).mark(seat.racer)
 
     async def current_seat(self, reload: bool = False) -> play.Seat | None:
         if self.seat is None or self.seat.stale or reload:
             seat_of = on_db_thread(play.seat_of)
             self.seat = await retrying(lambda: seat_of(self.race, self.player))
         return self.seat
-
-    def announce_later(self) -> None:
-        """The race was not told of this move (progress is throttled): tell it once the
-        interval has passed, unless another announcement covers the move by then."""
-        self.held_ms = now_ms()
-        if self.announcer is None or self.announcer.done():
-            self.announcer = asyncio.ensure_future(self.announce())
-
-    async def announce(self) -> None:
-        try:
-            await asyncio.sleep(settings.RACE_PROGRESS_INTERVAL_MS / 1000 + 0.02)
-            seat = self.seat
-            if seat is not None:
-                play.ticker(seat.race.pk).mark(seat.racer.pk, play.held_ms(seat.race, self.held_ms))
-        except Exception:
-            logger.exception("could not announce a racer's progress")
 
     # ------------------------------------------------------------------ resync
 
@@ -270,6 +249,8 @@ class RaceConsumer(PlaySocket):
             self.last_event = since
             for frame in view.events:
                 await self.send_event(frame)
+            if view.progress is not None:
+                await self.send_frame(view.progress)
         if view.board is not None:
             await self.send_update("state", view.board)
         for frame in view.boards:
@@ -357,6 +338,11 @@ class RaceConsumer(PlaySocket):
         for frame, text in zip(message["frames"], message["texts"], strict=True):
             await self.take_event(frame, text)
 
+    async def race_progress(self, message: dict) -> None:
+        """A live `progress` frame (not numbered: it stands alone, and the next one carries any
+        racer it missed), encoded once for every socket of the process."""
+        await self.send(text_data=message["text"])
+
     async def race_event(self, message: dict) -> None:
         """A numbered race event (outside the move path: the lobby, the start, the close)."""
         await self.take_event(message["frame"])
@@ -405,9 +391,6 @@ class RaceConsumer(PlaySocket):
 
     async def after_event(self, frame: dict) -> None:
         kind = frame["type"]
-        mine = kind == "progress" and any(r["id"] == self.racer_id for r in frame["racers"])
-        if mine and self.seat is not None:
-            self.seat.racer.announced_ms = frame["at_ms"]
         if kind in ("countdown", "finished", "cancelled", "joined", "left", "autostart"):
             # The start, the end or a change of racers: new games to follow, new timers.
             view = await on_db_thread(snapshots.catch_up)(self.race, self.player, self.last_event)

@@ -79,6 +79,30 @@ def progress_frame(
     }
 
 
+LIVE_FIELDS = ("cards", "cards_at_ms", "moves", "status")
+"""What a live `progress` frame says of a racer: where they are, nothing that an event changes."""
+
+
+def live_progress_frame(race: Race, racers: list[Racer]) -> dict:
+    """A live `progress` frame (not numbered, not stored): racers' progress as it stands after
+    their acknowledged moves, with when (ms from the start) and the server's clock."""
+    now = int(time.time() * 1000)
+    return {
+        "type": "progress",
+        "racers": [
+            {"id": racer.public_id, **{name: getattr(racer, name) for name in LIVE_FIELDS}}
+            for racer in racers
+        ],
+        "at_ms": max(0, now - epoch_ms(race.starts_at)),
+        "now": now,
+    }
+
+
+def live_progress_message(frame: dict) -> dict:
+    """The channel message of a live `progress` frame, encoded once for every socket."""
+    return {"type": "race.progress", "text": encode(frame)}
+
+
 def racer_dict(racer: Racer, race: Race) -> dict:
     """A racer as every socket on the race sees them (no game id before the race is over)."""
     data = {

@@ -133,10 +133,10 @@ class Racer(models.Model):
         null=True, blank=True, help_text="When the racer won, resigned or ran out of time."
     )
     place = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Final place.")
-    announced_ms = models.PositiveIntegerField(
-        null=True,
+    curve = models.JSONField(
+        default=list,
         blank=True,
-        help_text="When the racer's last progress event was sent, ms from the start.",
+        help_text="[ms from the start, cards] each time the cards home changed, for the chart.",
     )
 
     class Meta:

@@ -59,15 +59,22 @@ def rows(race: Race) -> list[Row]:
 
 
 def series(race: Race) -> dict[str, list[tuple[int, int]]]:
-    """Per racer id, every (ms from the start, cards) at which the count changed, in order."""
-    points: dict[str, list[tuple[int, int]]] = {}
+    """Per racer id, every (ms from the start, cards) at which the count changed, in order: the
+    racers' curves (written with their moves), and the numbered events (the start, finishes;
+    older races kept all their progress there)."""
+    found: dict[str, list[tuple[int, int]]] = {}
     events = RaceEvent.objects.filter(race=race, kind__in=["countdown", "progress"]).order_by("seq")
     for event in events:
-        racers = event.data.get("racers") or [event.data["racer"]]  # `racer`: older events
-        for racer in racers:
-            line = points.setdefault(racer["id"], [])
-            if not line or line[-1][1] != racer["cards"]:
-                line.append((racer["cards_at_ms"], racer["cards"]))
+        for racer in event.data.get("racers") or [event.data["racer"]]:  # `racer`: older events
+            found.setdefault(racer["id"], []).append((racer["cards_at_ms"], racer["cards"]))
+    for racer_id, curve in race.racers.values_list("public_id", "curve"):
+        found.setdefault(racer_id, []).extend((ms, cards) for ms, cards in curve)
+    points: dict[str, list[tuple[int, int]]] = {}
+    for racer_id, found_points in found.items():
+        line = points[racer_id] = []
+        for ms, cards in sorted(found_points, key=lambda point: point[0]):
+            if not line or line[-1][1] != cards:
+                line.append((ms, cards))
     return points
 
 

@@ -18,9 +18,9 @@ from games.models import Game, Player
 from races import actions
 from races.actions import racer_of
 from races.clock import epoch_ms, phase_of
-from races.events import event_frame, race_dict, racer_dict
+from races.events import event_frame, live_progress_frame, race_dict, racer_dict
 from races.index import standings
-from races.lifecycle import Phase
+from races.lifecycle import DONE, Phase
 from races.models import Race, RaceEvent, Racer
 
 MAX_CATCH_UP = 200
@@ -42,6 +42,9 @@ class CatchUp:
     racer: Racer | None = None
     snapshot: dict | None = None
     events: list[dict] | None = None
+    progress: dict | None = None
+    """With `events`, once the race runs: a live `progress` frame of every racer still playing,
+    from the rows (live progress is not among the events)."""
     board: game_actions.GameUpdate | None = None
     boards: list[dict] = field(default_factory=list)
     games: dict[str, str] = field(default_factory=dict)
@@ -99,6 +102,9 @@ def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
     view = CatchUp(race=race, racer_id=racer.public_id if racer else None, racer=racer)
     if since is not None and since <= race.event_seq and race.event_seq - since <= MAX_CATCH_UP:
         view.events = events_between(race, since)
+        playing = race.racers.exclude(status__in=DONE) if race.status == Race.Status.STARTED else ()
+        if playing:
+            view.progress = live_progress_frame(race, list(playing))
     else:
         view.snapshot = snapshot(race, player)
     if race.status == Race.Status.STARTED:

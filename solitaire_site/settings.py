@@ -16,8 +16,7 @@
 | LOGIN_FAILURE_LIMIT | 10 | failed log-ins per account, and per address, before a lock |
 | LOGIN_COOLOFF_MINUTES | 15 | how long such a lock lasts |
 | PLAYER_WRITE_LIMIT | 40 | moves and race actions one player may make in any 5 s |
-| RACE_PROGRESS_TICK_MS | 1000 | a race's progress goes out at most this often per process |
-| RACE_PROGRESS_INTERVAL_MS | 5000 | a racer's quiet moves are announced at most this often |
+| RACE_PROGRESS_TICK_MS | 1000 | a race's live progress goes out at most this often per process |
 | MOVE_BATCH_WINDOW_MS | 2 | how long the move writer gathers a batch after its first move |
 | MOVE_WRITE_RETRY_S | 10 | how long a move waits for the database before `unavailable` |
 | MOVE_STORE | auto | auto, orm or postgres: which store writes the move batches |
@@ -180,11 +179,8 @@ REPLAY_ANALYSIS = env_bool("REPLAY_ANALYSIS", default=True)
 # sockets on one process (games/throttles.py): a brisk human makes well under 5 a second.
 PLAYER_WRITE_LIMIT = int(os.environ.get("PLAYER_WRITE_LIMIT", "40"))
 
-# A race move that changes neither the racer's cards home nor their status is announced to the
-# race (a numbered `progress` event to every socket) only if the racer's last announcement is
-# this old; the racer's own socket announces a quiet stretch's last move when it ends
-# (races/actions.py, docs/performance.md). 0 announces every move.
-RACE_PROGRESS_INTERVAL_MS = int(os.environ.get("RACE_PROGRESS_INTERVAL_MS", "5000"))
+# A race's progress goes to its sockets live, at most once a tick per race and process, one
+# `progress` frame for every racer who moved since (races/play.py); 0 sends each move at once.
 RACE_PROGRESS_TICK_MS = int(os.environ.get("RACE_PROGRESS_TICK_MS", "1000"))
 
 # Quick races (races/quick.py): the lobby's countdown from the second player's arrival (cut

@@ -33,9 +33,8 @@ from tests.support import (
     log_in_as_guest,
 )
 
-# Race tests follow every move's `progress` event; the throttle has tests of its own
+# Race tests follow every move's `progress` frame; the tick has tests of its own
 # (tests/races/test_race_announce.py). Servers the tests start inherit the environment.
-os.environ["RACE_PROGRESS_INTERVAL_MS"] = "0"
 os.environ["RACE_PROGRESS_TICK_MS"] = "0"
 # No background daily picks (solver runs and writes beside the test's own) unless a test asks for
 # them (tests/daily/test_daily_warmup.py): in this process below, in the servers tests start here.
@@ -48,7 +47,6 @@ PASSWORD = "correct-horse-battery-9"
 
 @pytest.fixture(autouse=True)
 def announce_every_race_move(settings):
-    settings.RACE_PROGRESS_INTERVAL_MS = 0
     settings.RACE_PROGRESS_TICK_MS = 0
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from asgiref.sync import sync_to_async
 
+from games.models import Move
 from games.play import forget
 from races import actions, lifecycle
-from races.models import RaceEvent
+from races.models import RaceEvent, Racer
 from tests.required import unavailable
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_countdown")]
@@ -44,6 +45,28 @@ def apply_event(model: dict, frame: dict) -> None:
     if "standings" in frame:
         model["standings"] = frame["standings"]
     model["event"] = frame["event"]
+
+
+FINAL = ("won", "resigned", "out_of_time")
+
+
+def apply_live_progress(model: dict, frame: dict) -> None:
+    """The protocol's rule for a live `progress` frame (not numbered): each racer's progress,
+    unless their play has ended; the standings follow from the racers (docs/protocol.md)."""
+    racers = {r["id"]: r for r in model["racers"]}
+    for live in frame["racers"]:
+        racer = racers.get(live["id"])
+        if racer is not None and racer["status"] not in FINAL:
+            racers[live["id"]] = {**racer, **live}
+    model["racers"] = list(racers.values())
+    order = {r["id"]: i for i, r in enumerate(model["racers"])}  # joining order breaks ties
+
+    def key(racer: dict):
+        if racer["status"] == "won":
+            return (0, racer["finish_ms"], 0, order[racer["id"]])
+        return (1, -racer["cards"], racer["cards_at_ms"], order[racer["id"]])
+
+    model["standings"] = [r["id"] for r in sorted(model["racers"], key=key)]
 
 
 def comparable(snapshot: dict) -> dict:
@@ -99,10 +122,14 @@ def phase_at(model: dict, now_ms: int) -> str:
 
 
 def applied(snapshot: dict, frames: list[dict]) -> dict:
-    """The snapshot with every numbered event among `frames` after it applied."""
+    """The snapshot with every numbered event and live progress frame after it among `frames`
+    applied."""
     model = copy.deepcopy(snapshot)
-    for frame in frames:
-        if frame["type"] != "snapshot" and frame.get("event", 0) > model["event"]:
+    after = frames[frames.index(snapshot) + 1 :] if snapshot in frames else frames
+    for frame in after:
+        if frame["type"] == "progress" and "event" not in frame:
+            apply_live_progress(model, frame)
+        elif frame["type"] != "snapshot" and frame.get("event", 0) > model["event"]:
             apply_event(model, frame)
     return model
 
@@ -111,26 +138,23 @@ def moves_of(model: dict) -> dict[str, int]:
     return {racer["name"]: racer["moves"] for racer in model["racers"]}
 
 
-async def events_until(socket, snapshot: dict, moves: dict[str, int]) -> dict:
-    """Read the socket's events until the racers' move counts they make are `moves`."""
-    while moves_of(model := applied(snapshot, socket.seen)) != moves:
-        await socket.expect("progress", timeout=THROTTLE_INTERVAL_MS / 1000 + 10)
+async def events_until(socket, snapshot: dict, moves: dict[str, int], event: int = 0) -> dict:
+    """Read the socket's frames until the racers' move counts they make are `moves` (and the
+    last event is at least `event`)."""
+    while moves_of(model := applied(snapshot, socket.seen)) != moves or model["event"] < event:
+        await socket.expect("progress", timeout=10)
     return model
-
-
-THROTTLE_INTERVAL_MS = 3000
 
 
 @pytest.mark.slow
 async def test_mid_race_a_snapshot_plus_the_events_after_it_equals_a_fresh_snapshot(
     make_client, make_race, race_socket, run, settings
 ):
-    """Three racers on a throttled race: a watcher from the lobby and one who came mid-race,
-    each applying every event after their snapshot, hold what a fresh snapshot shows (the race
-    and its phase, the racers, the standings) once every move is announced. A quiet move is
-    announced up to the interval later: until then a fresh snapshot is ahead by that move."""
+    """Three racers, progress on a 100 ms tick: a watcher from the lobby and one who came
+    mid-race, each applying every event and live progress frame after their snapshot, hold
+    what a fresh snapshot shows (the race and its phase, the racers, the standings) once the
+    last move's tick has gone out."""
     settings.RACE_PROGRESS_TICK_MS = 100
-    settings.RACE_PROGRESS_INTERVAL_MS = THROTTLE_INTERVAL_MS
     ann, bob, cid = [await run(make_client, name) for name in ("Ann", "Bob", "Cid")]
     race = await run(make_race, ann, time_limit_s=300)
     for client in (bob, cid):
@@ -151,21 +175,15 @@ async def test_mid_race_a_snapshot_plus_the_events_after_it_equals_a_fresh_snaps
     mid_race = await late.expect("snapshot")
     assert moves_of(mid_race) == {"Ann": 1, "Bob": 1, "Cid": 0}
     undo = await ann_socket.request({"type": "undo", "seq": 1}, "ack")
-    assert undo["moves"] == 0  # a quiet move, announced last moment: held back
-    ahead = await (await race_socket(None, race.code)).expect("snapshot")
-    behind = applied(mid_race, late.seen)
-    assert moves_of(ahead) == {"Ann": 0, "Bob": 1, "Cid": 0} != moves_of(behind)
-    for racer in behind["racers"]:
-        racer["moves"] = moves_of(ahead)[racer["name"]]
-    assert comparable(behind) == comparable(ahead), "ahead by the held-back move only"
+    assert undo["moves"] == 0
 
     await cid_socket.request({"type": "resign"}, "progress")
     settled = {"Ann": 0, "Bob": 1, "Cid": 0}
-    models = [
-        await events_until(early, from_lobby, settled),
-        await events_until(late, mid_race, settled),
-    ]
     fresh = await (await race_socket(None, race.code)).expect("snapshot")
+    models = [
+        await events_until(early, from_lobby, settled, fresh["event"]),
+        await events_until(late, mid_race, settled, fresh["event"]),
+    ]
     assert next(r for r in fresh["racers"] if r["name"] == "Cid")["status"] == "resigned"
     for model in models:
         assert comparable(model) == comparable(fresh)
@@ -235,24 +253,28 @@ async def test_a_move_resent_from_a_second_tab_is_not_applied_twice(running, rac
     await ann_socket.request({"type": "move", "move": move, "seq": 0}, "ack")
     answer = await tab.request({"type": "move", "move": move, "seq": 0}, "state")
     assert answer["seq"] == 1
-    await bob_socket.expect("progress")
+    assert (await bob_socket.expect("progress"))["racers"][0]["moves"] == 1
     await bob_socket.quiet()
-    moves = await run(lambda: RaceEvent.objects.filter(race=race, kind="progress").count())
-    assert moves == 1
+    racer = await run(
+        lambda: Racer.objects.select_related("game").get(race=race, player=ann.player)
+    )
+    logged = await run(lambda: Move.objects.filter(game=racer.game).count())
+    assert (racer.moves, racer.game.seq, logged) == (1, 1, 1)
 
 
 async def test_a_restarted_process_loses_nothing(running, race_socket, run):
     """With the engine cache and the rank store gone, a new socket resumes the same race."""
     race, (ann, ann_socket, board), (bob, bob_socket, _) = running
     ack = await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
-    before = await ann_socket.expect("progress")
+    await ann_socket.expect("progress")
+    before = await (await race_socket(None, race.code)).expect("snapshot")
     await ann_socket.disconnect()
     forget()
     await run(_forget_standings, race)
     back = await race_socket(ann, race.code)
     snap = await back.expect("snapshot")
-    assert snap["standings"] == before["standings"]
-    assert snap["event"] == before["event"]
+    assert (snap["standings"], snap["event"]) == (before["standings"], before["event"])
+    assert comparable(snap)["racers"] == comparable(before)["racers"]
     assert (await back.expect("state"))["seq"] == ack["seq"]
 
 

@@ -51,7 +51,7 @@ def log_of(game: Game) -> list[str]:
 @pytest.mark.parametrize("kind", stores())
 def test_a_write_applies_where_the_game_still_is(player, kind):
     game = do_create_game(player, "penguin", 1)
-    result = kind().write([write_of(game, "t0-t1")], [])
+    result = kind().write([write_of(game, "t0-t1")])
     assert result.applied == {game.pk} and not result.conflicts
     game.refresh_from_db()
     assert (game.seq, game.move_count, log_of(game)) == (1, 1, ["t0-t1"])
@@ -61,8 +61,8 @@ def test_a_write_applies_where_the_game_still_is(player, kind):
 def test_a_second_write_at_the_same_seq_is_refused(player, kind):
     """Two sockets checked a move against seq 0: the second finds the game moved on."""
     game = do_create_game(player, "penguin", 1)
-    kind().write([write_of(game, "t0-t1")], [])
-    result = kind().write([write_of(game, "t2-t3")], [])
+    kind().write([write_of(game, "t0-t1")])
+    result = kind().write([write_of(game, "t2-t3")])
     assert result.conflicts == {game.pk} and not result.applied
     assert log_of(game) == ["t0-t1"]
 
@@ -70,7 +70,7 @@ def test_a_second_write_at_the_same_seq_is_refused(player, kind):
 @pytest.mark.parametrize("kind", stores())
 def test_two_writes_of_one_game_in_one_batch_store_one(player, kind):
     game = do_create_game(player, "penguin", 1)
-    result = kind().write([write_of(game, "t0-t1"), write_of(game, "t2-t3")], [])
+    result = kind().write([write_of(game, "t0-t1"), write_of(game, "t2-t3")])
     assert result.applied == {game.pk}
     assert log_of(game) == ["t0-t1"]
 
@@ -80,7 +80,7 @@ def test_a_write_into_an_ended_game_is_refused(player, kind):
     """A race closed or a resignation ends the game first: a move checked before is refused."""
     game = do_create_game(player, "penguin", 1)
     assert do_end_game(game, timezone.now())
-    result = kind().write([write_of(game, "t0-t1")], [])
+    result = kind().write([write_of(game, "t0-t1")])
     assert result.conflicts == {game.pk}
     game.refresh_from_db()
     assert (game.status, game.seq, log_of(game)) == (Game.Status.RESIGNED, 0, [])
@@ -90,8 +90,8 @@ def test_a_write_into_an_ended_game_is_refused(player, kind):
 def test_writes_of_different_games_are_independent(player, other_player, kind):
     mine = do_create_game(player, "penguin", 1)
     theirs = do_create_game(other_player, "penguin", 2)
-    kind().write([write_of(mine, "t0-t1")], [])
-    result = kind().write([write_of(mine, "t4-t5"), write_of(theirs, "t2-t3")], [])
+    kind().write([write_of(mine, "t0-t1")])
+    result = kind().write([write_of(mine, "t4-t5"), write_of(theirs, "t2-t3")])
     assert result.applied == {theirs.pk} and result.conflicts == {mine.pk}
     assert (log_of(mine), log_of(theirs)) == (["t0-t1"], ["t2-t3"])
 
@@ -101,7 +101,7 @@ def test_the_postgres_store_runs_its_batch_as_a_prepared_statement(player):
     """Django turns psycopg's preparing off; the store turns it back on for its own statements,
     so a batch is not parsed and planned afresh each time."""
     game = do_create_game(player, "penguin", 1)
-    store.PostgresStore().write([write_of(game, "t0-t1")], [])
+    store.PostgresStore().write([write_of(game, "t0-t1")])
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",

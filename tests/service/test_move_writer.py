@@ -146,9 +146,9 @@ def test_autoplay_and_moves_take_one_write_each(player):
     seen = []
     real = store.write
 
-    def spy(writes, announcements=()):
+    def spy(writes):
         seen.append(len(writes))
-        return real(writes, announcements)
+        return real(writes)
 
     store.write = spy
     try:

@@ -5,7 +5,9 @@
 //   model.rows();           // the standings, best first, with each racer's data
 //
 // The server numbers its events (`event`); a frame whose number is not the next one is a gap,
-// and the page asks for what it missed (reconnecting with ?since=N or sending `sync`).
+// and the page asks for what it missed (reconnecting with ?since=N or sending `sync`). Live
+// `progress` frames are not numbered: each says where some racers are now, and the standings
+// follow from the racers by the server's rule (`standingOrder`).
 // Pure data: no DOM here, so the rules of the model are the same everywhere it is used.
 
 export const STATUS_LABELS = {
@@ -25,6 +27,25 @@ export function clock(ms, tenths = false) {
   const seconds = Math.floor((total % 60000) / 1000);
   const base = `${minutes}:${String(seconds).padStart(2, "0")}`;
   return tenths ? `${base}.${Math.floor((total % 1000) / 100)}` : base;
+}
+
+const FINAL = new Set(["won", "resigned", "out_of_time"]);
+
+/** Racer ids best first, by the server's rule: winners by finishing time, then everyone else by
+ * cards home (most first) and when they reached that count (earliest first); ties keep the
+ * order of joining (`racers` in that order). */
+export function standingOrder(racers) {
+  const key = (racer, i) =>
+    racer.status === "won"
+      ? [0, racer.finish_ms, 0, i]
+      : [1, -racer.cards, racer.cards_at_ms, i];
+  return racers
+    .map((racer, i) => ({ id: racer.id, key: key(racer, i) }))
+    .sort((a, b) => {
+      for (let k = 0; k < 4; k++) if (a.key[k] !== b.key[k]) return a.key[k] - b.key[k];
+      return 0;
+    })
+    .map((entry) => entry.id);
 }
 
 export class RaceModel {
@@ -54,12 +75,27 @@ export class RaceModel {
       this.event = frame.event;
       return true;
     }
+    if (frame.type === "progress" && typeof frame.event !== "number") {
+      this.applyLiveProgress(frame);
+      return true;
+    }
     if (typeof frame.event !== "number") return true;
     if (frame.event <= this.event) return true; // already applied
     if (!this.loaded || frame.event !== this.event + 1) return false;
     this.applyEvent(frame);
     this.event = frame.event;
     return true;
+  }
+
+  /** A live `progress` frame: each racer's progress, unless their play has ended (a finish or a
+   * resignation is a numbered event, which a late live frame must not undo). */
+  applyLiveProgress(frame) {
+    if (!this.loaded || this.race.status !== "started") return;
+    for (const live of frame.racers) {
+      const racer = this.racers.get(live.id);
+      if (racer && !FINAL.has(racer.status)) this.racers.set(live.id, { ...racer, ...live });
+    }
+    this.standings = standingOrder([...this.racers.values()]);
   }
 
   applyEvent(frame) {

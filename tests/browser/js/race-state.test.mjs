@@ -1,0 +1,50 @@
+// Unit tests of the race page's model (node --test; run by tests/browser/test_js_modules.py).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { RaceModel, standingOrder } from "../../../frontend/static/js/race-state.js";
+
+const racer = (id, cards, cardsAtMs, status = "playing", finishMs = null) => ({
+  id, name: id, cards, cards_at_ms: cardsAtMs, moves: 0, status, finish_ms: finishMs,
+});
+
+function running(racers) {
+  const model = new RaceModel();
+  model.apply({
+    type: "snapshot", event: 4, race: { status: "started" }, racers,
+    standings: racers.map((r) => r.id), you: { racer: null },
+  });
+  return model;
+}
+
+test("winners come first by finishing time, then most cards, then who got there first", () => {
+  const order = standingOrder([
+    racer("ann", 10, 500),
+    racer("bob", 52, 900, "won", 90000),
+    racer("cid", 12, 700),
+    racer("dee", 12, 600),
+    racer("eve", 52, 800, "won", 80000),
+  ]);
+  assert.deepEqual(order, ["eve", "bob", "dee", "cid", "ann"]);
+});
+
+test("ties keep the order of joining", () => {
+  assert.deepEqual(standingOrder([racer("b", 0, 0), racer("a", 0, 0)]), ["b", "a"]);
+});
+
+test("a live progress frame moves racers and the standings, and is not a gap", () => {
+  const model = running([racer("ann", 0, 0), racer("bob", 0, 0)]);
+  const live = { type: "progress", racers: [{ id: "bob", cards: 2, cards_at_ms: 300, moves: 5, status: "playing" }] };
+  assert.equal(model.apply(live), true);
+  assert.equal(model.event, 4);
+  assert.deepEqual(model.standings, ["bob", "ann"]);
+  assert.equal(model.racers.get("bob").moves, 5);
+  assert.equal(model.racers.get("bob").name, "bob");
+});
+
+test("a late live frame does not undo a finish", () => {
+  const model = running([racer("ann", 52, 900, "won", 90000), racer("bob", 3, 100)]);
+  model.apply({ type: "progress", racers: [{ id: "ann", cards: 50, cards_at_ms: 800, moves: 9, status: "playing" }] });
+  assert.equal(model.racers.get("ann").status, "won");
+  assert.deepEqual(model.standings, ["ann", "bob"]);
+});
