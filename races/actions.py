@@ -170,7 +170,9 @@ def do_join_race(race: Race, player: Player, name: str | None = None) -> Racer:
 
 
 def do_leave_race(race: Race, player: Player) -> None:
-    """Leave the lobby; the host's role passes on, and an empty lobby is cancelled."""
+    """Leave the lobby; the host's role passes on, and an empty lobby is cancelled (a quick
+    race's stays open: the next press fills it, or its racer's reloaded page takes its seat
+    back)."""
     with transaction.atomic():
         race = _locked(race)
         racer = racer_of(race, player)
@@ -182,6 +184,8 @@ def do_leave_race(race: Race, player: Player) -> None:
         update_autostart(race)
         if race.host_id == player.pk:
             successor = race.racers.order_by("joined_at", "pk").first()
+            if successor is None and race.quick:
+                return
             if successor is None:
                 race.status = Race.Status.CANCELLED
                 race.finished_at = timezone.now()

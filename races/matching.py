@@ -1,8 +1,9 @@
 """Which open quick race a player goes to, as a plain rule on plain values.
 
-A rated player goes to the race whose players' mean rating is nearest their own; a guest (no
-rating) to the fullest race, which starts soonest. Equal choices go to the fuller race, then to
-the older one (the order given). Racers without a rating count at the starting rating.
+A race with racers comes before an empty one (a quick race its last racer left stays open);
+then a rated player goes to the race whose players' mean rating is nearest their own, a guest
+(no rating) to the fullest race, which starts soonest. Equal choices go to the fuller race, then
+to the older one (the order given). Racers without a rating count at the starting rating.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ def pick(races: list[OpenRace]) -> int | None:
     if not races:
         return None
 
-    def cost(item: tuple[int, OpenRace]) -> tuple[float, int, int]:
+    def cost(item: tuple[int, OpenRace]) -> tuple[bool, float, int, int]:
         order, race = item
         distance = 0.0 if race.own is None else abs(mean_rating(race) - race.own)
-        return (distance, -len(race.ratings), order)
+        return (not race.ratings, distance, -len(race.ratings), order)
 
     return min(enumerate(races), key=cost)[1].key

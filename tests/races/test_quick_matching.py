@@ -25,6 +25,10 @@ def race(key, *ratings, own=None):
         ([race(1, 1500, own=1500), race(2, 1500, own=1500)], 1),
         # a guest (no rating) goes to the fullest race
         ([race(1, 900), race(2, 2000, 2000, 2000)], 2),
+        # an empty race (its last racer left) only when no other is open
+        ([race(1, own=1500), race(2, 2400, own=1500)], 2),
+        ([race(1), race(2, 900)], 2),
+        ([race(1, own=1500)], 1),
         # racers without a rating count at 1500
         ([race(1, None, None, own=1520), race(2, 1800, own=1520)], 1),
     ],
@@ -41,3 +45,10 @@ def test_no_open_race_is_nearer_than_the_one_picked(groups, own):
     races = [race(i, *group, own=own) for i, group in enumerate(groups)]
     chosen = next(r for r in races if r.key == pick(races))
     assert all(abs(mean_rating(chosen) - own) <= abs(mean_rating(r) - own) for r in races)
+
+
+@given(st.lists(st.integers(0, 8), min_size=1, max_size=6))
+def test_an_empty_race_is_picked_only_when_all_are_empty(sizes):
+    races = [race(i, *([1500.0] * size)) for i, size in enumerate(sizes)]
+    chosen = next(r for r in races if r.key == pick(races))
+    assert chosen.ratings or not any(r.ratings for r in races)

@@ -56,6 +56,17 @@ def test_two_browsers_quick_race_from_the_button_to_the_rated_results(people, li
         polling=100,
     )
     assert ann.page.is_hidden("#start-button") and ann.page.is_hidden("#ready-button")
+    code_url = ann.page.url
+    ann.page.reload()  # her old socket's close takes her out; the reloaded page takes her seat back
+    ann.wait('#race[data-socket="open"]')
+    ann.page.wait_for_function(
+        "document.querySelectorAll('#lobby-racers li').length === 1"
+        " && document.querySelector('#race').dataset.role === 'racer'",
+        polling=100,
+    )
+    assert ann.page.url == code_url
+    rejoined = [f for f in ann.frames if f.get("type") == "joined"]
+    assert [f["racer"]["name"] for f in rejoined] == ["ann_quick"], "out on close, back on load"
 
     press_quick_race(bob, "/races/")
     assert bob.page.url == ann.page.url, "the next open quick race of the game"

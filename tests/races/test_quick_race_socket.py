@@ -44,6 +44,19 @@ async def test_a_racer_whose_page_closes_before_the_start_leaves(duo, race_socke
     assert left["standings"] == [snap_racer(ann_socket)]
 
 
+async def test_a_quick_race_its_last_racer_left_stays_open_for_the_next(duo, race_socket, run):
+    """Not cancelled: a reloaded page takes the seat back, or the next press fills the race."""
+    race, ann, bob = duo
+    ann_socket = await race_socket(ann, race.code)
+    await ann_socket.expect("snapshot")
+    await ann_socket.disconnect()
+    assert await run(lambda: Race.objects.get(pk=race.pk).status) == Race.Status.LOBBY
+    again = await race_socket(ann, race.code)
+    assert (await again.expect("snapshot"))["you"]["racer"] is None
+    await again.request({"type": "join"}, "joined")  # what the reloaded page sends
+    assert await run(quick.do_quick_race, bob.player, "eighty-thieves") == race
+
+
 async def test_a_racer_whose_page_closes_after_the_start_stays(duo, race_socket, run):
     race, ann, bob = duo
     await run(quick.do_quick_race, bob.player, "eighty-thieves")

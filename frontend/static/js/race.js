@@ -197,8 +197,23 @@ function racerName(racer) {
   return racer.id === model.you.racer ? `${racer.name} (you)` : racer.name;
 }
 
+// A quick race's racer whose socket closed before the start was taken out of the race (the
+// server cannot tell a reload or a dropped connection from a closed page): the page, still
+// open, takes its seat back, unless its player pressed Leave.
+let quickSeat = root.dataset.role === "racer" ? "held" : "none"; // none, held, rejoining, left
+function keepQuickSeat(phase) {
+  if (!model.race.quick || phase !== "lobby") return;
+  if (model.you.racer) quickSeat = "held";
+  else if (quickSeat === "held") {
+    quickSeat = "rejoining";
+    send({ type: "join" });
+    send({ type: "sync" }); // a snapshot after the join: it says which racer is you
+  }
+}
+
 function render() {
   const phase = model.phase(serverNow());
+  keepQuickSeat(phase);
   root.dataset.phase = phase;
   root.dataset.role = model.you.racer ? "racer" : "spectator";
   renderLobby(phase);
@@ -407,7 +422,10 @@ function tick() {
 
 $("ready-button").addEventListener("click", () => send({ type: "ready", ready: !model.me?.ready }));
 $("start-button").addEventListener("click", () => send({ type: "start" }));
-$("leave-button").addEventListener("click", () => send({ type: "leave" }));
+$("leave-button").addEventListener("click", () => {
+  quickSeat = "left";
+  send({ type: "leave" });
+});
 $("undo-button").addEventListener("click", () => play({ type: "undo" }));
 $("resign-button").addEventListener("click", () => {
   if (confirm("Resign this race? You keep your place by the cards you have home.")) send({ type: "resign" });
