@@ -20,10 +20,11 @@ opens, or at its start if the pool was empty then), never searched for while the
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from games.deals import random_seed
@@ -31,6 +32,7 @@ from games.models import Player, Variant
 from races import matching
 from races.actions import add_racer, do_leave_race, do_start_if_due, new_race
 from races.deals import pooled_winnable
+from races.events import emit, race_dict
 from races.lifecycle import MAX_PLAYERS, RaceRuleError
 from races.models import QuickLobby, Race, Racer, Rating
 
@@ -60,6 +62,35 @@ def due_races(variants: list[str], now=None):
 def start_due(variants: list[str] | None = None) -> int:
     """Start every quick race whose lobby time is up; how many this call started."""
     return sum(do_start_if_due(race) for race in due_races(variants or Variant.values))
+
+
+EMPTY_KEPT_S = 60
+"""How long a quick race its last racer left stays open (a reloaded page comes back sooner)."""
+
+
+def cancel_abandoned(now=None) -> int:
+    """Cancel quick races that have stood empty in the lobby for `EMPTY_KEPT_S` (the
+    scheduler's job); how many this call cancelled."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=EMPTY_KEPT_S)
+    stale = (
+        Race.objects.filter(quick=True, status=Race.Status.LOBBY)
+        .annotate(seats_taken=Count("racers"), last_event=Max("events__at"))
+        .filter(seats_taken=0, last_event__lt=cutoff)
+    )
+    return sum(do_cancel_if_empty(race) for race in stale)
+
+
+def do_cancel_if_empty(race: Race) -> bool:
+    with transaction.atomic():
+        race = Race.objects.select_for_update().get(pk=race.pk)
+        if race.status != Race.Status.LOBBY or race.racers.exists():
+            return False
+        race.status = Race.Status.CANCELLED
+        race.finished_at = timezone.now()
+        race.save(update_fields=["status", "finished_at"])
+        emit(race, "cancelled", race=race_dict(race))
+        return True
 
 
 def rating_of(player: Player, variant: str) -> float | None:

@@ -102,6 +102,19 @@ def test_the_scheduler_starts_a_race_whose_lobby_time_is_up(guests):
     assert race.status == Race.Status.STARTED
 
 
+def test_a_quick_race_left_empty_for_a_minute_is_cancelled_by_the_scheduler(guests):
+    race = quick.do_quick_race(guests[0], "eighty-thieves")
+    assert quick.leave_before_start(race, guests[0])
+    call_command("close_overdue_races", stdout=None)
+    race.refresh_from_db()
+    assert race.status == Race.Status.LOBBY, "a reloaded page comes back within the minute"
+    race.events.update(at=timezone.now() - timedelta(seconds=quick.EMPTY_KEPT_S + 1))
+    call_command("close_overdue_races", stdout=None)
+    race.refresh_from_db()
+    assert race.status == Race.Status.CANCELLED
+    assert race.events.last().kind == "cancelled"
+
+
 def test_the_host_of_a_quick_race_cannot_start_it(guests):
     race = quick.do_quick_race(guests[0], "eighty-thieves")
     with pytest.raises(RaceRuleError) as info:
