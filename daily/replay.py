@@ -19,6 +19,7 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 
+import orjson
 from django.core.cache import cache
 
 from daily.dealpick import day_start
@@ -66,15 +67,18 @@ class Replayed:
     """A finished game as the replay sends it: the deal in full, then each log row as a step
     ``[move, ms, cards, edits]``: the move (or "undo"), when (ms from the game's start), the
     cards home after it, and the edits that turn the position before it into the one after
-    (``edits``). Plain lists: they are cached and sent as they are."""
+    (``edits``). The steps are kept as their JSON text: cached and sent as they are, a long
+    replay costs a page one string, not thousands of objects to unpickle and encode again."""
 
     deal: dict
     cards: int  # cards home at the deal
-    steps: list[list]
+    steps: bytes  # the JSON list of steps
+    progress: list[tuple[int, int]]  # (ms, cards home) at each change: what a ghost shows
+    end_ms: int
 
-    @property
-    def end_ms(self) -> int:
-        return self.steps[-1][1] if self.steps else 0
+    def steps_json(self) -> orjson.Fragment:
+        """The steps, for orjson to put in a document as they are."""
+        return orjson.Fragment(self.steps)
 
 
 def splice(old: list, new: list) -> list:
@@ -155,7 +159,9 @@ def replay(game: Game) -> Replayed:
         ms = max(0, int((at - game.started_at).total_seconds() * 1000))
         steps.append([move, ms, cards_home(after), edits(before, after)])
         before = after
-    return Replayed(deal, cards_home(deal), steps)
+    cards = cards_home(deal)
+    end_ms = steps[-1][1] if steps else 0
+    return Replayed(deal, cards, orjson.dumps(steps), progress(cards, steps), end_ms)
 
 
 def cached_replay(game: Game) -> Replayed:
@@ -177,10 +183,10 @@ def cached_replay(game: Game) -> Replayed:
     return made
 
 
-def progress(replayed: Replayed) -> list[tuple[int, int]]:
-    """A run's progress as (ms, cards home) at each change: what a ghost shows."""
-    points = [(0, replayed.cards)]
-    for _, ms, cards, _ in replayed.steps:
+def progress(dealt: int, steps: list[list]) -> list[tuple[int, int]]:
+    """A run's progress as (ms, cards home) at each change, from the deal's cards on."""
+    points = [(0, dealt)]
+    for _, ms, cards, _ in steps:
         if cards != points[-1][1]:
             points.append((ms, cards))
     return points
@@ -206,7 +212,8 @@ def shown_name(game: Game) -> str:
 
 def replay_dict(game: Game, now: dt.datetime) -> dict:
     """A finished game's replay as the API and the replay page send it (docs/api.md): the deal
-    in full, then one step a log row, each with its edits to the position before it."""
+    in full, then one step a log row, each with its edits to the position before it. Encode it
+    with orjson (its steps are JSON text already)."""
     from django.urls import reverse
 
     from games.frames import iso
@@ -229,5 +236,5 @@ def replay_dict(game: Game, now: dt.datetime) -> dict:
         "elapsed_ms": elapsed_ms(game) if game.finished_at else None,
         "url": reverse("daily:replay", args=[game.public_id]),
         "deal": {"ms": 0, "cards": replayed.cards, "view": replayed.deal},
-        "steps": replayed.steps,
+        "steps": replayed.steps_json(),  # JSON text: send with orjson
     }

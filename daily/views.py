@@ -175,7 +175,7 @@ def _ghost_config(ghost: Game) -> dict:
         "game": ghost.public_id,
         "nickname": ghost.player.nickname,
         "status": ghost.status,
-        "progress": replay.progress(replayed),
+        "progress": replayed.progress,
         "end_ms": replayed.end_ms,
         "replay": reverse("daily:replay", args=[ghost.public_id]),
     }
@@ -393,7 +393,7 @@ def replay_page(request: HttpRequest, public_id: str) -> HttpResponse:
         "attempt": attempt,
         "can_race": game.kind in (Game.Kind.DAILY, Game.Kind.RACE),
         "analysing": not analysed and game.status != Game.Status.WON,
-        "frames": len(data["steps"]) + 1,
+        "frames": game.seq + 1,
         "config_script": json_script_compact(config, "replay-config"),
     }
     return render(request, "daily/replay.html", context)

@@ -8,7 +8,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from daily import analysis
+from daily import analysis, replay
 from daily.models import LosingMove
 from games import actions
 from games.engine import new_game
@@ -141,3 +141,11 @@ def test_a_game_that_ends_is_searched_by_the_thread_after_the_commit(settings, p
     game.save(update_fields=["status"])  # a resignation: heard by the post_save receiver
     analysis._THREAD.submit(lambda: None).result(timeout=30)  # the thread's queue is drained
     assert analysis.stored(game) == (True, 2)
+
+
+def test_the_analysis_computes_the_replay_for_its_first_view(player, monkeypatch):
+    """After the analysis, the replay page reads the replay from the cache: nothing replayed."""
+    game = finished_game(player, ["t5-t4", "t3-t0"])
+    analysis.analyse(game.pk)
+    monkeypatch.setattr(replay, "replay", None)
+    assert replay.cached_replay(game).end_ms >= 0
