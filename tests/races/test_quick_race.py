@@ -173,6 +173,7 @@ def test_a_rated_player_goes_to_the_open_race_nearest_their_rating():
     assert quick.do_quick_race(signed_in("Novice", 1200), "eighty-thieves") == weak_race
 
 
+@pytest.mark.django_db(transaction=True)  # the view places on the ORM threads (PostgreSQL)
 def test_the_quick_race_button_opens_the_race_page(client):
     """A POST (a guest is made for it) ends on the race's page."""
     response = client.post("/races/quick/", {"variant": "eighty-thieves"})
