@@ -106,6 +106,13 @@ class Game(models.Model):
             models.Index(fields=["player", "variant", "seed", "kind", "status"]),
             # A player's latest games (the player page) without sorting all of them.
             models.Index(fields=["player", "-started_at"], name="game_player_latest"),
+            # A player's record per game (games, wins, fastest) read from the index alone: a
+            # player of thousands of games costs an index range, not a heap page per game.
+            models.Index(
+                fields=["player", "variant", "status"],
+                include=["id", "started_at", "finished_at"],
+                name="game_player_record",
+            ),
         ]
 
     def __str__(self) -> str:

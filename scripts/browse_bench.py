@@ -10,7 +10,9 @@ one there: a database with players is never seeded again), then, per page:
   this data volume, any sequential scan of a big table among them;
 - the first request to a freshly started Daphne (DEBUG=0), "cold";
 - ``--requests`` requests one at a time: median, p95 and p99 in milliseconds;
-- as many at ``--concurrency`` at once over keep-alive connections: requests a second.
+- as many at ``--concurrency`` at once over keep-alive connections: requests a second;
+- the server's CPU time per request in both (on a busy machine the times above measure the
+  machine; the CPU a request costs, and whether a crowd makes it cost more, do not).
 
 Prints the data volume and the load average before and after (the machine may be shared: say so
 beside the figures). ``--json`` prints the same as one JSON document.
@@ -32,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):
     sys.path.insert(0, str(ROOT))
 
+from scripts.procstat import cpu_seconds  # noqa: E402
 from scripts.servers import Daphne, create_database, free_port, migrate, server_env  # noqa: E402
 
 DATABASE_URL = "postgres://postgres@127.0.0.1:5432/solitaire_browse"
@@ -69,6 +72,8 @@ class PageResult:
     p99_ms: float = 0.0
     rps_1: float = 0.0
     rps_n: float = 0.0
+    cpu_ms_1: float = 0.0  # the server's CPU time per request, one at a time
+    cpu_ms_n: float = 0.0  # and at --concurrency at once (more: the crowd itself costs)
     errors: int = 0
 
 
@@ -297,16 +302,20 @@ def measure(args) -> dict:
                 first_request(server.port, result.url)
             )
             progress.update()
+            cpu = cpu_seconds(server.pid)
             latencies, result.rps_1, errors = asyncio.run(
                 one_at_a_time(server.port, result.url, args.requests)
             )
+            result.cpu_ms_1 = (cpu_seconds(server.pid) - cpu) * 1000 / args.requests
             result.median_ms = statistics.median(latencies)
             result.p95_ms = percentile(latencies, 95)
             result.p99_ms = percentile(latencies, 99)
             progress.update()
+            cpu = cpu_seconds(server.pid)
             result.rps_n, more = asyncio.run(
                 at_once(server.port, result.url, args.requests * 2, args.concurrency)
             )
+            result.cpu_ms_n = (cpu_seconds(server.pid) - cpu) * 1000 / (args.requests * 2)
             result.errors = errors + more
             progress.update()
         progress.close()
@@ -333,13 +342,15 @@ def report(data: dict) -> str:
         f"{data['requests'] * 2} at {data['concurrency']} at once, per page",
         "",
         f"{'page':<28} {'status':>6} {'KB':>6} {'SQL':>4} {'cold':>6} {'median':>7} "
-        f"{'p95':>6} {'p99':>6} {'req/s@1':>8} {'req/s@' + str(data['concurrency']):>9}  seq scans",
+        f"{'p95':>6} {'p99':>6} {'req/s@1':>8} {'req/s@' + str(data['concurrency']):>9} "
+        f"{'cpu@1':>6} {'cpu@' + str(data['concurrency']):>6}  seq scans",
     ]
     for p in data["pages"]:
         lines.append(
             f"{p['name'][:28]:<28} {p['status']:>6} {p['bytes'] / 1024:>6.1f} {p['queries']:>4} "
             f"{p['cold_ms']:>6.1f} {p['median_ms']:>7.1f} {p['p95_ms']:>6.1f} {p['p99_ms']:>6.1f} "
-            f"{p['rps_1']:>8.0f} {p['rps_n']:>9.0f}  {', '.join(p['seq_scans']) or '-'}"
+            f"{p['rps_1']:>8.0f} {p['rps_n']:>9.0f} {p['cpu_ms_1']:>6.1f} {p['cpu_ms_n']:>6.1f}  "
+            f"{', '.join(p['seq_scans']) or '-'}"
             + (f"  ({p['errors']} errors)" if p["errors"] else "")
         )
     return "\n".join(lines)

@@ -72,9 +72,11 @@ class Command(BaseCommand):
 
         made = Seeder(sizes, options["seed"], progress).run()
         bar.close()
-        if connection.vendor == "postgresql":  # plans for the tables as they are now
+        if connection.vendor == "postgresql":
+            # Statistics for the planner, and the visibility map for index-only scans: a bulk
+            # load leaves both to autovacuum, which may come minutes later.
             with connection.cursor() as cursor:
-                cursor.execute("ANALYZE")
+                cursor.execute("VACUUM ANALYZE")
         if not options["no_boards"]:
             call_command("rebuild_leaderboards", verbosity=options["verbosity"])
         self.stdout.write(
