@@ -6,6 +6,7 @@ Thin: parse and check, then one action; everything live happens over /ws/race/<c
 from __future__ import annotations
 
 from django.contrib import messages
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -20,7 +21,7 @@ from races.clock import phase_of
 from races.codes import normalize_code
 from races.forms import DealChoice, JoinForm, RaceForm
 from races.lifecycle import Phase, RaceRuleError
-from races.models import Race
+from races.models import Race, Racer
 
 LIST_SIZE = 30
 
@@ -41,7 +42,10 @@ def get_race(code: str) -> Race:
 @require_GET
 def race_list(request: HttpRequest) -> HttpResponse:
     """Public races to join or watch, and recent results."""
-    public = Race.objects.filter(visibility=Race.Visibility.PUBLIC).prefetch_related("racers")
+    names = Racer.objects.only("race_id", "name")  # what the list shows of a racer
+    public = Race.objects.filter(visibility=Race.Visibility.PUBLIC).prefetch_related(
+        Prefetch("racers", queryset=names)
+    )
     context = {
         "open_races": public.filter(status=Race.Status.LOBBY)[:LIST_SIZE],
         "running_races": public.filter(status=Race.Status.STARTED)[:LIST_SIZE],
