@@ -26,7 +26,7 @@ from django.db import close_old_connections, transaction
 from django.db.models import F, Q
 
 from games.live import move_log, starting_position
-from games.models import Game
+from games.models import Game, Move
 from games.solver import first_losing_move_from
 
 LOSING_SECONDS_PER_POSITION = 1.0
@@ -44,10 +44,14 @@ _lock = threading.Lock()
 
 def losing_frame_of(game: Game) -> int | None:
     """Search: the frame right after the game's first losing move, or None (no such move, or
-    none proved within the budget). An undone blunder still counts: it was played."""
+    none proved within the budget). An undone blunder still counts: it was played. A game won
+    without an undo needs no search: no move of its line can have lost it."""
+    log = move_log(game)
+    if game.status == Game.Status.WON and Move.UNDO not in log:
+        return None
     index = first_losing_move_from(
         starting_position(game),
-        move_log(game),
+        log,
         max_seconds_per_position=LOSING_SECONDS_PER_POSITION,
         max_total_seconds=LOSING_TOTAL_SECONDS,
     )

@@ -149,3 +149,11 @@ def test_the_analysis_computes_the_replay_for_its_first_view(player, monkeypatch
     analysis.analyse(game.pk)
     monkeypatch.setattr(replay, "replay", None)
     assert replay.cached_replay(game).end_ms >= 0
+
+
+def test_a_game_won_without_an_undo_is_not_searched(player, no_search):
+    """No move on a winning line without undos can have lost the game: no search is spent."""
+    game = actions.do_create_game(player, "penelopes-web", 0, start_state=blunder_state())
+    game = actions.do_play_move(game, "t0-t2", game.seq).game  # 3♣ onto 4♣: on a winning line
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.WON)
+    assert analysis.losing_frame_of(Game.objects.get(pk=game.pk)) is None
