@@ -5,8 +5,10 @@ The solver looks for the first move that turned a position proved winnable into 
 too long for a page. So it runs
 
 - when a game ends: the move writer's batch that finishes it, or a save that resigns it, hands
-  the game to this process's one analysis thread (``REPLAY_ANALYSIS=1``, the default), which
-  searches after the commit, one game at a time, at most ``QUEUE_LIMIT`` waiting;
+  the game to this process's analysis worker (``REPLAY_ANALYSIS=1``, the default), which
+  searches after the commit, one game at a time, at most ``QUEUE_LIMIT`` waiting. The worker is
+  a process of its own at a lower priority (solitaire_site/worker.py), never a thread of the
+  web process, whose sockets a search would stall;
 - from ``manage.py analyse_replays`` (the scheduler runs it every minute): the recent finished
   games that have no mark for their log yet (a restart lost the queue, a race closed by time, a
   game nobody's thread saw end).
@@ -19,15 +21,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import transaction
 from django.db.models import F, Q
 
 from games.live import move_log, starting_position
 from games.models import Game, Move
 from games.solver import first_losing_move_from
+from solitaire_site import worker
 
 LOSING_SECONDS_PER_POSITION = 1.0
 LOSING_TOTAL_SECONDS = 3.0
@@ -36,8 +38,6 @@ QUEUE_LIMIT = 64
 
 logger = logging.getLogger(__name__)
 
-# One thread: a search is pure CPU under the GIL, so more would only take more from the pages.
-_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-analysis")
 _queued: set[int] = set()
 _lock = threading.Lock()
 
@@ -105,22 +105,38 @@ def waiting(recent: int, limit: int) -> list[int]:
     return list(rows[:limit])
 
 
-# ------------------------------------------------------------------ the thread
+# ------------------------------------------------------------------ the worker
 
 
-def _run(game_pk: int) -> None:
+def _work(game_pk: int) -> bool:
+    """One game's search, in the worker."""
     try:
-        analyse(game_pk)
+        return analyse(game_pk)
     except Exception:
         logger.exception("the losing-move search of game %s failed", game_pk)
-    finally:
+        return False
+
+
+def _submit(game_pk: int) -> None:
+    def done(_) -> None:
         with _lock:
             _queued.discard(game_pk)
-        close_old_connections()
+
+    worker.submit(_work, game_pk, on_done=done)
+
+
+def drain(timeout: float = 60) -> None:
+    """Wait until every game handed to the worker so far is searched (tests): the worker runs
+    one job at a time, in order."""
+    worker.executor().submit(_nothing).result(timeout=timeout)
+
+
+def _nothing() -> None:
+    pass
 
 
 def request(game_pks) -> int:
-    """Hand games to the analysis thread (if it is on), each once, after the current
+    """Hand games to the analysis worker (if it is on), each once, after the current
     transaction commits; how many were queued."""
     if not settings.REPLAY_ANALYSIS:
         return 0
@@ -130,7 +146,7 @@ def request(game_pks) -> int:
             if pk in _queued or len(_queued) >= QUEUE_LIMIT:
                 continue
             _queued.add(pk)
-        transaction.on_commit(lambda pk=pk: _THREAD.submit(_run, pk))
+        transaction.on_commit(lambda pk=pk: _submit(pk))
         queued += 1
     return queued
 

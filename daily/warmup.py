@@ -1,7 +1,7 @@
 """Picking tomorrow's deals in the background, so nobody waits for the solver at midnight.
 
-The first visit of the daily page in a process starts one daemon thread that picks any missing
-deal of today and tomorrow (``manage.py precompute_daily`` does the same ahead of time, and is
+The first visit of the daily page in a process hands the background worker
+(solitaire_site/worker.py) the picking of any missing deal of today and tomorrow (``manage.py precompute_daily`` does the same ahead of time, and is
 what a deployment should run daily). Several processes may pick the same day at once: the pick
 is a pure function and the unique constraint keeps one row.
 """
@@ -12,7 +12,7 @@ import datetime as dt
 import logging
 import threading
 
-from django.db import close_old_connections
+from solitaire_site import worker
 
 logger = logging.getLogger(__name__)
 
@@ -40,9 +40,6 @@ def _pick(jobs: list[tuple[str, dt.date]]) -> None:
             get_challenge(variant, day)
     except Exception:
         logger.exception("picking the daily deals in the background failed")
-    finally:
-        close_old_connections()
-        _running.release()
 
 
 def ensure_picked(today: dt.date) -> bool:
@@ -50,5 +47,4 @@ def ensure_picked(today: dt.date) -> bool:
     jobs = missing_days(today)
     if not jobs or not _running.acquire(blocking=False):
         return False
-    threading.Thread(target=_pick, args=(jobs,), name="daily-warmup", daemon=True).start()
-    return True
+    return worker.submit(_pick, jobs, on_done=lambda _: _running.release())

@@ -21,7 +21,7 @@ import threading
 import time
 
 from django.conf import settings
-from django.db import IntegrityError, close_old_connections
+from django.db import IntegrityError
 
 from games.deals import random_seed
 from games.engine import new_game
@@ -29,6 +29,7 @@ from games.engine.built_deals import BUILT_COUNT, OPEN_COUNT, open_numbers, secr
 from games.engine.shuffle import MAX_SEED
 from games.models import WinnableDeal
 from games.solver import Verdict, solve
+from solitaire_site import worker
 
 logger = logging.getLogger(__name__)
 
@@ -183,23 +184,18 @@ def _refill_in_background(variant: str, use: str) -> None:
         pass  # requests have every search slot: the next deal taken tries again
     except Exception:
         logger.exception("topping up the %s %s winnable-deal pool failed", variant, use)
-    finally:
-        close_old_connections()
-        _refilling.release()
 
 
 def schedule_refill(variant: str, use: str) -> bool:
-    """Top the pool up in a daemon thread (one per process at a time; off when
-    `settings.WINNABLE_POOL_REFILL` is; never for a `BUILT` variant, which has no pool); whether
-    one was started."""
+    """Top the pool up in the background worker (solitaire_site/worker.py; one top-up per
+    process at a time; off when `settings.WINNABLE_POOL_REFILL` is; never for a `BUILT` variant,
+    which has no pool); whether one was started."""
     if (
         variant in BUILT
         or not settings.WINNABLE_POOL_REFILL
         or not _refilling.acquire(blocking=False)
     ):
         return False
-    thread = threading.Thread(
-        target=_refill_in_background, args=(variant, use), name="winnable-pool", daemon=True
+    return worker.submit(
+        _refill_in_background, variant, use, on_done=lambda _: _refilling.release()
     )
-    thread.start()
-    return True

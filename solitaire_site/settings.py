@@ -10,7 +10,8 @@
 | CSRF_TRUSTED_ORIGINS | none | comma-separated origins with scheme |
 | DAILY_WARMUP | 1 | 0: the daily page never picks missing deals in the background |
 | WINNABLE_POOL_REFILL | 1 | 0: a winnable deal taken is not replaced in the background |
-| REPLAY_ANALYSIS | 1 | 0: a game's losing move is searched only by `analyse_replays`, not by the web process's thread |
+| REPLAY_ANALYSIS | 1 | 0: a game's losing move is searched only by `analyse_replays`, not by the background worker |
+| BACKGROUND_WORKER | process | process or thread: where the solver's background searches run |
 | HTTPS | 0 | 1 behind a proxy that terminates TLS: secure cookies, SSL redirect, HSTS |
 | HSTS_SECONDS | 31536000 | with HTTPS=1, how long browsers keep to https (start small) |
 | LOGIN_FAILURE_LIMIT | 10 | failed log-ins per account, and per address, before a lock |
@@ -169,11 +170,18 @@ DAILY_WARMUP = env_bool("DAILY_WARMUP", default=True)
 # A winnable deal taken from its pool (games/winnable.py) is replaced by a background search, so
 # the next one is dealt at once too; `manage.py stock_winnable_deals` fills the pools ahead.
 WINNABLE_POOL_REFILL = env_bool("WINNABLE_POOL_REFILL", default=True)
-# A game that ends is handed to one background thread of the web process that searches for the
-# move that lost it (daily/analysis.py), for its replay; `manage.py analyse_replays` (the
-# scheduler, every minute) catches what it missed. The tests turn the thread off.
+
+# A game that ends is handed to the background worker, which searches for the move that lost it
+# (daily/analysis.py), for its replay; `manage.py analyse_replays` (the scheduler, every minute)
+# catches what it missed. The tests turn it off.
 REPLAY_ANALYSIS = env_bool("REPLAY_ANALYSIS", default=True)
 
+# Where the solver's background searches run (solitaire_site/worker.py): `process`, one worker
+# process of the web process's own at a lower priority; `thread`, a thread of the web process
+# (the tests, whose monkeypatched solvers must reach the job), which stalls its sockets meanwhile.
+BACKGROUND_WORKER = os.environ.get("BACKGROUND_WORKER", "process")
+if BACKGROUND_WORKER not in ("process", "thread"):
+    raise ImproperlyConfigured("BACKGROUND_WORKER is process or thread")
 
 # Writes (moves, undos, autoplays; race actions) one player may make in any 5 s over all their
 # sockets on one process (games/throttles.py): a brisk human makes well under 5 a second.

@@ -39,8 +39,9 @@ os.environ["RACE_PROGRESS_TICK_MS"] = "0"
 # No background daily picks (solver runs and writes beside the test's own) unless a test asks for
 # them (tests/daily/test_daily_warmup.py): in this process below, in the servers tests start here.
 os.environ["DAILY_WARMUP"] = "0"
-os.environ["REPLAY_ANALYSIS"] = "0"  # losing-move searches: tests/daily/test_replay_losing_move.py
 os.environ["WINNABLE_POOL_REFILL"] = "0"
+os.environ["REPLAY_ANALYSIS"] = "0"  # losing-move searches: tests/daily/test_replay_losing_move.py
+os.environ["BACKGROUND_WORKER"] = "thread"  # so that a test's monkeypatched solver reaches it
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -143,11 +144,12 @@ async def connect(sent_frames):
 
 @pytest.fixture(autouse=True)
 def no_background_solving(settings):
-    """No daily deals picked and no winnable deals pooled in the background, unless the test
-    turns it on."""
-    settings.REPLAY_ANALYSIS = False
+    """No daily deals picked, no winnable deals pooled and no losing moves searched in the
+    background, unless the test turns it on."""
     settings.DAILY_WARMUP = False
     settings.WINNABLE_POOL_REFILL = False
+    settings.REPLAY_ANALYSIS = False
+    settings.BACKGROUND_WORKER = "thread"
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ found off the request (daily/analysis.py) and stored."""
 from __future__ import annotations
 
 import io
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.core.management import call_command
@@ -13,6 +15,7 @@ from daily.models import LosingMove
 from games import actions
 from games.engine import new_game
 from games.models import Game
+from solitaire_site import worker
 
 pytestmark = pytest.mark.django_db
 
@@ -129,9 +132,10 @@ def test_the_command_marks_the_finished_games_that_lack_one(player, make_client,
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_game_that_ends_is_searched_by_the_thread_after_the_commit(settings, player):
+def test_a_game_that_ends_is_searched_by_the_worker_after_the_commit(settings, player):
     """With REPLAY_ANALYSIS on, ending a game (the move writer's batch, or a resignation's save)
-    hands it to the analysis thread, which stores the mark after the commit."""
+    hands it to the analysis worker (a process of its own on PostgreSQL), which stores the mark
+    after the commit."""
     settings.REPLAY_ANALYSIS = True
     game = actions.do_create_game(player, "penelopes-web", 0, start_state=blunder_state())
     for move in ["t5-t4", "t3-t0"]:
@@ -139,7 +143,7 @@ def test_a_game_that_ends_is_searched_by_the_thread_after_the_commit(settings, p
     game = Game.objects.get(pk=game.pk)
     game.status = Game.Status.RESIGNED
     game.save(update_fields=["status"])  # a resignation: heard by the post_save receiver
-    analysis._THREAD.submit(lambda: None).result(timeout=30)  # the thread's queue is drained
+    analysis.drain(timeout=60)
     assert analysis.stored(game) == (True, 2)
 
 
@@ -149,6 +153,18 @@ def test_the_analysis_computes_the_replay_for_its_first_view(player, monkeypatch
     analysis.analyse(game.pk)
     monkeypatch.setattr(replay, "replay", None)
     assert replay.cached_replay(game).end_ms >= 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_search_runs_in_a_process_of_its_own_at_a_lower_priority(settings):
+    """A search holds its interpreter for seconds: never the web process's, where it would
+    stall every socket's moves (solitaire_site/worker.py)."""
+    settings.BACKGROUND_WORKER = "process"  # the tests' own default is a thread
+    executor = worker.executor()
+    if isinstance(executor, ThreadPoolExecutor):
+        pytest.skip("an in-memory SQLite test database: no other process can open it")
+    assert executor.submit(os.getpid).result(timeout=60) != os.getpid()
+    assert executor.submit(os.nice, 0).result(timeout=60) >= os.nice(0) + worker.NICENESS
 
 
 def test_a_game_won_without_an_undo_is_not_searched(player, no_search):

@@ -1,0 +1,97 @@
+"""The web process's background worker: one process of its own, at a lower priority, for the
+solver's searches that follow a request or a move (a replay's losing move, topping up a
+winnable-deal pool, picking the daily deals).
+
+Not a thread: a search is pure Python, and in a thread of the web process it would hold the
+interpreter lock for seconds at a time, stalling every socket's moves (a py-spy profile of a
+Daphne under scripts/loadtest.py found 8% of its samples in searches for games that had just got
+stuck). The worker is started on first use (`spawn`: a fresh interpreter, nothing of the
+server's sockets or threads), runs one job at a time, and closes its database connection after
+each. `BACKGROUND_WORKER=thread` keeps the jobs in a thread of the web process instead: the
+tests do (their monkeypatched solvers must reach the job), and so does an in-memory SQLite
+database, which no other process can open.
+
+This module imports nothing of the project's at import time: the worker unpickles `start`
+before Django is set up.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+
+logger = logging.getLogger(__name__)
+
+NICENESS = 10
+"""How much lower the worker's priority is than the web process's: moves and pages come first."""
+
+_executors: dict[str, Executor] = {}
+_lock = threading.Lock()
+
+
+def submit(function: Callable, *args, on_done: Callable[[Future], None] | None = None) -> bool:
+    """Run `function(*args)` in the worker (a module-level function: it is sent by name), then
+    `on_done(future)` in this process; False (and `on_done` at once) if the worker could not
+    take it."""
+    try:
+        future = executor().submit(_call, function, *args)
+    except Exception:  # a worker that cannot start: the job's own catch-up command will do it
+        logger.exception("the background worker could not take %s", function.__name__)
+        if on_done is not None:
+            on_done(None)
+        return False
+    if on_done is not None:
+        future.add_done_callback(on_done)
+    return True
+
+
+def executor() -> Executor:
+    """The worker as settings say now: a process (the default), or a thread."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    name = str(database["NAME"])
+    in_memory = database["ENGINE"].endswith("sqlite3") and (
+        name == ":memory:" or "mode=memory" in name
+    )
+    kind = "thread" if in_memory or settings.BACKGROUND_WORKER == "thread" else "process"
+    with _lock:
+        if kind not in _executors:
+            _executors[kind] = _make(kind, database)
+        return _executors[kind]
+
+
+def _make(kind: str, database: dict) -> Executor:
+    if kind == "thread":
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="background")
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=start,
+        initargs=(os.environ.get("DJANGO_SETTINGS_MODULE"), database["NAME"], NICENESS),
+    )
+
+
+def start(settings_module: str | None, database_name, niceness: int) -> None:
+    """In the new process: a lower priority, Django set up, and the parent's database (a test
+    run's own too)."""
+    import django
+    from django.conf import settings
+
+    os.nice(niceness)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module or "solitaire_site.settings")
+    django.setup()
+    settings.DATABASES["default"]["NAME"] = database_name
+
+
+def _call(function: Callable, *args):
+    from django.db import connection
+
+    try:
+        return function(*args)
+    finally:
+        connection.close()  # idle for minutes between jobs: no connection held meanwhile
