@@ -133,17 +133,22 @@ def choose_variant(player: Player, choice: str) -> str:
 
 
 def ensure_lobby(variant: str) -> None:
-    """The variant's lock row (made once, by whoever needs it first)."""
+    """The lock row of a variant, or of "any" (made once, by whoever needs it first)."""
     if not QuickLobby.objects.filter(variant=variant).exists():
         QuickLobby.objects.get_or_create(variant=variant)  # a concurrent make is read back
 
 
 def do_quick_race(player: Player, choice: str = ANY) -> Race:
     """Place the player in the next open quick race (`choice`: a variant, or "any"), and return
-    it; a player already waiting in an open quick race is sent back there."""
-    variant = choose_variant(player, choice)
-    start_due([variant])  # the next placement starts what others left due
-    ensure_lobby(variant)
+    it; a player already waiting in an open quick race is sent back there.
+
+    "Any" is chosen under a lock of its own (the `QuickLobby` row "any", taken before the
+    variant's): two players pressing "any" at once when nothing is open would otherwise open
+    races of two different variants and each wait alone."""
+    if choice != ANY:
+        choose_variant(player, choice)  # refuses an unknown variant
+    start_due(None if choice == ANY else [choice])  # what others left due
+    ensure_lobby(choice)
     with transaction.atomic():
         Player.objects.select_for_update().get(pk=player.pk)
         waiting = (
@@ -153,7 +158,11 @@ def do_quick_race(player: Player, choice: str = ANY) -> Race:
         )
         if waiting is not None:
             return waiting.race
-        QuickLobby.objects.select_for_update().get(variant=variant)
+        QuickLobby.objects.select_for_update().get(variant=choice)
+        variant = choose_variant(player, choice)
+        if variant != choice:
+            ensure_lobby(variant)
+            QuickLobby.objects.select_for_update().get(variant=variant)
         race = _open_race_for(player, variant)
         if race is None:
             race = new_race(

@@ -34,11 +34,14 @@ def servers():
         yield [a, b], database_url
 
 
-def test_a_crowd_pressing_quick_race_on_two_servers_fills_races_of_two_to_eight(servers):
+@pytest.mark.parametrize("variant", ["penguin", "any"])
+def test_a_crowd_pressing_quick_race_on_two_servers_fills_races_of_two_to_eight(servers, variant):
+    """One game, and "any" (chosen under a lock of its own: without it, two presses that found
+    nothing open opened races of two games, and one player waited alone)."""
     bases, database_url = servers
     # Its own thread and event loop (a session's Playwright may hold the main thread's loop).
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        crowd = quick_crowd.crowd(bases, PLAYERS, "penguin", spread_s=1.0, timeout=180)
+        crowd = quick_crowd.crowd(bases, PLAYERS, variant, spread_s=1.0, timeout=180)
         pressers = pool.submit(asyncio.run, crowd).result()
     result = quick_crowd.figures(pressers)
     assert result["errors"] == 0, [p.error for p in pressers if p.error][:5]
