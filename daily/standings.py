@@ -35,10 +35,11 @@ def scores(board: Board, players: Iterable[int] | None = None) -> dict[str, floa
         rows = ranked_attempts(board.variant).filter(challenge__day=board.day)
         if players is not None:
             rows = rows.filter(player_id__in=list(players))
-        return {
-            str(a.player_id): scoring.daily_score(attempt_result(a))
-            for a in rows.select_related("game")
-        }
+        # The game's status only: its row also holds the state, a few kilobytes of JSON each.
+        rows = rows.select_related("game").only(
+            "player_id", "elapsed_ms", "foundations", "foundations_ms", "game__status"
+        )
+        return {str(a.player_id): scoring.daily_score(attempt_result(a)) for a in rows}
     if board.kind == STREAK:  # one row per player, kept as wins are recorded
         runs = DailyStreak.objects.filter(variant=board.variant, longest__gt=0)
         if players is not None:
