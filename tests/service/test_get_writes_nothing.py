@@ -82,3 +82,18 @@ def test_joining_a_race_makes_the_guest(race):
     assert rows()["Player"] == before["Player"] + 1
     assert rows()["Racer"] == before["Racer"] + 1
     assert Racer.objects.filter(race=race, name="Zed").exists()
+
+
+def test_the_first_action_s_post_needs_the_page_s_csrf_token():
+    """Another site cannot start games (and make guests) in a visitor's name: without the
+    token the POST is refused and writes nothing; with the page's token it starts the game."""
+    client = Client(enforce_csrf_checks=True)
+    page = client.get("/play/penguin/42/")
+    before = rows()
+    assert client.post("/play/penguin/42/", HTTP_ACCEPT="application/json").status_code == 403
+    assert rows() == before
+    token = page.context["csrf_token"]
+    reply = client.post(
+        "/play/penguin/42/", HTTP_ACCEPT="application/json", HTTP_X_CSRFTOKEN=str(token)
+    )
+    assert reply.status_code == 200 and Game.objects.filter(public_id=reply.json()["game"]).exists()
