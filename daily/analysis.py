@@ -60,9 +60,7 @@ def losing_frame_of(game: Game) -> int | None:
 
 def analyse(game_pk: int) -> bool:
     """Find and store one game's mark, unless it is stored for its log already; True if a
-    search ran. The game's replay is computed into the cache too, so that its first view only
-    reads it."""
-    from daily import replay
+    search ran."""
     from daily.models import LosingMove
 
     game = Game.objects.filter(pk=game_pk).first()
@@ -70,7 +68,6 @@ def analyse(game_pk: int) -> bool:
         return False
     frame = losing_frame_of(game)
     LosingMove.objects.update_or_create(game=game, defaults={"seq": game.seq, "frame": frame})
-    replay.cached_replay(game)
     return True
 
 

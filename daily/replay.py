@@ -97,7 +97,7 @@ def splice(old: list, new: list) -> list:
 def edits(before: dict, after: dict) -> list[list]:
     """What changed between two positions, one edit a changed pile: ``["tableau.3", start,
     removed, *added]`` inside a list of piles, ``["stock", start, removed, *added]`` for a flat
-    list, ``["moves", value]`` for anything else."""
+    list, ``[key, value]`` for anything else."""
     out: list[list] = []
     for key, new in after.items():
         old = before.get(key)
@@ -119,7 +119,7 @@ def edits(before: dict, after: dict) -> list[list]:
 
 def apply(view: dict, changes: list[list]) -> dict:
     """The position ``changes`` (from ``edits``) lead to from ``view``; ``view`` is left as it
-    is (the browser's replay.js does the same)."""
+    is (the browser's replay-steps.js does the same)."""
     out = dict(view)
     for path, *rest in changes:
         if len(rest) == 1:

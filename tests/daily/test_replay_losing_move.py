@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.core.management import call_command
 
-from daily import analysis, replay
+from daily import analysis
 from daily.models import LosingMove
 from games import actions
 from games.engine import new_game
@@ -145,14 +145,6 @@ def test_a_game_that_ends_is_searched_by_the_worker_after_the_commit(settings, p
     game.save(update_fields=["status"])  # a resignation: heard by the post_save receiver
     analysis.drain(timeout=60)
     assert analysis.stored(game) == (True, 2)
-
-
-def test_the_analysis_computes_the_replay_for_its_first_view(player, monkeypatch):
-    """After the analysis, the replay page reads the replay from the cache: nothing replayed."""
-    game = finished_game(player, ["t5-t4", "t3-t0"])
-    analysis.analyse(game.pk)
-    monkeypatch.setattr(replay, "replay", None)
-    assert replay.cached_replay(game).end_ms >= 0
 
 
 @pytest.mark.django_db(transaction=True)
