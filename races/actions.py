@@ -187,14 +187,19 @@ def do_leave_race(race: Race, player: Player) -> None:
             if successor is None and race.quick:
                 return
             if successor is None:
-                race.status = Race.Status.CANCELLED
-                race.finished_at = timezone.now()
-                race.save(update_fields=["status", "finished_at"])
-                emit(race, "cancelled", race=race_dict(race))
+                cancel(race)
                 return
             race.host_id = successor.player_id
             race.save(update_fields=["host"])
             emit(race, "host", racer=successor.public_id)
+
+
+def cancel(race: Race) -> None:
+    """End a lobby nobody is in (the race row locked)."""
+    race.status = Race.Status.CANCELLED
+    race.finished_at = timezone.now()
+    race.save(update_fields=["status", "finished_at"])
+    emit(race, "cancelled", race=race_dict(race))
 
 
 def do_set_ready(race: Race, player: Player, ready: bool) -> None:

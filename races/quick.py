@@ -30,9 +30,8 @@ from django.utils import timezone
 from games.deals import random_seed
 from games.models import Player, Variant
 from races import matching
-from races.actions import add_racer, do_leave_race, do_start_if_due, new_race
+from races.actions import add_racer, cancel, do_leave_race, do_start_if_due, new_race
 from races.deals import pooled_winnable
-from races.events import emit, race_dict
 from races.lifecycle import MAX_PLAYERS, RaceRuleError
 from races.models import QuickLobby, Race, Racer, Rating
 
@@ -82,14 +81,13 @@ def cancel_abandoned(now=None) -> int:
 
 
 def do_cancel_if_empty(race: Race) -> bool:
+    """Cancel the quick race if it is still in the lobby with nobody in it (checked again
+    under its row's lock: someone may have come back)."""
     with transaction.atomic():
         race = Race.objects.select_for_update().get(pk=race.pk)
         if race.status != Race.Status.LOBBY or race.racers.exists():
             return False
-        race.status = Race.Status.CANCELLED
-        race.finished_at = timezone.now()
-        race.save(update_fields=["status", "finished_at"])
-        emit(race, "cancelled", race=race_dict(race))
+        cancel(race)
         return True
 
 
