@@ -570,6 +570,8 @@ class LoadRun:
         kind = "flamegraph" if output.endswith(".svg") else "raw"
         command = [str(py_spy), "record", "--pid", str(self.cpu.daphne_pids[0]), "--duration"]
         command += [str(seconds), "--rate", "200", "--nonblocking", "--format", kind]
+        if self.args.profile_gil:
+            command.append("--gil")  # a shared machine: leave out the waits in system calls
         return subprocess.Popen([*command, "--output", output], stdout=subprocess.DEVNULL)
 
     async def finish(self, wait: float = 30.0) -> None:
@@ -763,6 +765,11 @@ def parse_args(argv: list[str] | None = None):
         "--profile",
         metavar="PATH",
         help="py-spy the first server over the play window: a flame graph (.svg) or raw stacks",
+    )
+    parser.add_argument(
+        "--profile-gil",
+        action="store_true",
+        help="with --profile: only samples holding the GIL (Python's own CPU, not the waits)",
     )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON figures")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
