@@ -91,6 +91,10 @@ def test_two_browsers_quick_race_from_the_button_to_the_rated_results(people, li
     bob.page.click("#resign-button")
     for player in (ann, bob):
         player.wait('#race[data-phase="finished"]')
+        player.page.wait_for_function(
+            "document.querySelector('#over-text').textContent.includes('Your rating:')",
+            polling=100,
+        )
         player.page.click("#results-link")
         player.wait("#results")
 

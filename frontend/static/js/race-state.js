@@ -55,6 +55,7 @@ export class RaceModel {
     this.standings = [];
     this.you = { racer: null, host: false, name: null };
     this.event = 0;
+    this.ratings = {};
   }
 
   get loaded() {
@@ -123,6 +124,7 @@ export class RaceModel {
       case "finished":
         this.race = frame.race;
         this.racers = new Map(frame.racers.map((r) => [r.id, r]));
+        if (frame.ratings) this.ratings = frame.ratings; // a rated race: each racer's change
         break;
       case "cancelled":
         this.race = frame.race;

@@ -382,6 +382,11 @@ function renderOver(phase) {
   $("over-text").textContent = winner
     ? `${racerName(winner.racer)} won in ${clock(winner.racer.finish_ms, true)}.`
     : `Nobody finished; ${rows[0] ? racerName(rows[0].racer) : "nobody"} got the most cards home.`;
+  const mine = model.ratings[model.you.racer];
+  if (mine) {
+    const rating = `${mine.rating}${mine.provisional ? "?" : ""}`;
+    $("over-text").textContent += ` Your rating: ${rating} (${mine.label}).`;
+  }
   $("rematch-button").hidden = !model.you.racer;
   if (model.race.rematch) {
     $("rematch-button").textContent = "Go to the rematch";
