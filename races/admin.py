@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from races.models import Race, RaceEvent, Racer
+from races.models import Race, RaceEvent, Racer, Rating, RatingChange
 
 
 class RacerInline(admin.TabularInline):
@@ -27,3 +27,24 @@ class RaceEventAdmin(admin.ModelAdmin):
     list_filter = ("kind",)
     search_fields = ("race__code",)
     raw_id_fields = ("race",)
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ("player", "variant", "mu", "sigma", "races", "updated_at")
+    list_filter = ("variant",)
+    search_fields = ("player__nickname",)
+    raw_id_fields = ("player",)
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(admin.ModelAdmin):
+    """The record of what each rated race did (read only: a race's result is applied once)."""
+
+    list_display = ("race", "player", "variant", "mu_before", "mu_after", "races", "at")
+    list_filter = ("variant",)
+    search_fields = ("race__code", "player__nickname")
+    raw_id_fields = ("race", "player")
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -169,3 +169,23 @@ def test_the_results_page_shows_each_racers_change(rated_race, client):
     points = ratings.change(bob_change.mu_before, bob_change.mu_after)
     assert f">+{points}<" in page
     assert "unrated" in page and 'class="provisional"' in page
+
+
+@pytest.mark.django_db
+def test_the_race_form_refuses_a_rated_race_on_a_chosen_deal(client):
+    client.get("/races/new/")
+    form = {
+        "variant": "penguin",
+        "deal": "seed",
+        "seed": "5",
+        "max_players": "8",
+        "time_limit": "300",
+        "visibility": "link",
+        "name": "Ann",
+        "rated": "on",
+    }
+    page = client.post("/races/new/", form)
+    assert page.status_code == 200 and not Race.objects.exists()
+    assert "cannot be rated" in page.content.decode()
+    response = client.post("/races/new/", {**form, "deal": "random", "seed": ""})
+    assert response.status_code == 302 and Race.objects.get().rated
