@@ -170,18 +170,19 @@ def record_check(database_url: str, codes: list[str]) -> dict:
     are in more than one of them."""
     from scripts.loadtest import query
 
+    marks = ", ".join(["%s"] * len(codes))  # IN (…): the same SQL on PostgreSQL and SQLite
     rows = query(
         database_url,
         "SELECT r.code, r.status, count(x.id) FROM races_race r "
-        "JOIN races_racer x ON x.race_id = r.id WHERE r.code = ANY(%s) "
+        f"JOIN races_racer x ON x.race_id = r.id WHERE r.code IN ({marks}) "
         "GROUP BY r.code, r.status",
-        [codes],
+        codes,
     )
     twice = query(
         database_url,
         "SELECT x.player_id FROM races_racer x JOIN races_race r ON r.id = x.race_id "
-        "WHERE r.code = ANY(%s) GROUP BY x.player_id HAVING count(*) > 1",
-        [codes],
+        f"WHERE r.code IN ({marks}) GROUP BY x.player_id HAVING count(*) > 1",
+        codes,
     )
     return {
         "db_races": len(rows),

@@ -39,3 +39,27 @@ def test_four_racers_in_two_races_lose_no_move():
     assert figures["lost_moves"] == 0 and figures["duplicate_or_unexpected_moves"] == 0
     assert set(figures["latency_ms"]) == {"median", "p95", "p99", "max"}
     assert figures["throughput_moves_per_s"] > 0
+
+
+def test_a_small_crowd_pressing_quick_race_is_placed_and_started():
+    """`--quick`: 10 guests press Quick race on one server (SQLite, a 1 s lobby); the JSON line
+    says every one started in a race of 2 to 8 and the record agrees."""
+    with tempfile.TemporaryDirectory(prefix="loadtest-quick-") as tmp:
+        database_url = f"sqlite:///{Path(tmp) / 'db.sqlite3'}"
+        env = {"DATABASE_URL": database_url, "QUICK_RACE_LOBBY_S": "1"}
+        with live_server_process(env=env) as base_url:
+            run = subprocess.run(
+                [sys.executable, "scripts/loadtest.py", base_url, "--quick", "--racers", "10"]
+                + ["--variant", "queenie", "--database-url", database_url, "--json"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    assert figures["players"] == 10 and figures["not_started"] == 0 and figures["errors"] == 0
+    sizes = {int(size): n for size, n in figures["race_sizes"].items()}
+    assert all(2 <= size <= 8 for size in sizes) and sum(s * n for s, n in sizes.items()) == 10
+    assert figures["db_players_in_two"] == 0 and figures["db_not_started"] == []
+    assert set(figures["placement_ms"]) == {"median", "p95", "p99", "max"}
