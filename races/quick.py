@@ -186,7 +186,8 @@ def _open_race_for(player: Player, variant: str) -> Race | None:
     placement changes it; a leave or a start may have, and is checked for)."""
     races = list(open_races([variant]))
     while races:
-        key = matching.pick(candidates(races, player))
+        # One open race (a crowd's usual case): no ratings to read, it is the one.
+        key = races[0].pk if len(races) == 1 else matching.pick(candidates(races, player))
         race = Race.objects.select_for_update().get(pk=key)
         now = timezone.now()
         still_open = race.status == Race.Status.LOBBY and (
