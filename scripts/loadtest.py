@@ -560,7 +560,7 @@ class LoadRun:
     def start_profiler(self) -> subprocess.Popen | None:
         """`--profile`: py-spy samples the first server over the play window (its last second
         left out, when racers stop)."""
-        if not self.args.profile:
+        if not getattr(self.args, "profile", None):  # the fault drills' runs have no such option
             return None
         if not self.cpu.daphne_pids:
             raise SystemExit("--profile needs a server's pid (--spawn, or a local listener)")
@@ -570,7 +570,7 @@ class LoadRun:
         kind = "flamegraph" if output.endswith(".svg") else "raw"
         command = [str(py_spy), "record", "--pid", str(self.cpu.daphne_pids[0]), "--duration"]
         command += [str(seconds), "--rate", "200", "--nonblocking", "--format", kind]
-        if self.args.profile_gil:
+        if getattr(self.args, "profile_gil", False):
             command.append("--gil")  # a shared machine: leave out the waits in system calls
         return subprocess.Popen([*command, "--output", output], stdout=subprocess.DEVNULL)
 
