@@ -47,3 +47,24 @@ async def test_pages_are_served_through_django():
     """Other paths go to Django."""
     response = await get("/healthz")
     assert response["status"] == 200 and response["body"] == b'{"ok": true}'
+
+
+async def test_a_socket_gets_the_session_and_user_and_sends_unwrapped():
+    """The websocket stack puts the session and the user in the scope and hands the consumer
+    the server's own `send`: a socket never saves the session, so nothing needs to look at it
+    on every frame (solitaire_site/socket_session.py)."""
+    from solitaire_site.socket_session import SocketAuthMiddlewareStack
+
+    seen = {}
+
+    async def consumer(scope, receive, send):
+        seen.update(scope=scope, send=send)
+
+    async def server_send(message):
+        pass
+
+    scope = {"type": "websocket", "path": "/ws/game/x/", "headers": HOST, "query_string": b""}
+    await SocketAuthMiddlewareStack(consumer)(scope, None, server_send)
+    assert seen["send"] is server_send
+    assert "session" in seen["scope"] and "user" in seen["scope"]
+    assert not seen["scope"]["user"].is_authenticated
