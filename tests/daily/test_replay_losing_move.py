@@ -156,7 +156,8 @@ def test_the_search_runs_in_a_process_of_its_own_at_a_lower_priority(settings):
     if isinstance(executor, ThreadPoolExecutor):
         pytest.skip("an in-memory SQLite test database: no other process can open it")
     assert executor.submit(os.getpid).result(timeout=60) != os.getpid()
-    assert executor.submit(os.nice, 0).result(timeout=60) >= os.nice(0) + worker.NICENESS
+    lower = min(19, os.nice(0) + worker.NICENESS)  # 19 is the lowest: a run under `nice -n 19`
+    assert executor.submit(os.nice, 0).result(timeout=60) >= lower
 
 
 def test_a_game_won_without_an_undo_is_not_searched(player, no_search):
