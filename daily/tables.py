@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db.models import Q
 from django.utils import timezone
 
 from daily import leaderboard
@@ -17,24 +18,29 @@ def player_ref(player_id: int, nickname: str) -> dict:
     return {"id": player_id, "nickname": nickname, "url": link("daily:player", player_id)}
 
 
-def _daily_extras(board: Board, rows: list[leaderboard.Row], viewer: Player | None) -> dict:
-    """Per member of a daily board: status and replay link (when the viewer may watch it)."""
-    attempts = DailyAttempt.objects.filter(
-        ranked=True,
-        challenge__variant=board.variant,
-        challenge__day=board.day,
-        player_id__in=[row.player_id for row in rows],
-    ).select_related("game", "challenge")
+def _daily_extras(pages: list[leaderboard.BoardPage], viewer: Player | None) -> dict:
+    """Per (variant, day, player) on the daily pages: status and replay link (when the viewer
+    may watch it). One query for every page."""
+    wanted = Q(pk__in=[])
+    for page in pages:
+        if page.board.kind == DAILY:
+            wanted |= Q(
+                challenge__variant=page.board.variant,
+                challenge__day=page.board.day,
+                player_id__in=[row.player_id for row in _rows(page)],
+            )
+    attempts = DailyAttempt.objects.filter(wanted, ranked=True).select_related("game", "challenge")
     now = timezone.now()
     extras = {}
-    for attempt in attempts:
+    for attempt in attempts.defer("game__state", "game__start_state", "challenge__solution"):
         game = attempt.game
         try:
             check_replay(game, viewer, now)
             watchable = game.public_id
         except ReplayRefused:
             watchable = None
-        extras[attempt.player_id] = {
+        key = (attempt.challenge.variant, attempt.challenge.day, attempt.player_id)
+        extras[key] = {
             "status": game.status,
             "game": watchable,
             "replay": link("daily:replay", watchable) if watchable else None,
@@ -42,63 +48,71 @@ def _daily_extras(board: Board, rows: list[leaderboard.Row], viewer: Player | No
     return extras
 
 
-def row_dicts(
-    board: Board, rows: list[leaderboard.Row], viewer: Player | None = None
-) -> list[dict]:
-    """The rows of a board page, each with its player and what the board ranks them by."""
-    rows = [row for row in rows if row is not None]
-    names = dict(
-        Player.objects.filter(pk__in=[row.player_id for row in rows]).values_list("pk", "nickname")
-    )
-    extras = _daily_extras(board, rows, viewer) if board.kind == DAILY else {}
+def _rows(page: leaderboard.BoardPage) -> list[leaderboard.Row]:
+    return [row for row in [*page.rows, page.player_row] if row is not None]
+
+
+def _row_dict(board: Board, row: leaderboard.Row, names: dict, extras: dict) -> dict:
+    """One row of a board page: its player and what the board ranks them by."""
+    item = {"rank": row.rank, "player": player_ref(row.player_id, names.get(row.player_id, "?"))}
+    if board.kind == DAILY:
+        result = decode_daily_score(row.score)
+        extra = extras.get(
+            (board.variant, board.day, row.player_id),
+            {"status": None, "game": None, "replay": None},
+        )
+        item.update(
+            status=extra["status"],
+            won=result.won,
+            time_ms=result.ms if result.won else None,
+            cards=None if result.won else result.foundations,
+            cards_ms=None if result.won else result.ms,
+            game=extra["game"],
+            replay=extra["replay"],
+        )
+    elif board.kind == FASTEST:
+        item["time_ms"] = int(row.score)
+    elif board.kind == WINS:
+        item["wins"] = decode_count_score(row.score)
+    elif board.kind == STREAK:
+        item["days"] = decode_count_score(row.score)
+    return item
+
+
+def board_dicts(pages: list[leaderboard.BoardPage], viewer: Player | None = None) -> list[dict]:
+    """Board pages as the API sends them (docs/api.md): two queries for all of them, the
+    players' names and the daily attempts' status and replays."""
+    players = {row.player_id for page in pages for row in _rows(page)}
+    names = dict(Player.objects.filter(pk__in=players).values_list("pk", "nickname"))
+    extras = _daily_extras(pages, viewer) if any(p.board.kind == DAILY for p in pages) else {}
     out = []
-    for row in rows:
-        item = {
-            "rank": row.rank,
-            "player": player_ref(row.player_id, names.get(row.player_id, "?")),
-        }
-        if board.kind == DAILY:
-            result = decode_daily_score(row.score)
-            extra = extras.get(row.player_id, {"status": None, "game": None, "replay": None})
-            item.update(
-                status=extra["status"],
-                won=result.won,
-                time_ms=result.ms if result.won else None,
-                cards=None if result.won else result.foundations,
-                cards_ms=None if result.won else result.ms,
-                game=extra["game"],
-                replay=extra["replay"],
-            )
-        elif board.kind == FASTEST:
-            item["time_ms"] = int(row.score)
-        elif board.kind == WINS:
-            item["wins"] = decode_count_score(row.score)
-        elif board.kind == STREAK:
-            item["days"] = decode_count_score(row.score)
-        out.append(item)
+    for page in pages:
+        board = page.board
+        player = None
+        if page.player_row is not None:
+            player = _row_dict(board, page.player_row, names, extras) | {"page": page.player_page}
+        out.append(
+            {
+                "board": {
+                    "kind": board.kind,
+                    "variant": board.variant,
+                    "day": board.day.isoformat() if board.day else None,
+                    "title": board.title,
+                },
+                "page": page.page,
+                "per_page": page.per_page,
+                "pages": page.pages,
+                "total": page.total,
+                "rows": [_row_dict(board, row, names, extras) for row in page.rows],
+                "player": player,
+            }
+        )
     return out
 
 
 def board_dict(page: leaderboard.BoardPage, viewer: Player | None = None) -> dict:
-    """A board page as the API sends it (docs/api.md)."""
-    board = page.board
-    player = None
-    if page.player_row is not None:
-        player = row_dicts(board, [page.player_row], viewer)[0] | {"page": page.player_page}
-    return {
-        "board": {
-            "kind": board.kind,
-            "variant": board.variant,
-            "day": board.day.isoformat() if board.day else None,
-            "title": board.title,
-        },
-        "page": page.page,
-        "per_page": page.per_page,
-        "pages": page.pages,
-        "total": page.total,
-        "rows": row_dicts(board, page.rows, viewer),
-        "player": player,
-    }
+    """One board page as the API sends it (docs/api.md)."""
+    return board_dicts([page], viewer)[0]
 
 
 def format_ms(ms: int | None) -> str:

@@ -30,7 +30,7 @@ from daily.boards import ALL_TIME, DAILY, TITLES, Board
 from daily.dealpick import next_reset, utc_day
 from daily.models import DailyAttempt, DailyChallenge
 from daily.races import recent_races_page
-from daily.tables import board_dict, format_ms
+from daily.tables import board_dict, board_dicts, format_ms
 from games.engine import VARIANT_INFO, VARIANTS
 from games.frames import iso
 from games.identity import current_player
@@ -94,19 +94,20 @@ def home(request: HttpRequest) -> HttpResponse:
     player = current_player(request, create=False)
     mine = _attempts_today(player, today)
     proofs = dict(DailyChallenge.objects.filter(day=today).values_list("variant", "proof"))
-    cards = []
-    for variant in VARIANTS:
-        page = leaderboard.read_page(
-            Board(DAILY, variant, today), 1, PREVIEW_ROWS, player.pk if player else None
-        )
-        cards.append(
-            {
-                "variant": check_variant(variant),
-                "board": board_dict(page, player),
-                "mine": mine.get(variant, {}),
-                "proof": proofs.get(variant),
-            }
-        )
+    focus = player.pk if player else None
+    pages = [
+        leaderboard.read_page(Board(DAILY, variant, today), 1, PREVIEW_ROWS, focus)
+        for variant in VARIANTS
+    ]
+    cards = [
+        {
+            "variant": check_variant(variant),
+            "board": board,
+            "mine": mine.get(variant, {}),
+            "proof": proofs.get(variant),
+        }
+        for variant, board in zip(VARIANTS, board_dicts(pages, player), strict=True)
+    ]
     context = {"today": today, "next_reset": iso(next_reset(now)), "cards": cards}
     return render(request, "daily/home.html", context)
 
