@@ -1,6 +1,7 @@
 """Sorted sets for leaderboards: Redis when configured, an in-process twin otherwise.
 
-Races and the daily challenge keep their live boards as sorted sets (lowest score ranks first).
+The daily challenge keeps its boards as sorted sets (lowest score ranks first); a race's
+standings need none (races/standings.py sorts its few racer rows).
 With ``LEADERBOARD_REDIS_URL`` set they live in Redis and every process shares them; without it
 one process keeps them in memory, so the service runs with nothing else installed. The database
 is always the record: a board is an index that can be rebuilt from it.
@@ -28,16 +29,6 @@ class RankStore:
     def set_many(self, key: str, mapping: Mapping[str, float]) -> None:
         raise NotImplementedError
 
-    def set_in_many(self, mappings: Mapping[str, Mapping[str, float]]) -> dict[str, int]:
-        """`set_many` for several keys at once (one round trip in Redis); for each key, how
-        many members were new to it."""
-        added = {}
-        for key, mapping in mappings.items():
-            before = self.count(key)
-            self.set_many(key, mapping)
-            added[key] = self.count(key) - before
-        return added
-
     def remove(self, key: str, member: str) -> None:
         raise NotImplementedError
 
@@ -51,11 +42,6 @@ class RankStore:
     def range(self, key: str, start: int, stop: int) -> list[tuple[str, float]]:
         """Members from ``start`` to ``stop`` inclusive (negative counts from the end)."""
         raise NotImplementedError
-
-    def set_and_range(self, key: str, member: str, score: float) -> list[str]:
-        """Set one member's score, then every member in order (one round trip in Redis)."""
-        self.set(key, member, score)
-        return [m for m, _ in self.range(key, 0, -1)]
 
     def count(self, key: str) -> int:
         raise NotImplementedError
@@ -80,12 +66,6 @@ class RedisRankStore(RankStore):
         if mapping:
             self.redis.zadd(key, dict(mapping))
 
-    def set_in_many(self, mappings):
-        pipe = self.redis.pipeline(transaction=False)
-        for key, mapping in mappings.items():
-            pipe.zadd(key, dict(mapping))
-        return dict(zip(mappings, pipe.execute(), strict=True))
-
     def remove(self, key, member):
         self.redis.zrem(key, member)
 
@@ -97,12 +77,6 @@ class RedisRankStore(RankStore):
 
     def range(self, key, start, stop):
         return [(m, float(s)) for m, s in self.redis.zrange(key, start, stop, withscores=True)]
-
-    def set_and_range(self, key, member, score):
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(key, {member: score})
-        pipe.zrange(key, 0, -1)
-        return pipe.execute()[1]
 
     def count(self, key):
         return self.redis.zcard(key)

@@ -24,16 +24,15 @@ from games.actions import do_create_game, do_end_game
 from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
-from games.rankstore import get_rank_store
-from races import index, lifecycle
+from races import lifecycle
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
 from races.codes import new_code
 from races.deals import pooled_winnable, winnable_seed
 from races.events import emit, race_dict, racer_dict
-from races.index import RESULTS_KEEP_S, standing_member, standings, standings_key
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
 from races.models import Race, Racer
 from races.rating_updates import apply_ratings
+from races.standings import standing_order
 
 logger = logging.getLogger(__name__)
 
@@ -133,7 +132,7 @@ def clean_name(name: str | None, player: Player) -> str:
 def add_racer(race: Race, player: Player, name: str) -> Racer:
     """A new racer in the locked race's lobby (and a quick race's lobby clock moved on)."""
     racer = Racer.objects.create(race=race, player=player, name=name)
-    emit(race, "joined", racer=racer_dict(racer, race), standings=standings(race, moved=racer))
+    emit(race, "joined", racer=racer_dict(racer, race), standings=standing_order(race.racers.all()))
     update_autostart(race)
     return racer
 
@@ -177,10 +176,9 @@ def do_leave_race(race: Race, player: Player) -> None:
         race = _locked(race)
         racer = racer_of(race, player)
         lifecycle.check_lobby_action(phase_of(race), racer is not None)
-        racer_id, member = racer.public_id, standing_member(racer)
+        racer_id = racer.public_id
         racer.delete()
-        index.index_write(race, lambda: get_rank_store().remove(standings_key(race), member))
-        emit(race, "left", racer=racer_id, standings=standings(race))
+        emit(race, "left", racer=racer_id, standings=standing_order(race.racers.all()))
         update_autostart(race)
         if race.host_id == player.pk:
             successor = race.racers.order_by("joined_at", "pk").first()
@@ -255,13 +253,13 @@ def _start(race: Race) -> None:
         racer.status = RacerStatus.PLAYING
         racer.cards = EngineGame.from_dict(game.state).foundation_count()
         racer.save(update_fields=["game", "status", "cards"])
-    index.rebuild(race)
+    racers = list(race.racers.all())
     emit(
         race,
         "countdown",
         race=race_dict(race),
-        racers=[racer_dict(r, race) for r in race.racers.all()],
-        standings=standings(race),
+        racers=[racer_dict(r, race) for r in racers],
+        standings=standing_order(racers),
     )
 
 
@@ -295,7 +293,7 @@ def progress_event(race: Race, racer: Racer) -> None:
         race,
         "progress",
         racers=[racer_dict(racer, race)],
-        standings=standings(race, moved=racer),
+        standings=standing_order(race.racers.all()),
         at_ms=since_start_ms(race, timezone.now()),
     )
     _close_if_all_done(race)
@@ -344,17 +342,16 @@ def _close(race: Race, reason: str) -> None:
         racer.status = lifecycle.status_at_close(RacerStatus(racer.status))
         racer.done_ms = since_start_ms(race, end)
         racer.save(update_fields=["status", "done_ms"])
-    index.rebuild(race)
-    order = standings(race)
+    racers = list(race.racers.all())
+    order = standing_order(racers)
     places = {racer_id: place for place, racer_id in enumerate(order, 1)}
-    for racer in race.racers.all():
+    for racer in racers:
         racer.place = places.get(racer.public_id)
         racer.save(update_fields=["place"])
     rating_changes = apply_ratings(race, now) if race.rated and race.ranked else {}
     race.status = Race.Status.FINISHED
     race.finished_at = now
     race.save(update_fields=["status", "finished_at"])
-    index.index_write(race, lambda: get_rank_store().expire(standings_key(race), RESULTS_KEEP_S))
     emit(
         race,
         "finished",

@@ -16,6 +16,7 @@ from games.frames import encode
 from games.layer import group_send_nowait
 from races.clock import epoch_ms
 from races.models import Race, RaceEvent, Racer
+from races.standings import standing_order
 
 
 def emit(race: Race, kind: str, /, **data) -> RaceEvent:
@@ -52,17 +53,6 @@ async def send_events(group: str, frames: list[dict]) -> None:
     texts = [encode({**frame, "now": now}) for frame in frames]
     message = {"type": "race.events", "frames": frames, "texts": texts}
     await get_channel_layer().group_send(group, message)
-
-
-def standing_order(racers: list[Racer]) -> list[str]:
-    """Racer ids best first, from the rows: the order the race's sorted set keeps."""
-    from races.index import progress_of
-
-    def key(racer: Racer):
-        progress = progress_of(racer)
-        return (progress.score, progress.member)
-
-    return [racer.public_id for racer in sorted(racers, key=key)]
 
 
 def progress_frame(

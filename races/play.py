@@ -127,13 +127,10 @@ def _race_act(race, player, action, seq, move=None) -> GameUpdate:
 
 
 def after_batch(applied: list[GameWrite], result: store.BatchResult) -> None:
-    """Once a batch is stored (games/writer.py): the racers' scores into the race's standings
-    index, and the close of a race whose last racer has just finished."""
-    from races import actions, index
+    """Once a batch is stored (games/writer.py): the close of a race whose last racer has just
+    finished."""
+    from races import actions
 
-    racers = [w.racer for w in applied if w.racer is not None]
-    if racers:
-        index.record(racers)
     for race_pk in result.finished_races:
         actions.close_if_complete(race_pk)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from races import ratings
-from races.index import progress_of
 from races.models import Race, Rating, RatingChange
+from races.standings import progress_of
 
 
 def apply_ratings(race: Race, now: datetime) -> dict[str, dict]:

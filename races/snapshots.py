@@ -19,9 +19,9 @@ from races import actions
 from races.actions import racer_of
 from races.clock import epoch_ms, phase_of
 from races.events import event_frame, live_progress_frame, race_dict, racer_dict
-from races.index import standings
 from races.lifecycle import DONE, Phase
 from races.models import Race, RaceEvent, Racer
+from races.standings import standing_order
 
 MAX_CATCH_UP = 200
 """A client further behind than this many events gets a fresh snapshot instead."""
@@ -71,12 +71,13 @@ def connect(code: str | None, scope) -> Connection | None:
 def snapshot(race: Race, player: Player | None) -> dict:
     """Everything a socket shows about the race, as of its last event."""
     racer = racer_of(race, player)
+    racers = list(race.racers.select_related("game"))
     return {
         "type": "snapshot",
         "event": race.event_seq,
         "race": race_dict(race),
-        "racers": [racer_dict(r, race) for r in race.racers.select_related("game")],
-        "standings": standings(race),
+        "racers": [racer_dict(r, race) for r in racers],
+        "standings": standing_order(racers),
         "you": {
             "racer": racer.public_id if racer else None,
             "host": player is not None and race.host_id == player.pk,

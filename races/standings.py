@@ -1,4 +1,6 @@
-"""Race standings as one number per racer, so a sorted set keeps the leaderboard in order.
+"""Race standings as one number per racer: a race's order is sorted by it (from the racer rows,
+at most eight), and the daily boards keep the same numbers in Redis sorted sets
+(daily/scoring.py).
 
 The order (best first): racers who won, by winning time; then everyone else by cards on
 foundations, most first; then by when they reached that count, earliest first. Redis sorts
@@ -11,10 +13,12 @@ into disjoint decimal fields of one integer:
 `reached_ms` is when the current count was reached (after an undo lowered it: when it was
 lowered). Times are milliseconds from the race start; the
 field holds up to 10**10 ms (115 days), far beyond the longest race. Equal scores fall back to
-the member name, as Redis does.
+the member name, as Redis does with a sorted set's.
 """
 
 from dataclasses import dataclass
+
+from races.lifecycle import RacerStatus
 
 TIER_FACTOR = 10**14
 CARDS_FACTOR = 10**10
@@ -54,6 +58,23 @@ def decode_score(score: float) -> tuple[bool, int | None, int]:
         return True, None, value
     inverse_cards, ms = divmod(value - TIER_FACTOR, CARDS_FACTOR)
     return False, MAX_CARDS - inverse_cards, ms
+
+
+def progress_of(racer) -> Progress:
+    """A racer's facts for the order: a `Racer` row, or the move store's row of one (anything
+    with `pk`, `cards`, `cards_at_ms`, `status` and `finish_ms`)."""
+    return Progress(
+        member=f"{racer.pk:012d}",
+        cards=racer.cards,
+        reached_ms=racer.cards_at_ms,
+        won_ms=racer.finish_ms if racer.status == RacerStatus.WON else None,
+    )
+
+
+def standing_order(racers) -> list[str]:
+    """The racers' public ids, best first. The member is the zero-padded row id, so equal
+    scores (everyone at the start) fall back to the order of joining."""
+    return [r.public_id for r in sorted(racers, key=lambda r: (progress_of(r).score, r.pk))]
 
 
 def ranked(progress: list[Progress]) -> list[Progress]:
