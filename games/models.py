@@ -131,7 +131,9 @@ class Move(models.Model):
 
     UNDO = "undo"
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    # No index of its own: the unique (game, seq) index serves every lookup by game, and one
+    # index fewer is one write fewer on every move.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     move = models.CharField(max_length=16)
     at = models.DateTimeField(auto_now_add=True)
