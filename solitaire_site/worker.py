@@ -7,7 +7,9 @@ interpreter lock for seconds at a time, stalling every socket's moves (a py-spy 
 Daphne under scripts/loadtest.py found 8% of its samples in searches for games that had just got
 stuck). The worker is started on first use (`spawn`: a fresh interpreter, nothing of the
 server's sockets or threads), runs one job at a time, and closes its database connection after
-each. `BACKGROUND_WORKER=thread` keeps the jobs in a thread of the web process instead: the
+each. It ends with the web process: a Daphne killed (or restarted) would otherwise leave its
+worker finishing the queued searches for nobody, for minutes, beside its successor.
+`BACKGROUND_WORKER=thread` keeps the jobs in a thread of the web process instead: the
 tests do (their monkeypatched solvers must reach the job), and so does an in-memory SQLite
 database, which no other process can open.
 
@@ -21,6 +23,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -28,6 +31,9 @@ logger = logging.getLogger(__name__)
 
 NICENESS = 10
 """How much lower the worker's priority is than the web process's: moves and pages come first."""
+
+PARENT_CHECK_S = 1.0
+"""How often the worker looks whether the web process that started it is still there."""
 
 _executors: dict[str, Executor] = {}
 _lock = threading.Lock()
@@ -72,20 +78,35 @@ def _make(kind: str, database: dict) -> Executor:
         max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=start,
-        initargs=(os.environ.get("DJANGO_SETTINGS_MODULE"), database["NAME"], NICENESS),
+        initargs=(
+            os.environ.get("DJANGO_SETTINGS_MODULE"),
+            database["NAME"],
+            NICENESS,
+            os.getpid(),
+        ),
     )
 
 
-def start(settings_module: str | None, database_name, niceness: int) -> None:
-    """In the new process: a lower priority, Django set up, and the parent's database (a test
-    run's own too)."""
+def start(settings_module: str | None, database_name, niceness: int, parent: int) -> None:
+    """In the new process: a lower priority, a watch on the parent, Django set up, and the
+    parent's database (a test run's own too)."""
     import django
     from django.conf import settings
 
     os.nice(niceness)
+    threading.Thread(target=_exit_with, args=(parent,), name="parent-watch", daemon=True).start()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module or "solitaire_site.settings")
     django.setup()
     settings.DATABASES["default"]["NAME"] = database_name
+
+
+def _exit_with(parent: int) -> None:
+    """Exit once the parent is gone (this process is then adopted: its parent id changes),
+    whatever job is running. Not `PR_SET_PDEATHSIG`: that fires when the parent *thread* that
+    started the worker ends, and the pool starts it from whichever thread submits first."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(0)
 
 
 def _call(function: Callable, *args):
