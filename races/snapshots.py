@@ -21,6 +21,7 @@ from races.clock import epoch_ms, phase_of
 from races.events import event_frame, live_progress_frame, race_dict, racer_dict
 from races.lifecycle import DONE, Phase
 from races.models import Race, RaceEvent, Racer
+from races.results import rating_changes
 from races.standings import standing_order
 
 MAX_CATCH_UP = 200
@@ -78,12 +79,22 @@ def snapshot(race: Race, player: Player | None) -> dict:
         "race": race_dict(race),
         "racers": [racer_dict(r, race) for r in racers],
         "standings": standing_order(racers),
+        "ratings": race_ratings(race, racers),
         "you": {
             "racer": racer.public_id if racer else None,
             "host": player is not None and race.host_id == player.pk,
             "name": racer.name if racer else (player.nickname if player else None),
         },
     }
+
+
+def race_ratings(race: Race, racers: list[Racer]) -> dict[str, dict]:
+    """Per racer id, what a finished rated race did to that racer's rating, as the `finished`
+    event says it (so a page opened or reloaded after the race shows it too); {} otherwise."""
+    if race.status != Race.Status.FINISHED or not race.rated:
+        return {}
+    changes = rating_changes(race)
+    return {r.public_id: changes[r.player_id] for r in racers if r.player_id in changes}
 
 
 def events_between(race: Race, after: int, before: int | None = None) -> list[dict]:

@@ -13,6 +13,7 @@ from races import actions, ratings
 from races import play as race_play
 from races.models import Race, Rating, RatingChange
 from races.rating_updates import apply_ratings
+from races.snapshots import snapshot
 
 # ------------------------------------------------------------------ the rules
 
@@ -189,3 +190,19 @@ def test_the_race_form_refuses_a_rated_race_on_a_chosen_deal(client):
     assert "cannot be rated" in page.content.decode()
     response = client.post("/races/new/", {**form, "deal": "random", "seed": ""})
     assert response.status_code == 302 and Race.objects.get().rated
+
+
+@pytest.mark.django_db
+def test_a_finished_rated_races_snapshot_says_each_change_as_its_finished_event(rated_race):
+    """A page opened or reloaded after the race shows the same rating line."""
+    ann, bob, guest = member("ann"), member("bob"), Player.objects.create(nickname="Gus")
+    race = rated_race([ann, bob, guest], winner=bob)
+    finished = race.events.get(kind="finished").data
+    assert snapshot(race, ann)["ratings"] == finished["ratings"]
+    assert len(finished["ratings"]) == 2
+
+
+@pytest.mark.django_db
+def test_an_unrated_races_snapshot_has_no_ratings(rated_race):
+    race = rated_race([member("ann"), member("bob")], rated=False)
+    assert snapshot(race, None)["ratings"] == {}

@@ -72,6 +72,7 @@ export class RaceModel {
       this.race = frame.race;
       this.racers = new Map(frame.racers.map((r) => [r.id, r]));
       this.standings = frame.standings;
+      this.ratings = frame.ratings || {};
       this.you = frame.you;
       this.event = frame.event;
       return true;
