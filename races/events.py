@@ -73,10 +73,11 @@ LIVE_FIELDS = ("cards", "cards_at_ms", "moves", "status")
 """What a live `progress` frame says of a racer: where they are, nothing that an event changes."""
 
 
-def live_progress_frame(race: Race, racers: list[Racer]) -> dict:
+def live_progress_frame(race: Race, racers: list[Racer], now: int | None = None) -> dict:
     """A live `progress` frame (not numbered, not stored): racers' progress as it stands after
-    their acknowledged moves, with when (ms from the start) and the server's clock."""
-    now = int(time.time() * 1000)
+    their acknowledged moves, with when (ms from the start) and the server's clock. `now`: when
+    the figures were read, if before this call (clients skip figures older than ones they have)."""
+    now = int(time.time() * 1000) if now is None else now
     return {
         "type": "progress",
         "racers": [

@@ -7,6 +7,7 @@ is over. Reading only (the one write is closing a race whose time is up, on the 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from django.utils import timezone
@@ -114,9 +115,10 @@ def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
     view = CatchUp(race=race, racer_id=racer.public_id if racer else None, racer=racer)
     if since is not None and since <= race.event_seq and race.event_seq - since <= MAX_CATCH_UP:
         view.events = events_between(race, since)
+        read_at = int(time.time() * 1000)  # before the read: no later live frame looks older
         playing = race.racers.exclude(status__in=DONE) if race.status == Race.Status.STARTED else ()
         if playing:
-            view.progress = live_progress_frame(race, list(playing))
+            view.progress = live_progress_frame(race, list(playing), now=read_at)
     else:
         view.snapshot = snapshot(race, player)
     if race.status == Race.Status.STARTED:

@@ -52,12 +52,20 @@ FINAL = ("won", "resigned", "out_of_time")
 
 def apply_live_progress(model: dict, frame: dict) -> None:
     """The protocol's rule for a live `progress` frame (not numbered): each racer's progress,
-    unless their play has ended; the standings follow from the racers (docs/protocol.md)."""
+    unless their play has ended or a later live frame said it already; the standings follow
+    from the racers (docs/protocol.md)."""
     racers = {r["id"]: r for r in model["racers"]}
+    live_at = model.setdefault("live_at", {})
     for live in frame["racers"]:
         racer = racers.get(live["id"])
-        if racer is not None and racer["status"] not in FINAL:
-            racers[live["id"]] = {**racer, **live}
+        if (
+            racer is None
+            or racer["status"] in FINAL
+            or frame["at_ms"] < live_at.get(live["id"], -1)
+        ):
+            continue
+        racers[live["id"]] = {**racer, **live}
+        live_at[live["id"]] = frame["at_ms"]
     model["racers"] = list(racers.values())
     order = {r["id"]: i for i, r in enumerate(model["racers"])}  # joining order breaks ties
 
@@ -177,7 +185,9 @@ async def test_mid_race_a_snapshot_plus_the_events_after_it_equals_a_fresh_snaps
     undo = await ann_socket.request({"type": "undo", "seq": 1}, "ack")
     assert undo["moves"] == 0
 
-    await cid_socket.request({"type": "resign"}, "progress")
+    await cid_socket.send_json_to({"type": "resign"})
+    while "event" not in await cid_socket.expect("progress"):  # the resignation, not a live frame
+        pass
     settled = {"Ann": 0, "Bob": 1, "Cid": 0}
     fresh = await (await race_socket(None, race.code)).expect("snapshot")
     models = [

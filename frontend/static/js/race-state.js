@@ -56,6 +56,7 @@ export class RaceModel {
     this.you = { racer: null, host: false, name: null };
     this.event = 0;
     this.ratings = {};
+    this.liveAt = new Map(); // racer id -> at_ms of the live figures applied last
   }
 
   get loaded() {
@@ -73,6 +74,7 @@ export class RaceModel {
       this.racers = new Map(frame.racers.map((r) => [r.id, r]));
       this.standings = frame.standings;
       this.ratings = frame.ratings || {};
+      this.liveAt = new Map();
       this.you = frame.you;
       this.event = frame.event;
       return true;
@@ -90,12 +92,16 @@ export class RaceModel {
   }
 
   /** A live `progress` frame: each racer's progress, unless their play has ended (a finish or a
-   * resignation is a numbered event, which a late live frame must not undo). */
+   * resignation is a numbered event, which a late live frame must not undo) or a later live
+   * frame already said it (live frames may arrive out of order). */
   applyLiveProgress(frame) {
     if (!this.loaded || this.race.status !== "started") return;
+    const at = frame.at_ms ?? 0;
     for (const live of frame.racers) {
       const racer = this.racers.get(live.id);
-      if (racer && !FINAL.has(racer.status)) this.racers.set(live.id, { ...racer, ...live });
+      if (!racer || FINAL.has(racer.status) || at < (this.liveAt.get(live.id) ?? -1)) continue;
+      this.racers.set(live.id, { ...racer, ...live });
+      this.liveAt.set(live.id, at);
     }
     this.standings = standingOrder([...this.racers.values()]);
   }

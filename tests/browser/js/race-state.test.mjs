@@ -48,3 +48,16 @@ test("a late live frame does not undo a finish", () => {
   assert.equal(model.racers.get("ann").status, "won");
   assert.deepEqual(model.standings, ["ann", "bob"]);
 });
+
+test("a live frame older than the figures already applied is skipped for that racer", () => {
+  const model = running([racer("ann", 0, 0), racer("bob", 0, 0)]);
+  const live = (atMs, moves) => ({
+    type: "progress", at_ms: atMs,
+    racers: [{ id: "ann", cards: 0, cards_at_ms: 0, moves, status: "playing" }],
+  });
+  model.apply(live(65, 1)); // the tick after Ann's move
+  model.apply(live(53, 0)); // a catch-up's frame read before it, arriving after it
+  assert.equal(model.racers.get("ann").moves, 1);
+  model.apply(live(70, 0)); // her undo, later
+  assert.equal(model.racers.get("ann").moves, 0);
+});
