@@ -26,8 +26,8 @@ def test_a_killed_server_s_racers_resume_on_the_other_with_nothing_lost(drill_op
 
 
 def test_races_go_on_when_redis_restarts_empty(drill_options):
-    """Redis restarted empty mid-race: moves go on, events flow again, standings are rebuilt
-    from the database, nothing is lost."""
+    """Redis restarted empty mid-race: moves go on, events flow again, the standings still list
+    every racer (they are sorted from the rows), nothing is lost."""
     drill("redis-restart", drill_options)
 
 
