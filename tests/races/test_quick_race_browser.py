@@ -57,16 +57,25 @@ def test_two_browsers_quick_race_from_the_button_to_the_rated_results(people, li
     )
     assert ann.page.is_hidden("#start-button") and ann.page.is_hidden("#ready-button")
     code_url = ann.page.url
+    seated = next(f for f in ann.frames if f.get("type") == "snapshot")["you"]["racer"]
     ann.page.reload()  # her old socket's close takes her out; the reloaded page takes her seat back
     ann.wait('#race[data-socket="open"]')
+    # Out (event 2, `left`) and back (event 3, `joined`): the page names her a racer again once
+    # the snapshot it asks for after its `join` came (it may stand for the `joined` frame, and
+    # for the `left` when the page loaded after it).
     ann.page.wait_for_function(
         "document.querySelectorAll('#lobby-racers li').length === 1"
+        " && Number(document.querySelector('#race').dataset.event) >= 3"
         " && document.querySelector('#race').dataset.role === 'racer'",
         polling=100,
     )
     assert ann.page.url == code_url
-    rejoined = [f for f in ann.frames if f.get("type") == "joined"]
-    assert [f["racer"]["name"] for f in rejoined] == ["ann_quick"], "out on close, back on load"
+    back = [f for f in ann.frames if f.get("type") == "snapshot"][-1]
+    assert back["you"]["racer"] not in (None, seated), "out on close, back on load"
+    assert [(r["id"], r["name"]) for r in back["racers"]] == [(back["you"]["racer"], "ann_quick")]
+    assert {f["racer"] for f in ann.frames if f.get("type") == "left"} <= {seated}
+    rejoined = [f["racer"]["id"] for f in ann.frames if f.get("type") == "joined"]
+    assert set(rejoined) <= {back["you"]["racer"]}
 
     press_quick_race(bob, "/races/")
     assert bob.page.url == ann.page.url, "the next open quick race of the game"

@@ -199,12 +199,38 @@ function racerName(racer) {
 
 // A quick race's racer whose socket closed before the start was taken out of the race (the
 // server cannot tell a reload or a dropped connection from a closed page): the page, still
-// open, takes its seat back, unless its player pressed Leave.
-let quickSeat = root.dataset.role === "racer" ? "held" : "none"; // none, held, rejoining, left
+// open, takes its seat back, unless its player pressed Leave. The tab remembers the seat it
+// held (sessionStorage), so a reload takes it back however its old socket's close and the new
+// page cross: the page may load after the leave (it comes as a visitor's), or get the `left`
+// after its snapshot named it (and load once more, below in onFrame).
+const seatKey = `quick-seat:${config.code}`;
+function rememberSeat(held) {
+  try {
+    if (held) sessionStorage.setItem(seatKey, "held");
+    else sessionStorage.removeItem(seatKey);
+  } catch {
+    // no storage (a private window's quota): the seat is kept while the page stays open
+  }
+}
+function seatRemembered() {
+  try {
+    return sessionStorage.getItem(seatKey) === "held";
+  } catch {
+    return false;
+  }
+}
+// none, held, rejoining, left
+let quickSeat = root.dataset.role === "racer" || seatRemembered() ? "held" : "none";
 function keepQuickSeat(phase) {
-  if (!model.race.quick || phase !== "lobby") return;
-  if (model.you.racer) quickSeat = "held";
-  else if (quickSeat === "held") {
+  if (!model.race.quick) return;
+  if (phase !== "lobby") {
+    if (model.loaded) rememberSeat(false);
+    return;
+  }
+  if (model.you.racer) {
+    quickSeat = "held";
+    rememberSeat(true);
+  } else if (quickSeat === "held") {
     quickSeat = "rejoining";
     send({ type: "join" });
     send({ type: "sync" }); // a snapshot after the join: it says which racer is you
@@ -429,6 +455,7 @@ $("ready-button").addEventListener("click", () => send({ type: "ready", ready: !
 $("start-button").addEventListener("click", () => send({ type: "start" }));
 $("leave-button").addEventListener("click", () => {
   quickSeat = "left";
+  rememberSeat(false);
   send({ type: "leave" });
 });
 $("undo-button").addEventListener("click", () => play({ type: "undo" }));
