@@ -1,5 +1,6 @@
 """The live race page for one racer, in a real browser against a live Daphne: on a phone, by
-keyboard, with its own counters, and a full race seen from outside.
+keyboard, with one name everywhere (its own counters: test_race_counters_browser.py; a full
+race seen from outside: test_race_full_browser.py).
 
 A race its host starts alone (a solo race) runs the same page as any other and needs one
 browser; the deal is the server's, so the tests read the legal moves from its frames.
@@ -12,7 +13,6 @@ import json
 import pytest
 
 from games.engine import VARIANTS
-from tests.races.test_race_browser import click_move
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -131,71 +131,6 @@ def test_a_race_plays_by_keyboard(make_page, live_url):
     page.keyboard.press("h")
     page.wait_for_timeout(300)
     assert not [f for f in frames if f["type"] == "hint"]
-
-
-def test_your_own_counters_follow_your_acks_at_once(make_page, live_url):
-    """After each of your moves and undos, your line and your standings row show the ack's
-    moves and cards home at once, not with the throttled progress. The tests' server sends
-    progress at once (no tick), so the test holds every progress frame back, as a tick would."""
-    page = make_page()
-    frames: list[dict] = []
-
-    def route(ws):
-        server = ws.connect_to_server()
-
-        def from_server(message):
-            frame = json.loads(message)
-            frames.append(frame)
-            if frame.get("type") != "progress":
-                ws.send(message)
-
-        server.on_message(from_server)
-        ws.on_message(lambda message: server.send(message))
-
-    page.route_web_socket("**/ws/race/**", route)
-    solo_race(page, live_url)
-    for seq in range(1, 5):
-        if seq % 2:
-            click_move(page, single_group_move(last_board(frames)["legal"]))
-        else:
-            page.click("#undo-button")
-        page.wait_for_selector(f'#race[data-seq="{seq}"]')
-        ack = last_board(frames)
-        cards = sum(len(pile) for pile in ack["view"]["foundations"])
-        shown = page.evaluate(
-            "[document.querySelector('#race-me').textContent,"
-            " document.querySelector('#standings li.you .facts').textContent]"
-        )
-        assert shown[0] == f"{cards}/52 cards home · {ack['moves']} moves", (seq, shown)
-        assert shown[1] == f"{cards}/52 cards · {ack['moves']} moves", (seq, shown)
-
-
-def test_a_full_race_offers_to_watch_not_to_join(make_page, live_url):
-    """A visitor's join form gives way to "full" once the last seat is taken (live, and on a
-    fresh load), and comes back when a racer leaves."""
-    ann, bob, carol = make_page(), make_page(), make_page()
-    ann.goto(f"{live_url}/races/new/")
-    ann.select_option("#id_max_players", "2")
-    ann.fill("#id_name", "Ann")
-    ann.click("button[type=submit]")
-    ann.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
-    link = ann.input_value("#invite-link")
-    carol.goto(link)
-    carol.wait_for_selector('#race[data-socket="open"]')
-    assert carol.is_visible("#join-button") and not carol.is_visible("#race-full")
-    bob.goto(link)
-    bob.fill("#id_name", "Bob")
-    bob.click("#join-button")
-    bob.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
-    carol.wait_for_selector("#race-full", state="visible")
-    assert not carol.is_visible("#join-button")
-    carol.reload()
-    carol.wait_for_selector('#race[data-socket="open"]')
-    assert carol.is_visible("#race-full") and not carol.is_visible("#join-button")
-    assert "full" in carol.text_content("#race-full")
-    bob.click("#leave-button")
-    carol.wait_for_selector("#join-button", state="visible")
-    assert not carol.is_visible("#race-full")
 
 
 def test_a_racer_has_one_name_and_winner_means_a_finisher(make_page, live_url):
