@@ -72,11 +72,12 @@ def progress_of(racer) -> Progress:
 
 
 def standing_order(racers) -> list[str]:
-    """The racers' public ids, best first. The member is the zero-padded row id, so equal
-    scores (everyone at the start) fall back to the order of joining."""
-    return [r.public_id for r in sorted(racers, key=lambda r: (progress_of(r).score, r.pk))]
+    """The racers' public ids, best first (`ranked`). The member is the zero-padded row id, so
+    equal scores (everyone at the start) fall back to the order of joining."""
+    ids = {progress_of(r): r.public_id for r in racers}
+    return [ids[p] for p in ranked(list(ids))]
 
 
 def ranked(progress: list[Progress]) -> list[Progress]:
-    """The racers best first, exactly as the sorted set orders them."""
+    """The racers best first: by score, then by member, as a Redis sorted set orders them."""
     return sorted(progress, key=lambda p: (p.score, p.member))

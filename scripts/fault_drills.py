@@ -279,8 +279,9 @@ async def drill_redis_restart(options) -> Drill:
     drill.check(
         "standings list every racer after the restart (done racers too)", sizes == sorted(per_race)
     )
-    # A move that reaches the server in the moment Redis is down (its sorted set is written in
-    # the move's transaction) is refused with server_error and rolled back: not lost, not applied.
+    # A move that reached the server in the moment Redis was down used to be refused with
+    # server_error and rolled back (not lost, not applied) while a race's standings lived in a
+    # Redis sorted set; no Redis call is left on the move path, but the bound stays.
     other = {k: v for k, v in figures["error_codes"].items() if k != "server_error"}
     drill.check("no error but refusals while Redis was down", not other)
     drill.check(
