@@ -151,6 +151,11 @@ def request(game_pks) -> int:
 ENDED = frozenset({Game.Status.WON, Game.Status.STUCK, Game.Status.RESIGNED})
 
 
+def ends_games(applied, result) -> bool:
+    """Whether a stored batch ended a game (won, stuck): its losing moves are to be found."""
+    return any(write.status in ENDED for write in applied)
+
+
 def after_batch(applied, result) -> None:
     """The move writer's hook: the games a stored batch ended (won, or stuck)."""
     request([write.pk for write in applied if write.status in ENDED])

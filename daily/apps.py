@@ -13,8 +13,10 @@ class DailyConfig(AppConfig):
 
         from daily import analysis, signals
         from games.models import Game
-        from games.writer import AFTER_COMMIT
+        from games.writer import AFTER_COMMIT, AfterCommit
 
-        AFTER_COMMIT.append(signals.record_ranked_attempts)
-        AFTER_COMMIT.append(analysis.after_batch)
+        AFTER_COMMIT.append(
+            AfterCommit(signals.record_ranked_attempts, wanted=signals.has_ranked_attempts)
+        )
+        AFTER_COMMIT.append(AfterCommit(analysis.after_batch, wanted=analysis.ends_games))
         post_save.connect(analysis.after_save, sender=Game, dispatch_uid="daily.analysis")

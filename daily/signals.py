@@ -24,6 +24,11 @@ def sync_daily_attempt(sender, instance: Game, created: bool, raw: bool = False,
         sync_attempt(attempt, instance)
 
 
+def has_ranked_attempts(applied, result) -> bool:
+    """Whether a stored batch moved a ranked attempt (its board's entry changes)."""
+    return any(write.attempt is not None and write.attempt.ranked for write in applied)
+
+
 def record_ranked_attempts(applied, result) -> None:
     """The boards of ranked attempts a stored batch of moves changed (games/writer.py's hook)."""
     from daily import leaderboard

@@ -67,6 +67,34 @@ class BatchResult:
 # ------------------------------------------------------------------ the batch
 
 
+def one_a_game(writes: list[GameWrite]) -> list[GameWrite]:
+    """The batch with one write a game: a second write to a game in the same batch is left out,
+    found a conflict, and its socket reloads the game and tries again."""
+    if len({w.pk for w in writes}) == len(writes):
+        return writes
+    seen: set[int] = set()
+    return [w for w in writes if not (w.pk in seen or seen.add(w.pk))]
+
+
+def announcing_races(writes: list[GameWrite]) -> list[int]:
+    """The races a batch announces a finish to, in the order their rows are locked. A batch
+    with none is one statement (`apply`), atomic by itself, with no lock."""
+    return sorted({w.racer.race_pk for w in writes if w.racer and w.racer.announce})
+
+
+def result_of(writes: list[GameWrite], applied: set[int], events=()) -> BatchResult:
+    return BatchResult(
+        applied=applied,
+        conflicts={w.pk for w in writes} - applied,
+        events=list(events),
+        finished_races={
+            w.racer.race_pk
+            for w in writes
+            if w.racer and w.pk in applied and w.racer.status in DONE
+        },
+    )
+
+
 def write(writes: list[GameWrite]) -> BatchResult:
     """Write a batch in one transaction (sync: the writer's thread, or a caller's)."""
     return store().write(writes)
@@ -87,26 +115,16 @@ class MoveStore:
     """One batch: lock the races with a finish, compare-and-set the games, write the rest."""
 
     def write(self, writes: list[GameWrite]) -> BatchResult:
-        result = BatchResult()
-        seen: set[int] = set()
-        if len({w.pk for w in writes}) < len(writes):  # one write a game a batch: others wait
-            writes = [w for w in writes if not (w.pk in seen or seen.add(w.pk))]
-        race_pks = sorted({w.racer.race_pk for w in writes if w.racer and w.racer.announce})
+        writes = one_a_game(writes)
+        race_pks = announcing_races(writes)
         if not race_pks:
-            result.applied = self.apply(writes)  # atomic by itself
-        else:
-            with transaction.atomic():
-                races = self.lock_races(race_pks)
-                result.applied = self.apply(writes)
-                racers = self.racers_of(race_pks)
-                result.events = self.announce(races, racers, writes, result.applied)
-        result.conflicts = {w.pk for w in writes} - result.applied
-        result.finished_races = {
-            w.racer.race_pk
-            for w in writes
-            if w.racer and w.pk in result.applied and w.racer.status in DONE
-        }
-        return result
+            return result_of(writes, self.apply(writes))  # atomic by itself
+        with transaction.atomic():
+            races = self.lock_races(race_pks)
+            applied = self.apply(writes)
+            racers = self.racers_of(race_pks)
+            events = self.announce(races, racers, writes, applied)
+        return result_of(writes, applied, events)
 
     def announce(self, races, racers, writes, applied) -> list[Event]:
         """Number and store one `progress` event per race for the racers whose applied move
@@ -256,52 +274,8 @@ class PostgresStore(MoveStore):
     def apply(self, writes):
         if not writes:
             return set()
-        batch = {
-            "g": [
-                {
-                    "id": w.pk,
-                    "old_seq": w.old_seq,
-                    "new_seq": w.new_seq,
-                    "move_count": w.move_count,
-                    "status": w.status,
-                    "finished_at": w.finished_at and w.finished_at.isoformat(),
-                    "state": w.state,
-                }
-                for w in writes
-            ],
-            "m": [
-                {"game_id": w.pk, "seq": w.old_seq + i, "move": move, "at": w.at.isoformat()}
-                for w in writes
-                for i, move in enumerate(w.moves, 1)
-            ],
-            "r": [
-                {
-                    "game_id": w.pk,
-                    "id": r.pk,
-                    "cards": r.cards,
-                    "cards_at": r.cards_at_ms,
-                    "moves": r.moves,
-                    "status": r.status,
-                    "finish": r.finish_ms,
-                    "done": r.done_ms,
-                }
-                for w in writes
-                if (r := w.racer) is not None
-            ],
-            "a": [
-                {
-                    "game_id": w.pk,
-                    "id": a.pk,
-                    "found": a.foundations,
-                    "found_ms": a.foundations_ms,
-                    "elapsed": a.elapsed_ms,
-                }
-                for w in writes
-                if (a := w.attempt) is not None
-            ],
-        }
         with self.cursor() as cur:
-            cur.execute(APPLY, [Jsonb(batch, dumps=dumps_json)], prepare=True)
+            cur.execute(APPLY, [apply_param(writes)], prepare=True)
             return {row[0] for row in cur}
 
     def racers_of(self, race_pks):
@@ -334,6 +308,55 @@ class PostgresStore(MoveStore):
 def dumps_json(obj) -> str:
     """A batch as JSON text for psycopg (orjson: a fifth of the standard library's time)."""
     return orjson.dumps(obj).decode()
+
+
+def apply_param(writes: list[GameWrite]) -> Jsonb:
+    """`APPLY`'s one parameter: the batch's games, moves, racers and attempts as JSON arrays."""
+    batch = {
+        "g": [
+            {
+                "id": w.pk,
+                "old_seq": w.old_seq,
+                "new_seq": w.new_seq,
+                "move_count": w.move_count,
+                "status": w.status,
+                "finished_at": w.finished_at and w.finished_at.isoformat(),
+                "state": w.state,
+            }
+            for w in writes
+        ],
+        "m": [
+            {"game_id": w.pk, "seq": w.old_seq + i, "move": move, "at": w.at.isoformat()}
+            for w in writes
+            for i, move in enumerate(w.moves, 1)
+        ],
+        "r": [
+            {
+                "game_id": w.pk,
+                "id": r.pk,
+                "cards": r.cards,
+                "cards_at": r.cards_at_ms,
+                "moves": r.moves,
+                "status": r.status,
+                "finish": r.finish_ms,
+                "done": r.done_ms,
+            }
+            for w in writes
+            if (r := w.racer) is not None
+        ],
+        "a": [
+            {
+                "game_id": w.pk,
+                "id": a.pk,
+                "found": a.foundations,
+                "found_ms": a.foundations_ms,
+                "elapsed": a.elapsed_ms,
+            }
+            for w in writes
+            if (a := w.attempt) is not None
+        ],
+    }
+    return Jsonb(batch, dumps=dumps_json)
 
 
 PREPARE_THRESHOLD = 5

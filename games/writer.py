@@ -7,6 +7,10 @@ database thread (one hop per batch, not per move). `MOVE_BATCH_WINDOW_MS` is how
 writer lets a batch gather after its first move (0: whatever arrived while the last batch was
 being written).
 
+A batch with no finish to announce (nearly all of them) is one statement, sent from the event
+loop on the writer's own async connection (games/loop_store.py) on PostgreSQL; a batch that
+announces a finish, and every batch on SQLite, goes to the database thread through Django.
+
 A database that cannot be reached (a restart, a failover) is retried for up to
 `MOVE_WRITE_RETRY_S` seconds, each try the whole batch again: a compare-and-set makes a retry
 of a batch that did commit a conflict, not a second copy. Past the bound each move is refused
@@ -18,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -29,6 +34,7 @@ from django.db import InterfaceError, OperationalError, connection
 from games import store
 from games.errors import Unavailable
 from games.live import GameWrite
+from games.loop_store import LoopStore
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +64,7 @@ class MoveWriter:
         self.items: list[_Item] = []
         self.wakeup = asyncio.Event()
         self.batches = 0
+        self.on_loop = LoopStore() if on_loop_wanted() else None
         self.task = loop.create_task(self.run())
 
     async def write(self, write: GameWrite) -> store.BatchResult:
@@ -68,15 +75,19 @@ class MoveWriter:
         return await item.future
 
     async def run(self) -> None:
-        while True:
-            await self.wakeup.wait()
-            window = settings.MOVE_BATCH_WINDOW_MS
-            if window > 0:
-                await asyncio.sleep(window / 1000)
-            self.wakeup.clear()
-            items, self.items = self.items, []
-            if items:
-                await self.commit(items)
+        try:
+            while True:
+                await self.wakeup.wait()
+                window = settings.MOVE_BATCH_WINDOW_MS
+                if window > 0:
+                    await asyncio.sleep(window / 1000)
+                self.wakeup.clear()
+                items, self.items = self.items, []
+                if items:
+                    await self.commit(items)
+        finally:
+            if self.on_loop is not None:
+                await self.on_loop.close()
 
     async def commit(self, items: list[_Item]) -> None:
         writes = [i.write for i in items]
@@ -113,7 +124,15 @@ class MoveWriter:
                 logger.exception("could not send race events to %s", group)
 
     async def store_with_retry(self, writes) -> store.BatchResult:
-        return await retrying(lambda: run_on_store_thread(write_batch, writes))
+        return await retrying(lambda: self.store(writes))
+
+    async def store(self, writes) -> store.BatchResult:
+        if self.on_loop is None or not self.on_loop.takes(writes):
+            return await run_on_store_thread(write_batch, writes)
+        result = await self.on_loop.write(writes)
+        if after_commit_wanted(writes, result):
+            await run_on_store_thread(after_commit, writes, result)
+        return result
 
 
 async def retrying(call):
@@ -149,19 +168,34 @@ def write_batch(writes) -> store.BatchResult:
     return result
 
 
-AFTER_COMMIT: list = []
-"""What other apps do once a batch is stored, in the writer's thread: `hook(applied, result)`
-with the writes that were applied (races: the standings index and a race that may be complete;
-daily: the boards). Registered by those apps' `ready()`."""
+@dataclass(frozen=True)
+class AfterCommit:
+    """What another app does once a batch is stored, in the writer's thread: `run(applied,
+    result)` with the writes that were applied, when `wanted(applied, result)` (asked on the
+    event loop, so cheap: most batches want nothing and never leave the loop)."""
+
+    run: Callable[[list[GameWrite], store.BatchResult], None]
+    wanted: Callable[[list[GameWrite], store.BatchResult], bool]
+
+
+AFTER_COMMIT: list[AfterCommit] = []
+"""Registered by other apps' `ready()`: races (a race that may be complete), daily (the boards
+of ranked attempts, the losing-move analysis of ended games)."""
+
+
+def after_commit_wanted(writes: list[GameWrite], result: store.BatchResult) -> bool:
+    applied = [w for w in writes if w.pk in result.applied]
+    return any(hook.wanted(applied, result) for hook in AFTER_COMMIT)
 
 
 def after_commit(writes: list[GameWrite], result: store.BatchResult) -> None:
     applied = [w for w in writes if w.pk in result.applied]
     for hook in AFTER_COMMIT:
         try:
-            hook(applied, result)
+            if hook.wanted(applied, result):
+                hook.run(applied, result)
         except Exception:  # the batch is stored; what follows it is mended later
-            logger.exception("after a batch: %s failed", getattr(hook, "__name__", hook))
+            logger.exception("after a batch: %s failed", getattr(hook.run, "__name__", hook))
 
 
 def run_on_store_thread(function, *args):
@@ -174,10 +208,19 @@ def run_on_store_thread(function, *args):
 
 
 def close_thread_connection() -> None:
-    """Give back the writer thread's database connection (a test run's end; a shutdown). With
-    SQLite the writer runs on Channels' database thread and holds no connection of its own."""
+    """Give back the writers' database connections (a test run's end; a shutdown): the
+    thread's, and those of writers whose event loop has ended. With SQLite the writer runs on
+    Channels' database thread and holds no connection of its own."""
+    for found in list(_writers.values()):
+        if found.on_loop is not None and found.loop.is_closed():
+            found.on_loop.abandon()
     if connection.vendor != "sqlite":
         WRITER_THREAD.submit(lambda: connection.close()).result()  # its own, looked up there
+
+
+def on_loop_wanted() -> bool:
+    """Whether plain batches go from the event loop (`MOVE_STORE_ON_LOOP`, PostgresStore)."""
+    return settings.MOVE_STORE_ON_LOOP and isinstance(store.store(), store.PostgresStore)
 
 
 _writers: dict[asyncio.AbstractEventLoop, MoveWriter] = {}
@@ -189,6 +232,8 @@ def writer() -> MoveWriter:
     found = _writers.get(loop)
     if found is None or found.task.done():
         for old in [w for w in _writers if w.is_closed()]:
+            if _writers[old].on_loop is not None:
+                _writers[old].on_loop.abandon()
             del _writers[old]
         found = _writers[loop] = MoveWriter(loop)
     return found

@@ -8,7 +8,7 @@ class RacesConfig(AppConfig):
     name = "races"
 
     def ready(self) -> None:
-        from games.writer import AFTER_COMMIT
-        from races.play import after_batch
+        from games.writer import AFTER_COMMIT, AfterCommit
+        from races.play import after_batch, closes_races
 
-        AFTER_COMMIT.append(after_batch)
+        AFTER_COMMIT.append(AfterCommit(after_batch, wanted=closes_races))

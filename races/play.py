@@ -126,6 +126,11 @@ def _race_act(race, player, action, seq, move=None) -> GameUpdate:
     return update
 
 
+def closes_races(applied: list[GameWrite], result: store.BatchResult) -> bool:
+    """Whether a stored batch may have completed a race (someone in it finished)."""
+    return bool(result.finished_races)
+
+
 def after_batch(applied: list[GameWrite], result: store.BatchResult) -> None:
     """Once a batch is stored (games/writer.py): the close of a race whose last racer has just
     finished."""

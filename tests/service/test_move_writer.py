@@ -8,13 +8,18 @@ import asyncio
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.test import Client
 
 from games import store, writer
 from games.actions import do_create_game
+from games.loop_store import LoopStore
 from games.models import Game, Move, Player
 from tests.support import log_in_as_guest
+
+on_postgres = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the event loop's store is PostgreSQL's"
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,6 +64,29 @@ def make_socket(connect):
     return make
 
 
+@pytest.fixture
+def store_faults(monkeypatch):
+    """store_faults(fail): every batch the writer stores calls `fail()` first (which may raise),
+    whichever way the batch goes: through Django on the writer's thread, or from the event loop
+    on the writer's own connection."""
+
+    def install(fail) -> None:
+        on_thread, on_loop = store.write, LoopStore.write
+
+        def thread_write(writes):
+            fail()
+            return on_thread(writes)
+
+        async def loop_write(self, writes):
+            fail()
+            return await on_loop(self, writes)
+
+        monkeypatch.setattr(store, "write", thread_write)
+        monkeypatch.setattr(LoopStore, "write", loop_write)
+
+    return install
+
+
 async def test_moves_of_many_sockets_share_a_batch(make_socket, settings):
     """Eight players move at the same moment: fewer transactions than moves, every move acked
     and stored."""
@@ -76,20 +104,19 @@ async def test_moves_of_many_sockets_share_a_batch(make_socket, settings):
     assert logs == [[m.removesuffix(":1")] for m in moves]
 
 
-async def test_a_database_blip_costs_no_move(make_socket, settings, monkeypatch):
+async def test_a_database_blip_costs_no_move(make_socket, settings, store_faults):
     """The store fails twice as if PostgreSQL restarted: the move waits, then is acked once."""
     settings.MOVE_WRITE_RETRY_S = 5
     [(player, game)] = await games_of(1)
     ws, state = await open_socket(make_socket, player, game)
-    real, failures = store.write, []
+    failures = []
 
-    def flaky(*args, **kwargs):
+    def flaky():
         if len(failures) < 2:
             failures.append(1)
             raise OperationalError("terminating connection due to administrator command")
-        return real(*args, **kwargs)
 
-    monkeypatch.setattr(store, "write", flaky)
+    store_faults(flaky)
     move = state["legal"][0]
     ack = await ws.send_frame({"type": "move", "move": move, "seq": 0})
     assert ack["type"] == "ack" and ack["seq"] == 1
@@ -97,29 +124,30 @@ async def test_a_database_blip_costs_no_move(make_socket, settings, monkeypatch)
     assert await stored_logs([game]) == [[move.removesuffix(":1")]]
 
 
-async def test_a_database_away_past_the_bound_is_unavailable(make_socket, settings, monkeypatch):
+async def test_a_database_away_past_the_bound_is_unavailable(make_socket, settings, store_faults):
     """Away for longer than MOVE_WRITE_RETRY_S: `unavailable` with `retry_ms`, nothing stored;
     the same frame sent again once it is back is applied."""
     settings.MOVE_WRITE_RETRY_S = 0.3
     [(player, game)] = await games_of(1)
     ws, state = await open_socket(make_socket, player, game)
-    real = store.write
+    back = []
 
-    def away(*args, **kwargs):
-        raise OperationalError("connection refused")
+    def away():
+        if not back:
+            raise OperationalError("connection refused")
 
-    monkeypatch.setattr(store, "write", away)
+    store_faults(away)
     move = state["legal"][0]
     error = await ws.send_frame({"type": "move", "move": move, "seq": 0})
     assert error["type"] == "error" and error["code"] == "unavailable"
     assert error["ref"] == "move" and error["retry_ms"] > 0
     assert await stored_logs([game]) == [[]]
-    monkeypatch.setattr(store, "write", real)
+    back.append(1)
     ack = await ws.send_frame({"type": "move", "move": move, "seq": 0})
     assert ack["type"] == "ack" and ack["seq"] == 1
 
 
-async def test_a_refused_statement_is_not_retried(make_socket, settings, monkeypatch):
+async def test_a_refused_statement_is_not_retried(make_socket, settings, store_faults):
     """An error that is not the database being away (a bug, a refused statement) is a
     `server_error` at once, not minutes of retries."""
     settings.MOVE_WRITE_RETRY_S = 30
@@ -127,11 +155,11 @@ async def test_a_refused_statement_is_not_retried(make_socket, settings, monkeyp
     ws, state = await open_socket(make_socket, player, game)
     calls = []
 
-    def broken(*args, **kwargs):
+    def broken():
         calls.append(1)
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(store, "write", broken)
+    store_faults(broken)
     error = await asyncio.wait_for(
         ws.send_frame({"type": "move", "move": state["legal"][0], "seq": 0}), 5
     )
@@ -157,3 +185,74 @@ def test_autoplay_and_moves_take_one_write_each(player):
         store.write = real
     assert seen == [1]
     assert len(update.played) == Game.objects.get(pk=game.pk).seq
+
+
+@pytest.fixture
+def thread_hops(monkeypatch):
+    """The names of what the writer sent to its database thread, in order."""
+    hops, real = [], writer.run_on_store_thread
+
+    def counted(function, *args):
+        hops.append(function.__name__)
+        return real(function, *args)
+
+    monkeypatch.setattr(writer, "run_on_store_thread", counted)
+    return hops
+
+
+@on_postgres
+async def test_a_plain_batch_never_leaves_the_event_loop(make_socket, thread_hops):
+    """A move with nothing to announce and no hook wanting it is stored from the event loop:
+    no hop to the database thread, and the move is in the record when it is acked."""
+    [(player, game)] = await games_of(1)
+    ws, state = await open_socket(make_socket, player, game)
+    move = state["legal"][0]
+    ack = await ws.send_frame({"type": "move", "move": move, "seq": 0})
+    assert ack["type"] == "ack"
+    assert thread_hops == []
+    assert await stored_logs([game]) == [[move.removesuffix(":1")]]
+
+
+@on_postgres
+async def test_what_follows_a_commit_still_runs_on_the_thread(
+    make_socket, thread_hops, monkeypatch
+):
+    """A hook that wants a batch runs on the database thread after the loop's commit, with the
+    applied writes, before the move is acked."""
+    seen = []
+    hook = writer.AfterCommit(
+        run=lambda applied, result: seen.append(([w.pk for w in applied], result.applied)),
+        wanted=lambda applied, result: True,
+    )
+    monkeypatch.setattr(writer, "AFTER_COMMIT", [*writer.AFTER_COMMIT, hook])
+    [(player, game)] = await games_of(1)
+    ws, state = await open_socket(make_socket, player, game)
+    ack = await ws.send_frame({"type": "move", "move": state["legal"][0], "seq": 0})
+    assert ack["type"] == "ack"
+    assert thread_hops == ["after_commit"]
+    assert seen == [([game.pk], {game.pk})]
+
+
+@on_postgres
+async def test_a_dropped_loop_connection_costs_no_move(make_socket, settings):
+    """PostgreSQL ends the writer's own connection between two moves (a restart, a failover):
+    the next move is retried on a new connection and acked, and both are stored once."""
+    settings.MOVE_WRITE_RETRY_S = 5
+    [(player, game)] = await games_of(1)
+    ws, state = await open_socket(make_socket, player, game)
+    first = state["legal"][0]
+    ack = await ws.send_frame({"type": "move", "move": first, "seq": 0})
+    own = writer.writer().on_loop.conn
+    assert own is not None
+
+    @database_sync_to_async
+    def terminate(pid: int) -> None:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+    await terminate(own.info.backend_pid)
+    second = ack["legal"][0]
+    ack = await ws.send_frame({"type": "move", "move": second, "seq": 1})
+    assert ack["type"] == "ack" and ack["seq"] == 2
+    assert writer.writer().on_loop.conn is not own
+    assert await stored_logs([game]) == [[first.removesuffix(":1"), second.removesuffix(":1")]]
