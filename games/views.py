@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -11,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
 from games import actions
@@ -20,16 +22,23 @@ from games.forms import NicknameForm, SignUpForm
 from games.frames import deal_frame
 from games.identity import attach_user, current_player
 from games.models import MAX_SEED, Game
-from games.winnable import PRACTICE_SEED_BOUND, SolverBusy, Use, offers_winnable, winnable_seed
+from games.winnable import (
+    PRACTICE_SEED_BOUND,
+    SEARCH_BUDGET_S,
+    Use,
+    offers_winnable,
+    wait_for_deal,
+    winnable_seed,
+)
 
 # Random deals get seeds below a billion: short enough to read out and share.
 RANDOM_SEED_BOUND = PRACTICE_SEED_BOUND
 SEED_PATTERN = re.compile(r"[0-9]{1,19}")
+SINCE_PATTERN = re.compile(r"[0-9]{1,15}")
 
-# "New winnable deal": the solver's time for all the deals it tries, and for any one of them.
-# Short enough that the page answers while the player still waits for it.
-WINNABLE_BUDGET_S = 4.0
-WINNABLE_SECONDS_PER_DEAL = 1.5
+# "New winnable deal" with an empty pool: the waiting page asks for news this often (its script;
+# without one, it reloads itself as often).
+WINNABLE_POLL_S = 2
 
 
 def check_variant(variant: str) -> dict:
@@ -72,25 +81,56 @@ def new_deal(request: HttpRequest, variant: str) -> HttpResponse:
 
 
 @require_GET
+@never_cache
 def new_winnable_deal(request: HttpRequest, variant: str) -> HttpResponse:
-    """A random deal the solver proves winnable: a redirect to it, or a page saying none was
-    proved in time (with a plain random deal one click away)."""
+    """A random deal the solver proved winnable, from the practice pool: a redirect to it.
+
+    The request never searches. With the pool empty, a page that waits for the background
+    search (started or joined here: `games.winnable.wait_for_deal`) and asks `winnable_status`
+    for news, coming back here once there is some (`?since=` is when the wait began); or, when
+    the search ended with no deal proved, a page that says so with a plain random deal one click
+    away. Taking the deal writes no player, session or game: only the pool's row goes.
+    """
     info = check_variant(variant)
-    context = {"variant": variant, "variant_info": info, "budget_s": WINNABLE_BUDGET_S}
+    context = {"variant": variant, "variant_info": info, "budget_s": SEARCH_BUDGET_S}
     if not offers_winnable(variant):
         return render(request, "games/no_winnable_deal.html", {**context, "never_proved": True})
-    try:
-        seed, tried = winnable_seed(
-            variant, Use.PRACTICE, WINNABLE_BUDGET_S, WINNABLE_SECONDS_PER_DEAL
-        )
-    except SolverBusy:
-        response = render(request, "games/no_winnable_deal.html", {**context, "busy": True})
-        response.status_code = 503
-        response["Retry-After"] = "5"
-        return response
+    seed = winnable_seed(variant, Use.PRACTICE)
+    if seed is None:
+        since = _since(request)
+        wait = wait_for_deal(variant, Use.PRACTICE, since)
+        if wait.status == "ready":  # the search has just put one there
+            seed = winnable_seed(variant, Use.PRACTICE)
+        elif wait.status == "none":
+            return render(request, "games/no_winnable_deal.html", {**context, "tried": wait.tried})
     if seed is not None:
         return redirect("play", variant=variant, seed=str(seed))
-    return render(request, "games/no_winnable_deal.html", {**context, "tried": tried})
+    again = f"{reverse('new_winnable_deal', args=[variant])}?since={int(since * 1000)}"
+    status = f"{reverse('winnable_status', args=[variant])}?since={int(since * 1000)}"
+    context.update(again=again, status_url=status, poll_s=WINNABLE_POLL_S)
+    return render(request, "games/finding_winnable_deal.html", context)
+
+
+@require_GET
+@never_cache
+def winnable_status(request: HttpRequest, variant: str) -> JsonResponse:
+    """For the waiting page: `{"status": "searching" | "ready" | "none"}` for a wait that began
+    at `?since=` (ms); starts or joins the background search as the page does, never searches."""
+    check_variant(variant)
+    if not offers_winnable(variant):
+        return JsonResponse({"status": "none"})
+    wait = wait_for_deal(variant, Use.PRACTICE, _since(request))
+    return JsonResponse({"status": wait.status})
+
+
+def _since(request: HttpRequest) -> float:
+    """When the player began waiting (`?since=`, ms since the epoch); now when it is missing,
+    not a number, or in the future."""
+    now = time.time()
+    raw = request.GET.get("since", "")
+    if not SINCE_PATTERN.fullmatch(raw):
+        return now
+    return min(int(raw) / 1000, now)
 
 
 def _deal_as_dealt(variant: str, seed: int) -> dict:

@@ -1,11 +1,16 @@
-"""Random deals the solver proves winnable: kept in pools ahead of time, searched when a pool is
-empty.
+"""Random deals the solver proves winnable: kept in pools ahead of time, searched for in the
+background worker, never in a request.
 
 Practice's "new winnable deal" and a race's winnable deal take a deal from the pool of their
-use (`WinnableDeal`) at once; only when it is empty do they draw fresh random deals and ask the
-solver about each in turn, the first one proved won taken. Either way a background thread then
-tops the pool up again. Spiderweb deals are not always proved in a second or two, so "none in
-time" is an answer too.
+use (`WinnableDeal`) at once (`winnable_seed`). An empty pool is never searched in the request:
+the solver's pure-Python search would hold the web process's interpreter lock for seconds and
+stall every other page and socket of it. Instead `start_search` hands the search to the
+background worker (solitaire_site/worker.py: a process of its own at a lower priority), at most
+one per variant and use at a time in each process, which puts what it proves in the pool.
+Practice waits for it on a page that polls (`wait_for_deal`, games/views.py); a race opens on a
+random deal and takes the pool's deal at its start if one has come (races/deals.py). A deal
+taken is replaced by the same kind of search. Spiderweb deals are not
+always proved in a second or two, so "none in time" is an answer too.
 
 Eighty Thieves is the exception (`BUILT`): no random deal of it was ever proved won, so its
 winnable deals are built deals (games.engine.built_deals), each with its winning line, dealt at
@@ -19,8 +24,10 @@ import logging
 import secrets
 import threading
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError
 
 from games.deals import random_seed
@@ -35,11 +42,6 @@ logger = logging.getLogger(__name__)
 
 Use = WinnableDeal.Use
 
-MAX_SEARCHES = 2
-"""Winnable-deal searches one process runs at once. Each is pure CPU for seconds: unbounded, a
-burst of requests (or one player holding the button) would take every core from the moves."""
-QUEUE_WAIT_S = 2.0
-"""How long a request waits for a free search before it is told the solver is busy."""
 NEVER_PROVED: frozenset[str] = frozenset()
 """Variants with no winnable deal on offer: none now (Eighty Thieves, whose random deals the
 solver never proved won, offers built ones)."""
@@ -51,19 +53,33 @@ POOL_SIZE = 6
 PRACTICE_SEED_BOUND = 1_000_000_000
 """Practice deals are numbered below this (short, shareable addresses); race deals use every
 seed, as their number is never shown before the race is over."""
-BACKGROUND_BUDGET_S = 15.0
-BACKGROUND_DEALS = 2
-"""A background top-up adds at most this many deals (the one taken, and one towards a full
-pool) in at most `BACKGROUND_BUDGET_S` of search: it runs in a web process beside the event loop
-and shares its GIL, so bulk stocking is left to `stock_winnable_deals`."""
-REFILL_SECONDS_PER_DEAL = 2.0
+SEARCH_BUDGET_S = 15.0
+SEARCH_DEALS = 2
+"""A background search adds at most this many deals (one for whoever waits, one towards a full
+pool) in at most `SEARCH_BUDGET_S` of search: the worker runs one job at a time, and other jobs
+(replays' losing moves, the daily picks) wait behind it; bulk stocking is left to
+`stock_winnable_deals`."""
+SECONDS_PER_DEAL = 2.0
+"""The most the solver spends on any one random deal."""
+WAIT_LIMIT_S = 60.0
+"""A player waiting for a practice deal is told none came once this long has passed (the search
+may have waited behind other jobs of the worker)."""
+RECORD_S = 300
+"""How long the outcome of a search is kept (Django's cache, shared by the processes where it is
+Redis): a waiter on any process learns from it that the search ended with no deal."""
 
-_searches = threading.BoundedSemaphore(MAX_SEARCHES)
-_refilling = threading.Lock()
+_running: set[tuple[str, str]] = set()
+"""The pools (variant, use) this process has a search queued or running for."""
+_lock = threading.Lock()
 
 
-class SolverBusy(Exception):
-    """Every search slot of this process stayed taken: ask again in a moment."""
+@dataclass(frozen=True)
+class Wait:
+    """Where a player waiting for a pool's deal stands: `ready` (the pool has one), `searching`
+    (a search is under way), or `none` (it ended with no deal proved, `tried` deals asked)."""
+
+    status: str
+    tried: int = 0
 
 
 def offers_winnable(variant: str) -> bool:
@@ -91,24 +107,20 @@ def find_winnable_seed(
 ) -> tuple[int | None, int]:
     """(the first random seed below `bound` the solver proves won, deals tried); (None, tried)
     when none was proved within `budget_s` seconds in all, each deal searched at most
-    `per_deal_s` (and never past the total budget). SolverBusy if `MAX_SEARCHES` others run
-    and none ends within `QUEUE_WAIT_S`. A variant not `offers_winnable` is (None, 0) at once."""
+    `per_deal_s` (and never past the total budget). A variant not `offers_winnable` is
+    (None, 0) at once. Seconds of pure CPU: for the background worker and the commands, never a
+    request."""
     if not offers_winnable(variant):
         return None, 0
-    if not _searches.acquire(timeout=QUEUE_WAIT_S):
-        raise SolverBusy(f"{MAX_SEARCHES} winnable-deal searches are running")
-    try:
-        deadline = time.monotonic() + budget_s
-        tried = 0
-        while (left := deadline - time.monotonic()) > 0.05:
-            seed = random_seed(variant, bound)
-            tried += 1
-            result = solve(new_game(variant, seed), max_seconds=min(left, per_deal_s))
-            if result.verdict == Verdict.WON:
-                return seed, tried
-        return None, tried
-    finally:
-        _searches.release()
+    deadline = time.monotonic() + budget_s
+    tried = 0
+    while (left := deadline - time.monotonic()) > 0.05:
+        seed = random_seed(variant, bound)
+        tried += 1
+        result = solve(new_game(variant, seed), max_seconds=min(left, per_deal_s))
+        if result.verdict == Verdict.WON:
+            return seed, tried
+    return None, tried
 
 
 def take_pooled_seed(variant: str, use: str) -> int | None:
@@ -122,22 +134,19 @@ def take_pooled_seed(variant: str, use: str) -> int | None:
     return None
 
 
-def winnable_seed(
-    variant: str, use: str, budget_s: float, per_deal_s: float
-) -> tuple[int | None, int]:
-    """(a seed the solver proved winnable, deals searched now): from the pool at once when it
-    has one, else searched as `find_winnable_seed` does (SolverBusy as there). A background
-    top-up of the pool follows either way. A `BUILT` variant's is a built deal, at once."""
+def winnable_seed(variant: str, use: str) -> int | None:
+    """A seed the solver proved winnable, at once: a `BUILT` variant's built deal, else the
+    pool's next (replaced behind it by a background search, `start_search`). None when the pool is empty (or the
+    variant is not `offers_winnable`): this never searches; the caller starts or joins a
+    background search (`start_search`, `wait_for_deal`) if it wants one."""
     if not offers_winnable(variant):
-        return None, 0
+        return None
     if variant in BUILT:
-        return built_seed(use), 0
+        return built_seed(use)
     seed = take_pooled_seed(variant, use)
-    tried = 0
-    if seed is None:
-        seed, tried = find_winnable_seed(variant, budget_s, per_deal_s, seed_bound(use))
-    schedule_refill(variant, use)
-    return seed, tried
+    if seed is not None:
+        start_search(variant, use)
+    return seed
 
 
 def pool_size(variant: str, use: str) -> int:
@@ -149,12 +158,14 @@ def refill(
     use: str,
     size: int = POOL_SIZE,
     budget_s: float = 120.0,
-    per_deal_s: float = REFILL_SECONDS_PER_DEAL,
+    per_deal_s: float = SECONDS_PER_DEAL,
     on_found=None,
     most: int | None = None,
+    tally: dict | None = None,
 ) -> int:
     """Search deals until the pool holds `size`, `most` were added or `budget_s` is spent; how
-    many were added. `on_found()` is called for each. A `BUILT` variant has no pool."""
+    many were added. `on_found()` is called for each; `tally["tried"]` counts the deals asked.
+    A `BUILT` variant has no pool."""
     if not offers_winnable(variant) or variant in BUILT:
         return 0
     added = 0
@@ -164,7 +175,9 @@ def refill(
         and (most is None or added < most)
         and (left := deadline - time.monotonic()) > 0.05
     ):
-        seed, _ = find_winnable_seed(variant, left, per_deal_s, seed_bound(use))
+        seed, tried = find_winnable_seed(variant, left, per_deal_s, seed_bound(use))
+        if tally is not None:
+            tally["tried"] = tally.get("tried", 0) + tried
         if seed is None:
             continue
         try:
@@ -177,25 +190,90 @@ def refill(
     return added
 
 
-def _refill_in_background(variant: str, use: str) -> None:
+# ------------------------------------------------------------------ the background searches
+
+
+def search_pool(variant: str, use: str) -> tuple[int, int]:
+    """In the worker: one search for the pool; (deals added, deals tried)."""
+    tally = {"tried": 0}
     try:
-        refill(variant, use, budget_s=BACKGROUND_BUDGET_S, most=BACKGROUND_DEALS)
-    except SolverBusy:
-        pass  # requests have every search slot: the next deal taken tries again
+        added = refill(variant, use, budget_s=SEARCH_BUDGET_S, most=SEARCH_DEALS, tally=tally)
     except Exception:
-        logger.exception("topping up the %s %s winnable-deal pool failed", variant, use)
+        logger.exception("searching the %s %s winnable-deal pool failed", variant, use)
+        added = 0
+    return added, tally["tried"]
 
 
-def schedule_refill(variant: str, use: str) -> bool:
-    """Top the pool up in the background worker (solitaire_site/worker.py; one top-up per
-    process at a time; off when `settings.WINNABLE_POOL_REFILL` is; never for a `BUILT` variant,
-    which has no pool); whether one was started."""
-    if (
-        variant in BUILT
-        or not settings.WINNABLE_POOL_REFILL
-        or not _refilling.acquire(blocking=False)
-    ):
+def start_search(variant: str, use: str) -> bool:
+    """Hand a search for the pool to the background worker, unless this process has one queued
+    or running for it already (coalesced: however many ask, one search per variant and use at a
+    time, so a burst of requests queues at most one job per pool); whether one was started.
+    Never with `settings.WINNABLE_POOL_REFILL` off (the pools are then filled by
+    `stock_winnable_deals` alone), for a `BUILT` variant (no pool) or one not
+    `offers_winnable`."""
+    if not settings.WINNABLE_POOL_REFILL or variant in BUILT or not offers_winnable(variant):
         return False
-    return worker.submit(
-        _refill_in_background, variant, use, on_done=lambda _: _refilling.release()
-    )
+    key = (variant, use)
+    with _lock:
+        if key in _running:
+            return False
+        _running.add(key)
+
+    def done(future) -> None:
+        added, tried = _outcome(future)
+        try:
+            cache.set(_record_key(variant, use), (time.time(), added, tried), RECORD_S)
+        except Exception:  # the cache (Redis) away: waiters go on until WAIT_LIMIT_S
+            logger.warning("could not record the %s %s search's outcome", variant, use)
+        with _lock:
+            _running.discard(key)
+
+    return worker.submit(search_pool, variant, use, on_done=done)
+
+
+def _outcome(future) -> tuple[int, int]:
+    if future is None or future.cancelled() or future.exception() is not None:
+        return 0, 0
+    return future.result()
+
+
+def _record_key(variant: str, use: str) -> str:
+    return f"winnable-search:{variant}:{use}"
+
+
+def searching(variant: str, use: str) -> bool:
+    """Whether this process has a search for the pool queued or running."""
+    with _lock:
+        return (variant, use) in _running
+
+
+def wait_for_deal(variant: str, use: str, since: float) -> Wait:
+    """For a player waiting since `since` (seconds since the epoch) for a deal of the pool:
+    `ready` when the pool holds one; `none` when a search that ended after `since` added none,
+    after `WAIT_LIMIT_S`, or when no search can be started (`start_search`); else `searching`,
+    a background search started or joined here. A database read and a cache read: never a
+    search."""
+    state = _where(variant, use, since)
+    if state is None:
+        started = start_search(variant, use)
+        state = _where(variant, use, since) or Wait("searching" if started else "none")
+    return state
+
+
+def _where(variant: str, use: str, since: float) -> Wait | None:
+    """As `wait_for_deal`, but None when no search runs here and none ended since."""
+    if WinnableDeal.objects.filter(variant=variant, use=use).exists():
+        return Wait("ready")
+    try:
+        record = cache.get(_record_key(variant, use))
+    except Exception:  # the cache (Redis) away
+        record = None
+    ended_since = record is not None and record[0] >= since
+    tried = record[2] if ended_since else 0
+    if time.time() - since > WAIT_LIMIT_S:
+        return Wait("none", tried)
+    if searching(variant, use):
+        return Wait("searching")
+    if ended_since and record[1] == 0:
+        return Wait("none", tried)
+    return None

@@ -74,8 +74,10 @@ def do_create_race(
     """A new race in the lobby with the host in it (and `racers`, for a rematch).
 
     A seed the host chose makes the race unranked (and it cannot be rated: the host may know
-    the deal); `winnable` asks the solver for a deal it can win (random deals only). The solver
-    runs before any row is locked.
+    the deal); `winnable` asks for a deal the solver proved it can win (random deals only): the
+    race pool's, at once, or, with the pool empty, a random deal for now, replaced at the start
+    by the one a background search puts in the pool meanwhile (`races.deals`). No solver runs
+    here.
     """
     check_race_settings(variant, seed, max_players, time_limit_s)
     if visibility not in Race.Visibility.values:
@@ -84,14 +86,17 @@ def do_create_race(
     seed_chosen = seed is not None
     if rated and seed_chosen:
         raise RaceRuleError("rated_chosen_deal", "a race on a deal the host chose cannot be rated")
+    proved = None
     if seed is None:
-        seed = winnable_seed(variant) if winnable else random_seed(variant)
+        proved = winnable_seed(variant) if winnable else None
+        seed = random_seed(variant) if proved is None else proved
     race = new_race(
         host=host,
         variant=variant,
         seed=seed,
         seed_chosen=seed_chosen,
-        winnable=winnable and not seed_chosen,
+        winnable=proved is not None,
+        wants_winnable=winnable and not seed_chosen,
         max_players=max_players,
         time_limit_s=time_limit_s,
         visibility=visibility,
@@ -235,13 +240,13 @@ def do_start_if_due(race: Race) -> bool:
             return False
         if race.racers.count() < lifecycle.MIN_PLAYERS_TO_AUTOSTART:
             return False
-        if pooled_winnable(race):  # the pool was empty when the race opened
-            race.save(update_fields=["seed", "winnable"])
         _start(race)
         return True
 
 
 def _start(race: Race) -> None:
+    if pooled_winnable(race):  # the pool was empty when the race opened; else its random deal
+        race.save(update_fields=["seed", "winnable"])
     starts_ms, ends_ms = lifecycle.plan_start(epoch_ms(timezone.now()), race.time_limit_s)
     race.starts_at, race.ends_at = from_epoch_ms(starts_ms), from_epoch_ms(ends_ms)
     race.status = Race.Status.STARTED
@@ -367,8 +372,8 @@ def do_rematch(race: Race, player: Player) -> Race:
     """The same racers on a new deal, in a new lobby; everyone on the old race is sent there.
 
     One click from any racer once the race is over; later clicks (anyone's) find the same
-    rematch. The new race is made before the old one is locked (the solver may take a moment);
-    if someone else's click linked a rematch meanwhile, ours is dropped and theirs returned.
+    rematch. The new race is made before the old one is locked; if someone else's click linked
+    a rematch meanwhile, ours is dropped and theirs returned.
     """
     race.refresh_from_db()
     if race.rematch_id is None:
@@ -380,7 +385,7 @@ def do_rematch(race: Race, player: Player) -> Race:
         new = do_create_race(
             player,
             variant=race.variant,
-            winnable=race.winnable,
+            winnable=race.winnable or race.wants_winnable,
             max_players=race.max_players,
             time_limit_s=race.time_limit_s,
             visibility=race.visibility,

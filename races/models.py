@@ -33,6 +33,11 @@ class Race(models.Model):
         default=False, help_text="The host picked the seed: the race is unranked."
     )
     winnable = models.BooleanField(default=False, help_text="The solver found a win for the deal.")
+    wants_winnable = models.BooleanField(
+        default=False,
+        help_text="Set up with a winnable deal: one from the race pool at the start if the pool "
+        "was empty when it opened (else its random deal).",
+    )
     max_players = models.PositiveSmallIntegerField(default=MAX_PLAYERS)
     time_limit_s = models.PositiveIntegerField(null=True, blank=True)
     visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.LINK)

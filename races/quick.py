@@ -14,7 +14,8 @@ sees the time up first starts it: the placement that filled it, any racer's sock
 `autostart_at`), the next placement in the variant, a page, or `close_overdue_races`.
 
 The deal is a winnable one from the race pool where the variant has them (taken when the race
-opens, or at its start if the pool was empty then), never searched for while the player waits.
+opens, or at its start if the pool was empty then: the opening hands the search to the
+background worker), never searched for while the player waits.
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ def do_quick_race(player: Player, choice: str = ANY) -> Race:
                 quick=True,
                 rated=True,
             )
-            if pooled_winnable(race):
+            if pooled_winnable(race, search_if_empty=True):
                 race.save(update_fields=["seed", "winnable"])
         add_racer(race, player, player.nickname)
     if race.autostart_at is not None and race.autostart_at <= timezone.now():

@@ -9,7 +9,7 @@
 | ALLOWED_HOSTS | localhost,127.0.0.1,[::1] | comma-separated |
 | CSRF_TRUSTED_ORIGINS | none | comma-separated origins with scheme |
 | DAILY_WARMUP | 1 | 0: the daily page never picks missing deals in the background |
-| WINNABLE_POOL_REFILL | 1 | 0: a winnable deal taken is not replaced in the background |
+| WINNABLE_POOL_REFILL | 1 | 0: no background searches fill the winnable-deal pools (only the command) |
 | REPLAY_ANALYSIS | 1 | 0: a game's losing move is searched only by `analyse_replays`, not by the background worker |
 | BACKGROUND_WORKER | process | process or thread: where the solver's background searches run |
 | HTTPS | 0 | 1 behind a proxy that terminates TLS: secure cookies, SSL redirect, HSTS |
@@ -168,8 +168,9 @@ LEADERBOARD_REDIS_URL = REDIS_URL
 # `manage.py precompute_daily` run each day does the same ahead of time; the tests turn it off.
 DAILY_WARMUP = env_bool("DAILY_WARMUP", default=True)
 
-# A winnable deal taken from its pool (games/winnable.py) is replaced by a background search, so
-# the next one is dealt at once too; `manage.py stock_winnable_deals` fills the pools ahead.
+# The winnable-deal pools (games/winnable.py) are filled by background searches: a deal taken is
+# replaced, and an empty pool someone waits on is searched (never in the request). Off, only
+# `manage.py stock_winnable_deals` fills them (the tests turn them on where they need them).
 WINNABLE_POOL_REFILL = env_bool("WINNABLE_POOL_REFILL", default=True)
 
 # A game that ends is handed to the background worker, which searches for the move that lost it

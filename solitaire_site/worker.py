@@ -55,6 +55,16 @@ def submit(function: Callable, *args, on_done: Callable[[Future], None] | None =
     return True
 
 
+def drain(timeout: float = 60) -> None:
+    """Wait until every job handed to the worker so far has run (tests): it runs one job at a
+    time, in order."""
+    executor().submit(_nothing).result(timeout=timeout)
+
+
+def _nothing() -> None:
+    pass
+
+
 def executor() -> Executor:
     """The worker as settings say now: a process (the default), or a thread."""
     from django.conf import settings

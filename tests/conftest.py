@@ -32,6 +32,12 @@ from tests.support import (
     check_frame_hides_cards,
     log_in_as_guest,
 )
+from tests.winnable_support import (  # noqa: F401  (fixtures)
+    background_searches,
+    held_worker,
+    solver_off_the_request,
+    solver_proves_nothing,
+)
 
 # Race tests follow every move's `progress` frame; the tick has tests of its own
 # (tests/races/test_race_announce.py). Servers the tests start inherit the environment.

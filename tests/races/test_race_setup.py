@@ -1,4 +1,5 @@
-"""Setting races up: winnable deals from the solver, and closing overdue races by command."""
+"""Setting races up: winnable deals from the race pool (searched in the background worker, never
+in a request), and closing overdue races by command."""
 
 from io import StringIO
 
@@ -6,28 +7,76 @@ import pytest
 from django.core.management import call_command
 
 from games.engine import new_game
+from games.models import WinnableDeal
 from games.solver import Verdict, solve
 from races import actions
 from races.lifecycle import RaceRuleError
 from races.models import Race
+from solitaire_site import worker
 
 pytestmark = pytest.mark.django_db
 
 
-def test_a_winnable_race_gets_a_deal_the_solver_wins(make_client):
-    """The winnable option keeps only a deal the solver proves won (Penguin: proved fast)."""
+def test_a_winnable_race_gets_a_pooled_deal_at_once(make_client, no_search):
+    """With a deal in the race pool the race is made on it, proved: no search at all."""
+    WinnableDeal.objects.create(variant="penguin", use=WinnableDeal.Use.RACE, seed=4242)
     race = actions.do_create_race(make_client("Ann").player, variant="penguin", winnable=True)
-    assert race.winnable and race.ranked
+    assert race.winnable and race.wants_winnable and race.ranked and race.seed == 4242
+
+
+def test_no_request_of_a_winnable_race_runs_the_solver(
+    make_client, held_worker, solver_off_the_request
+):
+    """Setting a winnable race up on an empty pool, looking at it, joining it, a quick race and
+    the start never ask the solver: the race opens at once on a random deal ("being found"),
+    the background worker fills the race pool meanwhile, and the start puts the race on a deal
+    from it, which the solver wins."""
+    ann, bob, cy = make_client("Ann"), make_client("Bob"), make_client("Cy")
+    form = {"variant": "penguin", "deal": "winnable", "max_players": 8, "visibility": "link"}
+    assert ann.post("/races/new/", form).status_code == 302
+    race = Race.objects.get()
+    assert race.wants_winnable and not race.winnable
+    assert 'id="winnable-pending"' in bob.get(race.get_absolute_url()).content.decode()
+    assert bob.post(f"/races/{race.code}/join/", {"name": "Bob"}).status_code == 302
+    assert cy.post("/races/quick/", {"variant": "queenie"}).status_code == 302
+    assert not solver_off_the_request, "the worker was busy with another job"
+    held_worker.set()
+    worker.drain()
+    pooled = set(WinnableDeal.objects.filter(use="race").values_list("variant", "seed"))
+    assert {variant for variant, _ in pooled} == {"penguin", "queenie"}
+    actions.do_start_race(race, ann.player)
+    race.refresh_from_db()
+    assert race.winnable and ("penguin", race.seed) in pooled
+    assert {racer.game.seed for racer in race.racers.select_related("game")} == {race.seed}
     assert solve(new_game("penguin", race.seed), max_seconds=5).verdict == Verdict.WON
+    assert 'id="winnable-pending"' not in bob.get(race.get_absolute_url()).content.decode()
 
 
-def test_no_winnable_deal_in_time_is_a_clear_refusal(make_client, monkeypatch):
-    """When the solver proves nothing within the budget, the race is refused with a reason."""
-    monkeypatch.setattr("races.deals.WINNABLE_BUDGET_S", 0.0)
-    with pytest.raises(RaceRuleError) as info:
-        actions.do_create_race(make_client("Ann").player, variant="penguin", winnable=True)
-    assert info.value.code == "no_winnable_deal"
-    assert not Race.objects.exists()
+def test_a_winnable_race_whose_search_proves_nothing_starts_on_its_random_deal(
+    make_client, background_searches, solver_proves_nothing
+):
+    """The fallback: no deal proved by the start, so the race runs on the random deal it opened
+    with, and says it is not a winnable deal (`winnable: false`)."""
+    ann = make_client("Ann")
+    race = actions.do_create_race(ann.player, variant="penguin", winnable=True)
+    opened_on = race.seed
+    worker.drain()
+    actions.do_start_race(race, ann.player)
+    race.refresh_from_db()
+    assert race.seed == opened_on and not race.winnable and race.wants_winnable
+    assert race.racers.get().game.seed == opened_on
+
+
+def test_a_rematch_of_a_winnable_race_wants_a_winnable_deal_too(
+    make_client, no_search, no_countdown
+):
+    """Even when the first race fell back to a random deal: the rematch asks again."""
+    ann = make_client("Ann")
+    race = actions.do_create_race(ann.player, variant="penguin", winnable=True)
+    actions.do_start_race(race, ann.player)
+    actions.do_resign(race, ann.player)
+    rematch = actions.do_rematch(Race.objects.get(pk=race.pk), ann.player)
+    assert rematch.wants_winnable and not rematch.winnable
 
 
 def test_a_winnable_race_of_a_never_proved_variant_is_refused_without_a_search(

@@ -14,6 +14,7 @@ from games.engine.built_deals import is_built, open_numbers
 from games.models import WinnableDeal
 from games.solver import Verdict, solve
 from races import actions as race_actions
+from solitaire_site import worker
 
 pytestmark = pytest.mark.django_db
 
@@ -53,13 +54,12 @@ def test_a_race_takes_its_deal_from_the_race_pool(make_client, no_search):
     assert not WinnableDeal.objects.exists()
 
 
-def test_a_race_never_takes_a_practice_deal(make_client, monkeypatch):
-    """Practice deals' numbers are public: with only the practice pool stocked, a race searches
-    a deal of its own and leaves the practice pool alone."""
+def test_a_race_never_takes_a_practice_deal(make_client, no_search):
+    """Practice deals' numbers are public: with only the practice pool stocked, a race opens on
+    a random deal of its own (waiting for a race deal) and leaves the practice pool alone."""
     pool("penguin", Use.PRACTICE, 5)
-    monkeypatch.setattr(winnable, "find_winnable_seed", lambda *args: (987_654_321_123, 1))
     race = race_actions.do_create_race(make_client("Ann").player, variant="penguin", winnable=True)
-    assert race.seed == 987_654_321_123
+    assert race.seed != 5 and not race.winnable and race.wants_winnable
     assert list(WinnableDeal.objects.values_list("use", "seed")) == [(Use.PRACTICE, 5)]
 
 
@@ -86,14 +86,14 @@ def test_refill_adds_at_most_what_it_is_allowed():
 def test_a_never_proved_variant_is_never_pooled_or_searched(no_search, monkeypatch):
     monkeypatch.setattr(winnable, "NEVER_PROVED", frozenset({"spiderweb"}))
     assert winnable.refill("spiderweb", Use.PRACTICE, size=2) == 0
-    assert winnable.winnable_seed("spiderweb", Use.RACE, 5.0, 1.0) == (None, 0)
+    assert winnable.winnable_seed("spiderweb", Use.RACE) is None
     assert not WinnableDeal.objects.exists()
 
 
 @pytest.mark.parametrize("use", Use.values)
 def test_eighty_thieves_deals_built_deals_without_a_pool_or_a_search(no_search, use):
     """Practice an open built deal (its line shipped), a race one whose number is not public."""
-    seeds = {winnable.winnable_seed("eighty-thieves", use, 5.0, 1.0)[0] for _ in range(20)}
+    seeds = {winnable.winnable_seed("eighty-thieves", use) for _ in range(20)}
     assert all(is_built(seed) for seed in seeds) and len(seeds) > 1
     assert all((seed in open_numbers()) == (use == Use.PRACTICE) for seed in seeds)
     assert winnable.refill("eighty-thieves", use, size=2) == 0
@@ -102,31 +102,39 @@ def test_eighty_thieves_deals_built_deals_without_a_pool_or_a_search(no_search, 
 
 @pytest.fixture
 def recorded_refills(monkeypatch, settings):
-    """Background top-ups on, with `refill` recorded instead of searching (and writing)."""
+    """Background searches on, with `refill` recorded instead of searching (and writing)."""
     settings.WINNABLE_POOL_REFILL = True
     calls = []
-    monkeypatch.setattr(winnable, "refill", lambda variant, use, **kw: calls.append((variant, use)))
+    monkeypatch.setattr(
+        winnable, "refill", lambda variant, use, **kw: calls.append((variant, use)) or 0
+    )
     yield calls
-    assert winnable._refilling.acquire(timeout=10), "the top-up thread did not end"
-    winnable._refilling.release()
+    worker.drain()
 
 
 def test_taking_a_deal_tops_its_pool_up_in_the_background(recorded_refills, no_search):
     pool("spiderweb", Use.PRACTICE, 3)
-    assert winnable.winnable_seed("spiderweb", Use.PRACTICE, 4.0, 1.0) == (3, 0)
-    assert winnable._refilling.acquire(timeout=10)
-    winnable._refilling.release()
+    assert winnable.winnable_seed("spiderweb", Use.PRACTICE) == 3
+    worker.drain()
     assert recorded_refills == [("spiderweb", Use.PRACTICE)]
 
 
-def test_no_top_up_when_switched_off(settings):
+def test_an_empty_pool_is_not_searched_by_taking(recorded_refills, no_search):
+    """Taking from an empty pool gives None and starts nothing: the caller decides whether to
+    wait for a search (the practice page, a race that opens)."""
+    assert winnable.winnable_seed("spiderweb", Use.PRACTICE) is None
+    worker.drain()
+    assert recorded_refills == []
+
+
+def test_no_background_search_when_switched_off(settings):
     settings.WINNABLE_POOL_REFILL = False
-    assert not winnable.schedule_refill("penguin", Use.PRACTICE)
+    assert not winnable.start_search("penguin", Use.PRACTICE)
 
 
-def test_no_top_up_of_a_variant_without_a_pool(settings):
+def test_no_background_search_of_a_variant_without_a_pool(settings):
     settings.WINNABLE_POOL_REFILL = True
-    assert not winnable.schedule_refill("eighty-thieves", Use.RACE)
+    assert not winnable.start_search("eighty-thieves", Use.RACE)
 
 
 def test_the_command_stocks_every_pool_it_is_given():
