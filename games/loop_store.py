@@ -16,6 +16,7 @@ closed and the batch is raised to the writer's retry loop, which opens a new one
 from __future__ import annotations
 
 import contextlib
+import weakref
 
 import psycopg
 from django.db import connection
@@ -61,6 +62,7 @@ class LoopStore:
             self.conn = await psycopg.AsyncConnection.connect(
                 autocommit=True, **connection_params()
             )
+            _opened.add(self)
         return self.conn
 
     async def close(self) -> None:
@@ -74,3 +76,13 @@ class LoopStore:
         conn, self.conn = self.conn, None
         if conn is not None and not conn.closed:
             conn.pgconn.finish()
+
+
+_opened: weakref.WeakSet[LoopStore] = weakref.WeakSet()
+
+
+def abandon_all() -> None:
+    """Close every writer's connection, loop or no loop (the end of a test run, whose test
+    database is dropped next)."""
+    for found in list(_opened):
+        found.abandon()

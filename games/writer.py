@@ -31,7 +31,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
-from games import store
+from games import loop_store, store
 from games.errors import Unavailable
 from games.live import GameWrite
 from games.loop_store import LoopStore
@@ -209,11 +209,9 @@ def run_on_store_thread(function, *args):
 
 def close_thread_connection() -> None:
     """Give back the writers' database connections (a test run's end; a shutdown): the
-    thread's, and those of writers whose event loop has ended. With SQLite the writer runs on
-    Channels' database thread and holds no connection of its own."""
-    for found in list(_writers.values()):
-        if found.on_loop is not None and found.loop.is_closed():
-            found.on_loop.abandon()
+    thread's and every event loop's. With SQLite the writer runs on Channels' database thread
+    and holds no connection of its own."""
+    loop_store.abandon_all()
     if connection.vendor != "sqlite":
         WRITER_THREAD.submit(lambda: connection.close()).result()  # its own, looked up there
 

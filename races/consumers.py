@@ -54,6 +54,7 @@ from races.messages import (
     parse,
 )
 from races.models import Race
+from races.relay import relays
 
 logger = logging.getLogger(__name__)
 
@@ -114,6 +115,7 @@ class RaceConsumer(PlaySocket):
             return
         self.race, self.player = view.race, view.player
         await self.channel_layer.group_add(self.race.group_name, self.channel_name)
+        await relays().join(self.race, self)
         since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
         await self.sync(int(since) if since and since.isdigit() else None)
 
@@ -123,6 +125,7 @@ class RaceConsumer(PlaySocket):
                 task.cancel()
         if self.race is not None:
             await self.channel_layer.group_discard(self.race.group_name, self.channel_name)
+            await relays().leave(self.race, self)
         await self.unshow_all()
         if self.race is not None and self.race.quick and self.racer_id and self.player:
             # Closed the page before the quick race started: out of its lobby.
@@ -224,7 +227,7 @@ class RaceConsumer(PlaySocket):
         await self.send_update("ack", update)
         await self.publish(entry, update)
         if not racer_write.announce:  # a finish is an event of its own, sent by the writer
-            play.ticker(seat.race).mark(seat.racer)
+            relays().of(seat.race).mark(seat.race, seat.racer)
 
     async def current_seat(self, reload: bool = False) -> play.Seat | None:
         if self.seat is None or self.seat.stale or reload:
@@ -337,11 +340,6 @@ class RaceConsumer(PlaySocket):
         already encoded once for every socket of the process (`texts`)."""
         for frame, text in zip(message["frames"], message["texts"], strict=True):
             await self.take_event(frame, text)
-
-    async def race_progress(self, message: dict) -> None:
-        """A live `progress` frame (not numbered: it stands alone, and the next one carries any
-        racer it missed), encoded once for every socket of the process."""
-        await self.send(text_data=message["text"])
 
     async def race_event(self, message: dict) -> None:
         """A numbered race event (outside the move path: the lobby, the start, the close)."""

@@ -80,18 +80,20 @@ def live_progress_frame(race: Race, racers: list[Racer], now: int | None = None)
     now = int(time.time() * 1000) if now is None else now
     return {
         "type": "progress",
-        "racers": [
-            {"id": racer.public_id, **{name: getattr(racer, name) for name in LIVE_FIELDS}}
-            for racer in racers
-        ],
-        "at_ms": max(0, now - epoch_ms(race.starts_at)),
+        "racers": [live_racer(racer) for racer in racers],
+        "at_ms": at_ms_of(race, now),
         "now": now,
     }
 
 
-def live_progress_message(frame: dict) -> dict:
-    """The channel message of a live `progress` frame, encoded once for every socket."""
-    return {"type": "race.progress", "text": encode(frame)}
+def live_racer(racer: Racer) -> dict:
+    """A racer as a live `progress` frame gives them: where they are."""
+    return {"id": racer.public_id, **{name: getattr(racer, name) for name in LIVE_FIELDS}}
+
+
+def at_ms_of(race: Race, now_ms: int) -> int:
+    """A moment of the server's clock as ms from the race's start (0 before it)."""
+    return max(0, now_ms - epoch_ms(race.starts_at))
 
 
 def racer_dict(racer: Racer, race: Race) -> dict:

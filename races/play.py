@@ -3,9 +3,9 @@ race's clock and status, the racer's progress), then the game's own move path (g
 with the racer's new progress written in the same batch.
 
 Progress reaches the race's sockets live, not through the record: at most one `progress` frame a
-tick (`RACE_PROGRESS_TICK_MS`) per race and process, carrying every racer of that process whose
-progress changed since, as it stands in memory after their acknowledged moves (`Ticker`). It is
-not numbered and not stored: the racer rows, written with each move, are the record of where
+tick (`RACE_PROGRESS_TICK_MS`) per socket, carrying every racer whose progress changed since, as
+it stands in memory after their acknowledged moves, whichever process they play on
+(races/relay.py). It is not numbered and not stored: the racer rows, written with each move, are the record of where
 everyone is (snapshots read them), and a racer's cards over time are kept in the row too, for
 the results chart. A finish is different: it is a numbered event, stored in the move's own batch.
 
@@ -17,17 +17,15 @@ write, a resend) is read again before the next move.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.conf import settings
 from django.utils import timezone
 
 from games import store
 from games.live import GameUpdate, GameWrite, LiveGame, RacerWrite
 from games.models import Game, Player
-from races import events, lifecycle
+from races import events, lifecycle, relay
 from races.clock import phase_of, since_start_ms
 from races.lifecycle import RacerStatus, RaceRuleError
 from races.models import Race, Racer
@@ -120,9 +118,9 @@ def _race_act(race, player, action, seq, move=None) -> GameUpdate:
 
     update = act(seat.racer.game, action, seq, move, extend=extend)
     if written and not update.duplicate and not written[-1].racer.announce:
-        seat.adopt(written[-1].racer)  # no tick here: the race hears of the move at once
-        frame = events.live_progress_frame(seat.race, [seat.racer])
-        events.broadcast(seat.race.group_name, events.live_progress_message(frame))
+        seat.adopt(written[-1].racer)  # no tick here: every process's relay hears of it at once
+        part = relay.part_message(seat.race, [seat.racer])
+        events.broadcast(relay.live_group(seat.race), part)
     return update
 
 
@@ -138,58 +136,3 @@ def after_batch(applied: list[GameWrite], result: store.BatchResult) -> None:
 
     for race_pk in result.finished_races:
         actions.close_if_complete(race_pk)
-
-
-# ------------------------------------------------------------------ the race's tick
-
-
-class Ticker:
-    """One race's progress not yet sent from this process: the racers marked since the last
-    tick go out together, as they stand then, in one `progress` frame to the race's group, once
-    `RACE_PROGRESS_TICK_MS` has passed since the last (at once when it has). A racer who has
-    finished since was announced by their finish's own event and is left out."""
-
-    def __init__(self, race: Race) -> None:
-        self.race = race
-        self.pending: dict[int, Racer] = {}
-        self.last = 0.0
-        self.timer: asyncio.TimerHandle | None = None
-
-    def mark(self, racer: Racer) -> None:
-        self.pending[racer.pk] = racer
-        if self.timer is None:
-            loop = asyncio.get_running_loop()
-            wait = self.last + settings.RACE_PROGRESS_TICK_MS / 1000 - loop.time()
-            self.timer = loop.call_later(max(0.0, wait), self.flush)
-
-    def flush(self) -> None:
-        self.timer = None
-        racers = [r for r in self.pending.values() if r.status not in lifecycle.DONE]
-        self.pending = {}
-        if not racers:
-            return
-        self.last = asyncio.get_running_loop().time()
-        frame = events.live_progress_frame(self.race, racers)
-        events.broadcast(self.race.group_name, events.live_progress_message(frame))
-
-
-_tickers: dict[asyncio.AbstractEventLoop, dict[int, Ticker]] = {}
-
-
-def ticker(race: Race) -> Ticker:
-    """This process's (and event loop's) ticker for the race."""
-    loop = asyncio.get_running_loop()
-    if loop not in _tickers:
-        for old in [lp for lp in _tickers if lp.is_closed()]:
-            del _tickers[old]
-    races = _tickers.setdefault(loop, {})
-    found = races.get(race.pk)
-    if found is None:
-        found = races[race.pk] = Ticker(race)
-        if len(races) > MAX_TICKERS:  # finished races' tickers: the oldest idle ones go
-            for pk in [pk for pk, t in races.items() if t.timer is None][: len(races) // 2]:
-                del races[pk]
-    return found
-
-
-MAX_TICKERS = 10_000

@@ -173,9 +173,11 @@ class Racer:
     def __init__(self, index: int, bases: list[str], stats: Stats, args, bar) -> None:
         self.index = index
         self.bases = bases
-        # Spread over the servers: racer by racer, or race by race (all of a race's racers on one
+        # Spread over the servers: each race's racers in turn (racer `index` is number
+        # `index // races` of race `index % races`), or race by race (all of a race's racers on one
         # server, as a proxy that routes /ws/race/<code>/ by the code would).
-        slot = index % args.races if getattr(args, "race_affinity", False) else index
+        race, place = index % args.races, index // args.races
+        slot = race if getattr(args, "race_affinity", False) else place
         self.base = bases[slot % len(bases)]
         self.browser = Browser(self.base)
         self.name = f"Load{index:04d}"

@@ -17,7 +17,7 @@
 | LOGIN_FAILURE_LIMIT | 10 | failed log-ins per account, and per address, before a lock |
 | LOGIN_COOLOFF_MINUTES | 15 | how long such a lock lasts |
 | PLAYER_WRITE_LIMIT | 40 | moves and race actions one player may make in any 5 s |
-| RACE_PROGRESS_TICK_MS | 1000 | a race's live progress goes out at most this often per process |
+| RACE_PROGRESS_TICK_MS | 1000 | a race's live progress reaches each socket at most this often |
 | MOVE_BATCH_WINDOW_MS | 2 | how long the move writer gathers a batch after its first move |
 | MOVE_WRITE_RETRY_S | 10 | how long a move waits for the database before `unavailable` |
 | MOVE_STORE | auto | auto, orm or postgres: which store writes the move batches |
@@ -189,8 +189,8 @@ if BACKGROUND_WORKER not in ("process", "thread"):
 # sockets on one process (games/throttles.py): a brisk human makes well under 5 a second.
 PLAYER_WRITE_LIMIT = int(os.environ.get("PLAYER_WRITE_LIMIT", "40"))
 
-# A race's progress goes to its sockets live, at most once a tick per race and process, one
-# `progress` frame for every racer who moved since (races/play.py); 0 sends each move at once.
+# A race's progress goes to its sockets live, at most once a tick per socket, one `progress`
+# frame for every racer who moved since on any process (races/relay.py); 0: each move at once.
 RACE_PROGRESS_TICK_MS = int(os.environ.get("RACE_PROGRESS_TICK_MS", "1000"))
 
 # Quick races (races/quick.py): the lobby's countdown from the second player's arrival (cut

@@ -1,11 +1,13 @@
 """Live progress: a race move reaches the race's sockets as a `progress` frame that is neither
 numbered nor stored (the racer's row, written with the move, is the record), at most once a tick
-(settings.RACE_PROGRESS_TICK_MS) per race and process, each carrying every racer who moved since
-the last. A finish is a numbered event, stored with the move that made it."""
+(settings.RACE_PROGRESS_TICK_MS) per socket, each carrying every racer who moved since the last,
+on this server process or another. A finish is a numbered event, stored with the move that made
+it."""
 
 import pytest
+from channels.layers import get_channel_layer
 
-from races import actions
+from races import actions, relay
 from races import play as race_play
 from races.models import Race, RaceEvent, Racer
 from races.results import series
@@ -114,3 +116,28 @@ async def test_a_reconnect_with_since_gets_where_everyone_is(open_duo, race_sock
         duo.ids["ann"]: (1, 1),
         duo.ids["bob"]: (0, 0),
     }
+
+
+@pytest.mark.usefixtures("fast_countdown")
+async def test_another_servers_figures_ride_in_this_servers_next_tick(open_duo, settings):
+    """Figures another server process hands over (`race.live` to the race's live group) reach
+    this process's sockets folded into its own next frame, each with its own `at_ms`: a socket
+    gets one frame a tick, not one per process."""
+    duo = await open_duo(start=True)
+    settings.RACE_PROGRESS_TICK_MS = 1000
+    ann, bob = duo.sockets["ann"], duo.sockets["bob"]
+    await ann.request({"type": "move", "move": QUIET, "seq": 0}, "ack")
+    first = await bob.expect("progress", timeout=5)  # the first of a while goes at once
+    elsewhere = {"id": duo.ids["bob"], "cards": 0, "cards_at_ms": 0, "moves": 7}
+    elsewhere |= {"status": "playing", "at_ms": first["at_ms"] + 10}
+    part = {"type": "race.live", "race": duo.race.pk, "from": "another", "racers": [elsewhere]}
+    await get_channel_layer().group_send(relay.live_group(duo.race), part)
+    await ann.request({"type": "move", "move": HOME, "seq": 1}, "ack")
+    both = await bob.expect("progress", timeout=5)
+    assert both["at_ms"] - first["at_ms"] >= 900
+    by_id = {r["id"]: r for r in both["racers"]}
+    own = by_id[duo.ids["ann"]]
+    assert (own["cards"], own["moves"]) == (1, 2) and "at_ms" not in own  # the frame's time
+    assert by_id[duo.ids["bob"]] == elsewhere
+    progress = [f for f in bob.seen if f["type"] == "progress"]
+    assert progress[progress.index(first) :] == [first, both]

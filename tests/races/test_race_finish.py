@@ -65,7 +65,10 @@ async def test_a_spectator_sees_every_board_and_the_standings(
     board = await watcher.expect("board", racer=ids["ann"])
     assert board["seq"] == ack["seq"] and board["view"] == ack["view"]
     assert "game" not in board and "legal" not in board
-    assert (await watcher.expect("progress"))["racers"][0]["id"] == ids["ann"]
+    # Ann's live progress: before or after her board (they travel different ways).
+    moved = [r for f in watcher.seen if f["type"] == "progress" for r in f["racers"]]
+    while not any(r["id"] == ids["ann"] and r["moves"] == 1 for r in moved):
+        moved = (await watcher.expect("progress"))["racers"]
 
 
 async def _legal(socket):

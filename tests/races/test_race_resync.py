@@ -52,20 +52,18 @@ FINAL = ("won", "resigned", "out_of_time")
 
 def apply_live_progress(model: dict, frame: dict) -> None:
     """The protocol's rule for a live `progress` frame (not numbered): each racer's progress,
-    unless their play has ended or a later live frame said it already; the standings follow
-    from the racers (docs/protocol.md)."""
+    unless their play has ended or a later live frame said it already (a racer's own `at_ms`
+    counting instead of the frame's); the standings follow from the racers (docs/protocol.md)."""
     racers = {r["id"]: r for r in model["racers"]}
     live_at = model.setdefault("live_at", {})
-    for live in frame["racers"]:
+    for figures in frame["racers"]:
+        live = {k: v for k, v in figures.items() if k != "at_ms"}
+        at = figures.get("at_ms", frame["at_ms"])
         racer = racers.get(live["id"])
-        if (
-            racer is None
-            or racer["status"] in FINAL
-            or frame["at_ms"] < live_at.get(live["id"], -1)
-        ):
+        if racer is None or racer["status"] in FINAL or at < live_at.get(live["id"], -1):
             continue
         racers[live["id"]] = {**racer, **live}
-        live_at[live["id"]] = frame["at_ms"]
+        live_at[live["id"]] = at
     model["racers"] = list(racers.values())
     order = {r["id"]: i for i, r in enumerate(model["racers"])}  # joining order breaks ties
 
@@ -249,7 +247,14 @@ async def test_a_second_tab_follows_the_first(running, race_socket):
     ack = await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
     followed = await tab.expect("state")
     assert followed["seq"] == ack["seq"] and followed["view"] == ack["view"]
-    await tab.expect("progress")
+    me = next(f for f in tab.seen if f["type"] == "snapshot")["you"]["racer"]
+
+    def moved(frame: dict) -> bool:
+        racers = frame["racers"] if frame["type"] == "progress" else []
+        return any(r["id"] == me and r["moves"] == 1 for r in racers)
+
+    if not any(moved(f) for f in tab.seen):  # live: before or after the board (another way)
+        assert moved(await tab.expect("progress"))
     await tab.quiet()
 
 

@@ -93,11 +93,12 @@ export class RaceModel {
 
   /** A live `progress` frame: each racer's progress, unless their play has ended (a finish or a
    * resignation is a numbered event, which a late live frame must not undo) or a later live
-   * frame already said it (live frames may arrive out of order). */
+   * frame already said it (live frames may arrive out of order). A racer's own `at_ms` (figures
+   * another server process read earlier) counts instead of the frame's. */
   applyLiveProgress(frame) {
     if (!this.loaded || this.race.status !== "started") return;
-    const at = frame.at_ms ?? 0;
-    for (const live of frame.racers) {
+    for (const { at_ms: readAt, ...live } of frame.racers) {
+      const at = readAt ?? frame.at_ms ?? 0;
       const racer = this.racers.get(live.id);
       if (!racer || FINAL.has(racer.status) || at < (this.liveAt.get(live.id) ?? -1)) continue;
       this.racers.set(live.id, { ...racer, ...live });

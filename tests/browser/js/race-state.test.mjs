@@ -61,3 +61,24 @@ test("a live frame older than the figures already applied is skipped for that ra
   model.apply(live(70, 0)); // her undo, later
   assert.equal(model.racers.get("ann").moves, 0);
 });
+
+test("a racer's own at_ms (figures folded in from another server) counts instead of the frame's", () => {
+  const model = running([racer("ann", 0, 0), racer("bob", 0, 0)]);
+  model.apply({
+    type: "progress", at_ms: 2000,
+    racers: [{ id: "ann", cards: 0, cards_at_ms: 0, moves: 3, status: "playing" }],
+  });
+  // Bob's figures read at 1500 on the other server, sent here with this server's tick at 2100,
+  // and Ann's older figures folded in the same way: Ann's are skipped, Bob's applied.
+  model.apply({
+    type: "progress", at_ms: 2100,
+    racers: [
+      { id: "bob", cards: 1, cards_at_ms: 1400, moves: 2, status: "playing", at_ms: 1500 },
+      { id: "ann", cards: 0, cards_at_ms: 0, moves: 2, status: "playing", at_ms: 1900 },
+    ],
+  });
+  assert.equal(model.racers.get("ann").moves, 3);
+  assert.equal(model.racers.get("bob").moves, 2);
+  assert.equal("at_ms" in model.racers.get("bob"), false);
+  assert.deepEqual(model.standings, ["bob", "ann"]);
+});
