@@ -213,8 +213,12 @@ class Seeder:
                     code = "".join(self.rng.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 codes.add(code)
                 racers = {self._heavy_player() for _ in range(self.rng.randint(2, 8))}
-                created = self._past(self.sizes.days)
-                starts = created + dt.timedelta(seconds=self.rng.randint(20, 300))
+                # Started at least a few minutes ago: a race that "started" after now would
+                # have finished before it started (negative times, refused by the checks).
+                starts = self.now - dt.timedelta(
+                    seconds=self.rng.uniform(300, max(300, self.sizes.days * 86_400))
+                )
+                created = starts - dt.timedelta(seconds=self.rng.randint(20, 300))
                 race = Race(
                     code=code,
                     host_id=next(iter(racers)),
