@@ -2,6 +2,7 @@
 
 from django import template
 
+from daily.links import link
 from daily.tables import format_ms
 from games.engine import VARIANT_INFO
 
@@ -12,6 +13,13 @@ register = template.Library()
 def clock(ms) -> str:
     """Milliseconds as 1:02.345 (a dash when there is no time)."""
     return format_ms(ms)
+
+
+@register.filter
+def ghost_url(public_id: str) -> str:
+    """The address that races a run's ghost: `{% url 'daily:ghost' id %}` without resolving the
+    name again on every row of a board (daily/links.py)."""
+    return link("daily:ghost", public_id)
 
 
 @register.filter

@@ -150,6 +150,21 @@ def test_the_daily_board_page_shows_your_rank_off_the_first_page(
     assert f'<tr class="me" data-player="{players[-1].pk}" data-rank="4">' in html
 
 
+def test_a_past_days_board_offers_each_run_as_a_ghost(
+    client, make_account, make_challenge, set_result, today
+):
+    """Every run on a past day's board has its replay and a form racing its ghost."""
+    old = make_challenge("penguin", day=today - dt.timedelta(days=2))
+    runs = [start_attempt(make_account(f"p{i}"), old)[0] for i in range(3)]
+    for i, run in enumerate(runs):
+        DailyAttempt.objects.filter(pk=run.pk).update(ranked=True)  # played on its day
+        set_result(run, won_ms=1000 * (i + 1))
+    html = client.get(f"/daily/penguin/{old.day.isoformat()}/").content.decode()
+    for run in runs:
+        assert f'<a href="/replay/{run.game.public_id}/">Replay</a>' in html
+        assert f'<form method="post" action="/ghost/{run.game.public_id}/">' in html
+
+
 def test_board_page_bad_parameters_get_400(client, db, today):
     assert client.get(f"/daily/penguin/{today.isoformat()}/?page=zero").status_code == 400
     assert client.get("/daily/penguin/2026-02-30/").status_code == 400
