@@ -176,7 +176,8 @@ class Racer:
         # Spread over the servers: each race's racers in turn (racer `index` is number
         # `index // races` of race `index % races`), or race by race (all of a race's racers on one
         # server, as a proxy that routes /ws/race/<code>/ by the code would).
-        race, place = index % args.races, index // args.races
+        races = getattr(args, "races", 1) or 1
+        race, place = index % races, index // races
         slot = race if getattr(args, "race_affinity", False) else place
         self.base = bases[slot % len(bases)]
         self.browser = Browser(self.base)

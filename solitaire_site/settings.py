@@ -131,6 +131,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Under ASGI a connection is closed after every request and every websocket frame's database
     # call; psycopg's pool hands the closed ones back instead of opening a new one each time.
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": 20}
+    # The pool checks a connection before handing it out (an empty query): after PostgreSQL
+    # restarts, every idle connection in it is broken, and without the check each would fail one
+    # request or race action (`unavailable`) before being thrown away.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

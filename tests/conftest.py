@@ -195,3 +195,29 @@ def fresh_player_budgets():
     yield
     for budget in (GAME_WRITES, RACE_FORMS, RACE_WRITES):
         budget.clear()
+
+
+@pytest.fixture
+def store_faults(monkeypatch):
+    """store_faults(fail): every batch the writer stores calls `fail()` first (which may raise),
+    whichever way the batch goes: through Django on the writer's thread, or from the event loop
+    on the writer's own connection."""
+
+    from games import store
+    from games.loop_store import LoopStore
+
+    def install(fail) -> None:
+        on_thread, on_loop = store.write, LoopStore.write
+
+        def thread_write(writes):
+            fail()
+            return on_thread(writes)
+
+        async def loop_write(self, writes):
+            fail()
+            return await on_loop(self, writes)
+
+        monkeypatch.setattr(store, "write", thread_write)
+        monkeypatch.setattr(LoopStore, "write", loop_write)
+
+    return install

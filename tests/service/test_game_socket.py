@@ -375,17 +375,15 @@ async def test_a_logged_in_player_plays_their_own_games(connect, user_client, us
     assert ack["type"] == "ack"
 
 
-async def test_a_server_error_is_an_error_frame(connect, guest_client, player, monkeypatch):
+async def test_a_server_error_is_an_error_frame(connect, guest_client, player, store_faults):
     """An unexpected failure is `server_error`; the socket stays open and the game unchanged."""
-    from games import store
-
     game = await create_game(player, "penguin", 2)
     ws, state = await opened(connect, guest_client, game)
 
-    def boom(*args, **kwargs):
+    def boom():
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(store, "write", boom)
+    store_faults(boom)
     error = await ws.send_frame({"type": "move", "move": state["legal"][0], "seq": 0})
     assert error["code"] == "server_error"
     assert (await reload(game)).seq == 0

@@ -13,7 +13,6 @@ from django.test import Client
 
 from games import store, writer
 from games.actions import do_create_game
-from games.loop_store import LoopStore
 from games.models import Game, Move, Player
 from tests.support import log_in_as_guest
 
@@ -62,29 +61,6 @@ def make_socket(connect):
         return await connect(await client_of(player))
 
     return make
-
-
-@pytest.fixture
-def store_faults(monkeypatch):
-    """store_faults(fail): every batch the writer stores calls `fail()` first (which may raise),
-    whichever way the batch goes: through Django on the writer's thread, or from the event loop
-    on the writer's own connection."""
-
-    def install(fail) -> None:
-        on_thread, on_loop = store.write, LoopStore.write
-
-        def thread_write(writes):
-            fail()
-            return on_thread(writes)
-
-        async def loop_write(self, writes):
-            fail()
-            return await on_loop(self, writes)
-
-        monkeypatch.setattr(store, "write", thread_write)
-        monkeypatch.setattr(LoopStore, "write", loop_write)
-
-    return install
 
 
 async def test_moves_of_many_sockets_share_a_batch(make_socket, settings):
