@@ -1,0 +1,71 @@
+"""The recent races list is cached under its newest race (daily/races.py): a page read again
+costs one query, and a race that finishes is listed at once, not when the cache expires."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from games.models import Player
+from races.models import Race, Racer
+
+pytestmark = pytest.mark.django_db
+
+
+def finish_race(code: str, minutes_ago: int, names: list[str]) -> Race:
+    now = timezone.now()
+    players = [Player.objects.create(nickname=name) for name in names]
+    race = Race.objects.create(
+        code=code,
+        host=players[0],
+        variant="penguin",
+        seed=1,
+        visibility=Race.Visibility.PUBLIC,
+        status=Race.Status.FINISHED,
+        starts_at=now - dt.timedelta(hours=1),
+        ends_at=now - dt.timedelta(minutes=30),
+        finished_at=now - dt.timedelta(minutes=minutes_ago),
+    )
+    for place, player in enumerate(players, start=1):
+        Racer.objects.create(
+            race=race,
+            player=player,
+            name=player.nickname,
+            status=Racer.Status.WON,
+            cards=52,
+            finish_ms=place * 1000,
+            done_ms=place * 1000,
+            place=place,
+        )
+    return race
+
+
+def codes(client, url: str) -> list[str]:
+    return [row["code"] for row in client.get(url).json()["rows"]]
+
+
+def test_a_page_read_again_costs_one_query(client):
+    finish_race("AAAAAA", 20, ["ann", "bob"])
+    finish_race("BBBBBB", 10, ["cat", "dan"])
+    first = client.get("/api/leaderboards/races/").json()
+    with CaptureQueriesContext(connection) as captured:
+        again = client.get("/api/leaderboards/races/").json()
+    assert again == first
+    assert [row["code"] for row in again["rows"]] == ["BBBBBB", "AAAAAA"]
+    assert len(captured.captured_queries) == 1, "the newest race only"
+
+
+def test_a_race_that_finishes_is_listed_at_once(client):
+    finish_race("AAAAAA", 20, ["ann", "bob"])
+    assert codes(client, "/api/leaderboards/races/") == ["AAAAAA"]
+    assert codes(client, "/api/leaderboards/races/?variant=penguin") == ["AAAAAA"]
+    assert "AAAAAA" in client.get("/leaderboards/races/").content.decode()
+    finish_race("BBBBBB", 5, ["cat", "dan"])
+    assert codes(client, "/api/leaderboards/races/") == ["BBBBBB", "AAAAAA"]
+    assert codes(client, "/api/leaderboards/races/?variant=penguin") == ["BBBBBB", "AAAAAA"]
+    assert "BBBBBB" in client.get("/leaderboards/races/").content.decode()
+    assert "BBBBBB" in client.get("/leaderboards/").content.decode()
