@@ -22,6 +22,7 @@ from games import live as live_games
 from games.errors import ActionError
 from games.live import GameUpdate, GameWrite, LiveGame, update_of
 from games.models import Game
+from games.per_loop import PerLoop
 from games.threads import in_worker
 from games.writer import retrying, writer
 
@@ -84,18 +85,12 @@ class Games:
         self.idle.clear()
 
 
-_games: dict[asyncio.AbstractEventLoop, Games] = {}
+_games: PerLoop[Games] = PerLoop(Games)
 
 
 def games() -> Games:
     """This event loop's games (a test's loop gets its own, as asyncio locks are per loop)."""
-    loop = asyncio.get_running_loop()
-    found = _games.get(loop)
-    if found is None:
-        for old in [lp for lp in _games if lp.is_closed()]:
-            del _games[old]
-        found = _games[loop] = Games()
-    return found
+    return _games.get()
 
 
 Extend = Callable[[LiveGame, GameWrite], None]

@@ -73,15 +73,18 @@ LIVE_FIELDS = ("cards", "cards_at_ms", "moves", "status")
 """What a live `progress` frame says of a racer: where they are, nothing that an event changes."""
 
 
-def live_progress_frame(race: Race, racers: list[Racer], now: int | None = None) -> dict:
+def live_progress_frame(
+    race: Race, racers: list[Racer], now: int | None = None, at_ms: int | None = None
+) -> dict:
     """A live `progress` frame (not numbered, not stored): racers' progress as it stands after
     their acknowledged moves, with when (ms from the start) and the server's clock. `now`: when
-    the figures were read, if before this call (clients skip figures older than ones they have)."""
+    the figures were read, if before this call (clients skip figures older than ones they have);
+    `at_ms`: when, if not `now` (figures read elsewhere)."""
     now = int(time.time() * 1000) if now is None else now
     return {
         "type": "progress",
         "racers": [live_racer(racer) for racer in racers],
-        "at_ms": at_ms_of(race, now),
+        "at_ms": at_ms_of(race, now) if at_ms is None else at_ms,
         "now": now,
     }
 

@@ -5,9 +5,9 @@ with the racer's new progress written in the same batch.
 Progress reaches the race's sockets live, not through the record: at most one `progress` frame a
 tick (`RACE_PROGRESS_TICK_MS`) per socket, carrying every racer whose progress changed since, as
 it stands in memory after their acknowledged moves, whichever process they play on
-(races/relay.py). It is not numbered and not stored: the racer rows, written with each move, are the record of where
-everyone is (snapshots read them), and a racer's cards over time are kept in the row too, for
-the results chart. A finish is different: it is a numbered event, stored in the move's own batch.
+(races/relay.py). It is not numbered and not stored: the racer rows, written with each move,
+are the record of where everyone is (snapshots read them), and a racer's cards over time are
+kept in the row too, for the results chart. A finish is different: it is a numbered event, stored in the move's own batch.
 
 The race row is not read or locked for a move: its clock decides the phase, and what can end a
 racer's play from elsewhere (a close, a resignation in another tab) ends the game row first,

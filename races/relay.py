@@ -27,6 +27,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from games.frames import encode
+from games.per_loop import PerLoop
 from races import events, lifecycle
 from races.models import Race, Racer
 
@@ -100,12 +101,15 @@ class RaceRelay:
         if own:
             events.broadcast(live_group(self.race), part_message(self.race, own, self.relays.name))
         if self.sockets:
-            frame = events.live_progress_frame(self.race, own) if own else fold_only(folded)
-            at_ms = frame["at_ms"]
+            # With no racer of its own, this process's race may be as read before the start (no
+            # start time): the frame is as of the latest figures folded in.
+            at_ms = None if own else max(figures["at_ms"] for figures in folded)
+            frame = events.live_progress_frame(self.race, own, at_ms=at_ms)
+            own_ids = {racer.public_id for racer in own}
             frame["racers"] += [
-                figures if figures["at_ms"] != at_ms else _without_at(figures)
+                figures if figures["at_ms"] != frame["at_ms"] else _without_at(figures)
                 for figures in folded
-                if not any(r["id"] == figures["id"] for r in frame["racers"])
+                if figures["id"] not in own_ids
             ]
             text = encode(frame)
             task = loop.create_task(self.send(text, list(self.sockets)))
@@ -116,17 +120,6 @@ class RaceRelay:
     async def send(self, text: str, sockets: list) -> None:
         for socket in sockets:
             await socket.base_send({"type": "websocket.send", "text": text})
-
-
-def fold_only(folded: list[dict]) -> dict:
-    """A tick's frame with only other processes' figures: as of the latest of them (this
-    process's race may be as it was read before the start, with no start time)."""
-    return {
-        "type": "progress",
-        "racers": [],
-        "at_ms": max(figures["at_ms"] for figures in folded),
-        "now": int(time.time() * 1000),
-    }
 
 
 def _without_at(figures: dict) -> dict:
@@ -207,15 +200,9 @@ class Relays:
                 relay.fold(message["racers"])
 
 
-_relays: dict[asyncio.AbstractEventLoop, Relays] = {}
+_relays: PerLoop[Relays] = PerLoop(Relays)
 
 
 def relays() -> Relays:
     """This event loop's relays (a test's loop gets its own)."""
-    loop = asyncio.get_running_loop()
-    found = _relays.get(loop)
-    if found is None:
-        for old in [lp for lp in _relays if lp.is_closed()]:
-            del _relays[old]
-        found = _relays[loop] = Relays()
-    return found
+    return _relays.get()
