@@ -122,16 +122,6 @@ def _submit(game_pk: int) -> None:
     worker.submit(_work, game_pk, on_done=done)
 
 
-def drain(timeout: float = 60) -> None:
-    """Wait until every game handed to the worker so far is searched (tests): the worker runs
-    one job at a time, in order."""
-    worker.executor().submit(_nothing).result(timeout=timeout)
-
-
-def _nothing() -> None:
-    pass
-
-
 def request(game_pks) -> int:
     """Hand games to the analysis worker (if it is on), each once, after the current
     transaction commits; how many were queued."""

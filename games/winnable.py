@@ -136,9 +136,9 @@ def take_pooled_seed(variant: str, use: str) -> int | None:
 
 def winnable_seed(variant: str, use: str) -> int | None:
     """A seed the solver proved winnable, at once: a `BUILT` variant's built deal, else the
-    pool's next (replaced behind it by a background search, `start_search`). None when the pool is empty (or the
-    variant is not `offers_winnable`): this never searches; the caller starts or joins a
-    background search (`start_search`, `wait_for_deal`) if it wants one."""
+    pool's next (replaced behind it by a background search, `start_search`). None when the
+    pool is empty (or the variant is not `offers_winnable`): this never searches; the caller
+    starts or joins a background search (`start_search`, `wait_for_deal`) if it wants one."""
     if not offers_winnable(variant):
         return None
     if variant in BUILT:

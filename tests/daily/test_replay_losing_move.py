@@ -143,7 +143,7 @@ def test_a_game_that_ends_is_searched_by_the_worker_after_the_commit(settings, p
     game = Game.objects.get(pk=game.pk)
     game.status = Game.Status.RESIGNED
     game.save(update_fields=["status"])  # a resignation: heard by the post_save receiver
-    analysis.drain(timeout=60)
+    worker.drain(timeout=60)
     assert analysis.stored(game) == (True, 2)
 
 
