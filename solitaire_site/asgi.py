@@ -8,11 +8,12 @@ then the URL router of solitaire_site/routing.py.
 import gc
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "solitaire_site.settings")
 
-# Django must be set up before anything imports models (the consumers do).
+# Django must be set up before anything imports models (the consumers do). Its HTTP side runs
+# each request in one hop to a pool of threads (solitaire_site/http_handler.py).
+from solitaire_site.http_handler import get_asgi_application  # noqa: E402
+
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -16,6 +16,7 @@
 | HSTS_SECONDS | 31536000 | with HTTPS=1, how long browsers keep to https (start small) |
 | LOGIN_FAILURE_LIMIT | 10 | failed log-ins per account, and per address, before a lock |
 | LOGIN_COOLOFF_MINUTES | 15 | how long such a lock lasts |
+| HTTP_THREADS | 10 | threads a process answers HTTP requests on, one request at a time each |
 | PLAYER_WRITE_LIMIT | 40 | moves and race actions one player may make in any 5 s |
 | RACE_PROGRESS_TICK_MS | 1000 | a race's live progress reaches each socket at most this often |
 | MOVE_BATCH_WINDOW_MS | 2 | how long the move writer gathers a batch after its first move |
@@ -188,6 +189,13 @@ REPLAY_ANALYSIS = env_bool("REPLAY_ANALYSIS", default=True)
 BACKGROUND_WORKER = os.environ.get("BACKGROUND_WORKER", "process")
 if BACKGROUND_WORKER not in ("process", "thread"):
     raise ImproperlyConfigured("BACKGROUND_WORKER is process or thread")
+
+# HTTP requests run on this many threads a process, each request whole on one thread
+# (solitaire_site/http_handler.py): a slow request holds one of them, not the others. With the
+# sockets' ORM threads (8) and the move writer (1) they stay inside the database pool (20).
+HTTP_THREADS = int(os.environ.get("HTTP_THREADS", "10"))
+if HTTP_THREADS < 1:
+    raise ImproperlyConfigured("HTTP_THREADS is at least 1")
 
 # Writes (moves, undos, autoplays; race actions) one player may make in any 5 s over all their
 # sockets on one process (games/throttles.py): a brisk human makes well under 5 a second.
