@@ -101,6 +101,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "games.context_processors.player",
             ],
+            # `{% url %}` that reverses each address once (solitaire_site/url_tag.py).
+            "builtins": ["solitaire_site.url_tag"],
         },
     },
 ]
@@ -162,6 +164,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "solitaire",
+            # One pool a process, not one a request (solitaire_site/cache_pool.py).
+            "OPTIONS": {"pool_class": "solitaire_site.cache_pool.SharedConnectionPool"},
         }
     }
 
