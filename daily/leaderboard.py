@@ -9,6 +9,10 @@ ones (``--days 2``: mends a write lost while Redis was unreachable). A read of a
 its marker (not built yet, or a daily board past ``PAST_DAY_TTL``, which leaves Redis with its
 marker) reads the board's rows from the database instead, as when the store cannot be reached;
 the streak board's rows are one per player (daily/streakbook.py), never the attempts' history.
+
+Every change to a board also counts up its version (and a change to any nickname, the names'
+version), so a page read from a built board carries a `stamp` that changes whenever anything its
+rows show may have: daily/tables.py keeps a page's rows from the database under it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ logger = logging.getLogger(__name__)
 KEY_PREFIX = "lb"  # tests give each run its own prefix
 PAST_DAY_TTL = 8 * 24 * 3600  # a past day's board leaves Redis this long after its day ends
 BUILT = "built"
+VERSION = "version"
 
 
 @functools.cache
@@ -57,6 +62,14 @@ def key(board: Board) -> str:
 
 def marker_key(board: Board) -> str:
     return f"{key(board)}:built"
+
+
+def version_key(board: Board) -> str:
+    return f"{key(board)}:version"
+
+
+def names_key() -> str:
+    return f"{KEY_PREFIX}:{database_epoch()}:names"
 
 
 def _day_ttl(board: Board) -> int | None:
@@ -85,7 +98,24 @@ def rebuild(board: Board, store: RankStore | None = None) -> int:
     store.set(marker_key(board), BUILT, time.time())
     if ttl is not None:  # the marker leaves with its board; an all-time board's stays
         store.expire(marker_key(board), ttl)
+    _changed(board, store)
     return len(wanted)
+
+
+def _changed(board: Board, store: RankStore) -> None:
+    """Count up a board's version: what its rows show (a score, a game's status) has changed."""
+    store.incr(version_key(board), VERSION)
+    ttl = _day_ttl(board)
+    if ttl is not None:
+        store.expire(version_key(board), ttl)
+
+
+def names_changed(store: RankStore | None = None) -> None:
+    """A player's nickname changed: every board's cached rows are stale."""
+    try:
+        (store or get_rank_store()).incr(names_key(), VERSION)
+    except (RedisError, OSError):
+        logger.exception("the rank store failed; cached board rows keep old names a while")
 
 
 def is_built(board: Board, store: RankStore | None = None) -> bool:
@@ -98,11 +128,12 @@ def _write(board: Board, player_id: int, store: RankStore) -> None:
     score = standings.scores(board, players=[player_id]).get(member)
     if score is None:
         store.remove(key(board), member)
-        return
-    store.set(key(board), member, score)
-    ttl = _day_ttl(board)
-    if ttl is not None:
-        store.expire(key(board), ttl)
+    else:
+        store.set(key(board), member, score)
+        ttl = _day_ttl(board)
+        if ttl is not None:
+            store.expire(key(board), ttl)
+    _changed(board, store)  # even with the same score: the game's status may have changed
 
 
 def record_attempt(attempt_pk: int, store: RankStore | None = None) -> None:
@@ -154,6 +185,9 @@ class BoardPage:
     total: int
     rows: list[Row]
     player_row: Row | None  # the asked-for player's row, wherever it is on the board
+    # What the board looked like when read: changes whenever its rows or their players' names
+    # may have (a build, a write, a nickname); None when read from the database.
+    stamp: str | None = None
 
     @property
     def pages(self) -> int:
@@ -164,12 +198,19 @@ class BoardPage:
         return None if self.player_row is None else self.player_row.position // self.per_page + 1
 
 
-def _shared_rank(store: RankStore, k: str, position: int, score: float) -> int:
+def _shared_rank(
+    store: RankStore, k: str, position: int, score: float, before: float | None = None
+) -> int:
     """The 1-based rank of the entry at ``position``: that of the first entry with its score.
 
-    Usually the entry before it scores differently (one look); inside a tie, a binary search.
+    Usually the entry before it (``before``, its score, when already read) scores differently:
+    one look; inside a tie, a binary search.
     """
-    if position == 0 or store.range(k, position - 1, position - 1)[0][1] < score:
+    if position == 0:
+        return 1
+    if before is None:
+        before = store.range(k, position - 1, position - 1)[0][1]
+    if before < score:
         return position + 1
     low, high = 0, position - 1
     while low < high:
@@ -182,26 +223,50 @@ def _shared_rank(store: RankStore, k: str, position: int, score: float) -> int:
     return low + 1
 
 
-def _read(board: Board, page: int, per_page: int, player_id: int | None, store) -> BoardPage:
+def _read(
+    board: Board,
+    page: int,
+    per_page: int,
+    player_id: int | None,
+    store: RankStore,
+    stamped: bool = False,
+) -> BoardPage | None:
+    """A page in one round trip to the store (a tie across the page's top, or the asked-for
+    player's row, may take a few more). With ``stamped``, the board's stamp is read first, and
+    None is the answer if the board is not built in the store."""
     k = key(board)
     start = (page - 1) * per_page
-    entries = store.range(k, start, start + per_page - 1)
+    member = None if player_id is None else str(player_id)
+    stamp_calls = [
+        ("score", (marker_key(board), BUILT)),
+        ("score", (version_key(board), VERSION)),
+        ("score", (names_key(), VERSION)),
+    ]
+    calls = [*(stamp_calls if stamped else []), ("range", (k, start, start + per_page - 1))]
+    calls += [("count", (k,)), ("range", (k, max(start - 1, 0), max(start - 1, 0)))]
+    if member is not None:
+        calls += [("rank", (k, member)), ("score", (k, member))]
+    answers = store.many(calls)
+    stamp = None
+    if stamped:
+        (built, version, names), answers = answers[:3], answers[3:]
+        if built is None:
+            return None
+        stamp = f"{built!r}:{version or 0:.0f}:{names or 0:.0f}"
+    entries, total, before, *player = answers
     rows: list[Row] = []
     if entries:
-        first = _shared_rank(store, k, start, entries[0][1])
+        first = _shared_rank(store, k, start, entries[0][1], before[0][1] if before else None)
         ranks = shared_ranks([s for _, s in entries], start, first)
         rows = [
-            Row(rank, start + i, member, score)
-            for i, ((member, score), rank) in enumerate(zip(entries, ranks, strict=True))
+            Row(rank, start + i, name, score)
+            for i, ((name, score), rank) in enumerate(zip(entries, ranks, strict=True))
         ]
     player_row = None
-    if player_id is not None:
-        member = str(player_id)
-        position = store.rank(k, member)
-        if position is not None:
-            score = store.score(k, member)
-            player_row = Row(_shared_rank(store, k, position, score), position, member, score)
-    return BoardPage(board, page, per_page, store.count(k), rows, player_row)
+    if member is not None and player[0] is not None:
+        position, score = player
+        player_row = Row(_shared_rank(store, k, position, score), position, member, score)
+    return BoardPage(board, page, per_page, total, rows, player_row, stamp)
 
 
 def read_page(
@@ -212,11 +277,15 @@ def read_page(
     store: RankStore | None = None,
 ) -> BoardPage:
     """One page of a board (1-based) and, if asked, one player's row wherever it is: from the
-    store when the board is built there, else from the database (nothing is built here)."""
+    store when the board is built there, else from the database (nothing is built here).
+
+    The stamp is read before the rows, in the same round trip: rows read after it are as new as
+    it says, or newer."""
     store = store or get_rank_store()
     try:
-        if is_built(board, store):
-            return _read(board, page, per_page, player_id, store)
+        found = _read(board, page, per_page, player_id, store, stamped=True)
+        if found is not None:
+            return found
     except (RedisError, OSError):
         logger.exception("the rank store failed; reading %s from the database", board.name)
     fallback = MemoryRankStore()

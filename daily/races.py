@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db.models import F, Prefetch
 
 from daily.links import link
@@ -23,19 +25,39 @@ def recent_races_page(page: int, per_page: int, variant: str | None = None) -> d
     """The latest ``LISTED`` finished public races, newest first, each with its racers in
     finishing order. From the cache: one query (the newest race, through the index); built:
     three more (a bounded count, the races, their racers), whatever the number of races."""
+    return recent_races(page, per_page, variant)[0]
+
+
+def recent_races(
+    page: int,
+    per_page: int,
+    variant: str | None = None,
+    table: Callable[[dict], str] | None = None,
+) -> tuple[dict, str | None]:
+    """`recent_races_page`, and the page rendered by ``table`` (HTML the same for everyone),
+    cached beside it under the same key: read again, a page's table costs no rendering."""
     from django.core.cache import cache
 
     races = _listed(variant)
     newest = races.values_list("pk", "finished_at").first()
     if newest is None:
-        return _page(races, page, per_page, variant)
+        data = _page(races, page, per_page, variant)
+        return data, table(data) if table else None
     stamp = newest[1].timestamp() if newest[1] else ""
     key = f"races-board:{variant or ''}:{page}:{per_page}:{newest[0]}:{stamp}"
-    data = cache.get(key)
+    keys = [key, f"{key}:table"] if table else [key]
+    found = cache.get_many(keys)
+    data = found.get(key)
     if data is None:
         data = _page(races, page, per_page, variant)
         cache.set(key, data, CACHE_SECONDS)
-    return data
+    if table is None:
+        return data, None
+    html = found.get(f"{key}:table")
+    if html is None:
+        html = table(data)
+        cache.set(f"{key}:table", html, CACHE_SECONDS)
+    return data, html
 
 
 def _listed(variant: str | None):

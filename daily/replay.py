@@ -47,19 +47,36 @@ def is_finished(game: Game) -> bool:
     return game.kind == Game.Kind.PRACTICE and game.status == Game.Status.STUCK
 
 
-def check_replay(game: Game, viewer: Player | None, now: dt.datetime) -> None:
-    """Raise ReplayRefused unless ``viewer`` may watch ``game``'s replay now."""
-    if not is_finished(game):
-        raise ReplayRefused("This game is still being played: its replay opens when it is over.")
-    attempt = getattr(game, "daily_attempt", None)
-    if attempt is None or (viewer is not None and viewer.pk == game.player_id):
-        return
-    opens = day_start(attempt.challenge.day + dt.timedelta(days=1))
-    if now < opens:
-        raise ReplayRefused(
+def replays_open(day: dt.date) -> dt.datetime:
+    """When the replays of a day's daily challenge open to everyone: as the day ends."""
+    return day_start(day + dt.timedelta(days=1))
+
+
+def refusal(
+    finished: bool, owner_id: int, day: dt.date | None, viewer: Player | None, now: dt.datetime
+) -> str | None:
+    """Why ``viewer`` may not watch a game now, or None if they may: the rule on plain facts (is
+    it over, whose is it, which daily challenge's day if any), for the boards' cached rows."""
+    if not finished:
+        return "This game is still being played: its replay opens when it is over."
+    if day is None or (viewer is not None and viewer.pk == owner_id):
+        return None
+    if now < replays_open(day):
+        return (
             "Replays of today's daily challenge open when the day ends (midnight UTC), "
             "so nobody sees the deal before playing it."
         )
+    return None
+
+
+def check_replay(game: Game, viewer: Player | None, now: dt.datetime) -> None:
+    """Raise ReplayRefused unless ``viewer`` may watch ``game``'s replay now."""
+    finished = is_finished(game)
+    attempt = getattr(game, "daily_attempt", None) if finished else None
+    day = attempt.challenge.day if attempt is not None else None
+    reason = refusal(finished, game.player_id, day, viewer, now)
+    if reason is not None:
+        raise ReplayRefused(reason)
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,14 @@
 A daily move takes the move path like every other (games/play.py): the writer stores the
 attempt's result with the move and, once the batch is stored, calls `record_ranked_attempts`
 for the boards. A daily game saved any other way (a resignation) is heard by the `post_save`
-receiver below.
+receiver below, and so is a player's new nickname (the boards' cached rows show names).
 """
 
-from django.db.models.signals import post_save
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from games.models import Game
+from games.models import Game, Player
 
 
 @receiver(post_save, sender=Game, dispatch_uid="daily.signals.sync_daily_attempt")
@@ -22,6 +23,26 @@ def sync_daily_attempt(sender, instance: Game, created: bool, raw: bool = False,
     attempt = DailyAttempt.objects.filter(game=instance).first()
     if attempt is not None:
         sync_attempt(attempt, instance)
+
+
+@receiver(post_save, sender=Player, dispatch_uid="daily.signals.renamed")
+def renamed(sender, instance: Player, created: bool, raw: bool = False, **kwargs) -> None:
+    """A saved player may have a new nickname: the boards' cached rows show names (the saves
+    are rare: a nickname, a sign-up). A new player is on no board yet."""
+    update_fields = kwargs.get("update_fields")
+    if raw or created or (update_fields is not None and "nickname" not in update_fields):
+        return
+    from daily import leaderboard
+
+    transaction.on_commit(leaderboard.names_changed)
+
+
+@receiver(post_delete, sender=Player, dispatch_uid="daily.signals.player_gone")
+def player_gone(sender, instance: Player, **kwargs) -> None:
+    """A guest merged into an account is deleted: its rows go, the account's show instead."""
+    from daily import leaderboard
+
+    transaction.on_commit(leaderboard.names_changed)
 
 
 def has_ranked_attempts(applied, result) -> bool:

@@ -10,8 +10,11 @@ import datetime as dt
 import orjson
 from django.conf import settings
 from django.contrib import messages
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -29,7 +32,7 @@ from daily.actions import (
 from daily.boards import ALL_TIME, DAILY, TITLES, Board
 from daily.dealpick import next_reset, utc_day
 from daily.models import DailyAttempt, DailyChallenge
-from daily.races import recent_races_page
+from daily.races import recent_races
 from daily.tables import board_dict, board_dicts, format_ms
 from games.engine import VARIANT_INFO, VARIANTS
 from games.frames import iso
@@ -262,11 +265,19 @@ def _board_page(request: HttpRequest, board: Board, template_extra: dict) -> Htt
     viewer = current_player(request, create=False)
     focus = asked or viewer
     result = leaderboard.read_page(board, page, per_page, focus.pk if focus else None)
-    data = board_dict(result, viewer)
+    # The rows' table from the cache when it is there: then the rows need nothing else.
+    table_key = _shared_table_key(result, focus, viewer)
+    table = cache.get(table_key) if table_key else None
+    data = board_dict(result, viewer, rows=table is None)
+    if table is None:
+        table = _render_rows_table(data, None if table_key else focus)
+        if table_key:
+            cache.set(table_key, table, ROWS_HTML_SECONDS)
     off_page = data["player"] is not None and data["player"]["page"] != data["page"]
     context = {
         "board": board,
         "data": data,
+        "rows_table": mark_safe(table.replace(_CSRF_SLOT, get_token(request))),
         "variant": check_variant(board.variant),
         "focus": focus,
         "viewer": viewer,
@@ -277,6 +288,35 @@ def _board_page(request: HttpRequest, board: Board, template_extra: dict) -> Htt
         **template_extra,
     }
     return render(request, "daily/board.html", context)
+
+
+# A board page's table of rows is the same HTML for every viewer whose own row (or the focused
+# player's) is not on the page: it is kept in the cache under the page's stamp and, on a daily
+# board, whether that day's replays are open yet; the ghost forms' CSRF token, each request's
+# own, goes into its slot as the page is served.
+_CSRF_SLOT = "csrf-token-of-this-request"
+ROWS_HTML_SECONDS = 600
+
+
+def _shared_table_key(result, focus, viewer) -> str | None:
+    """The cache key of a page's shared table, or None if this viewer's table is their own."""
+    own = {player.pk for player in (focus, viewer) if player is not None}
+    if result.stamp is None or any(row.player_id in own for row in result.rows):
+        return None
+    board = result.board
+    opened = board.kind == DAILY and timezone.now() >= replay.replays_open(board.day)
+    return f"board-html:{board.name}:{result.stamp}:{result.page}:{result.per_page}:{opened:d}"
+
+
+def _render_rows_table(data: dict, focus) -> str:
+    context = {
+        "data": data,
+        "rows": data["rows"],
+        "ghosts": data["board"]["kind"] == DAILY,
+        "focus": focus,
+        "csrf_token": _CSRF_SLOT,
+    }
+    return render_to_string("daily/_board_table.html", context)
 
 
 def _page_links(page: int, pages: int) -> list[int | None]:
@@ -331,11 +371,17 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
         }
         for variant in VARIANTS
     ]
+    races, table = recent_races(1, 10, table=_races_table)
     return render(
         request,
         "daily/leaderboards.html",
-        {"rows": rows, "today": today, "races": recent_races_page(1, 10)},
+        {"rows": rows, "today": today, "races": races, "races_table": mark_safe(table)},
     )
+
+
+def _races_table(data: dict) -> str:
+    """The races list's table: the same HTML for every viewer (no forms, nothing of theirs)."""
+    return render_to_string("daily/_races_table.html", {"data": data})
 
 
 @require_GET
@@ -346,11 +392,11 @@ def races_board(request: HttpRequest) -> HttpResponse:
         page, per_page = params.page(request.GET)
     except params.BadParameter as exc:
         return bad_request(request, f"{exc.name}: {exc.reason}")
-    data = recent_races_page(page, per_page)
+    data, table = recent_races(page, per_page, table=_races_table)
     return render(
         request,
         "daily/races.html",
-        {"data": data, "pages": _page_links(page, data["pages"])},
+        {"data": data, "table": mark_safe(table), "pages": _page_links(page, data["pages"])},
     )
 
 

@@ -39,6 +39,16 @@ class RankStore:
     def score(self, key: str, member: str) -> float | None:
         raise NotImplementedError
 
+    def many(self, calls: list[tuple[str, tuple]]) -> list:
+        """Several reads in one round trip, in order: ``[("range", (key, 0, 9)), ("count",
+        (key,))]`` answers as ``[self.range(key, 0, 9), self.count(key)]`` would. For ``score``,
+        ``rank``, ``range`` and ``count``."""
+        return [getattr(self, name)(*args) for name, args in calls]
+
+    def incr(self, key: str, member: str) -> float:
+        """Add 1 to a member's score (0 if absent); the new score."""
+        raise NotImplementedError
+
     def range(self, key: str, start: int, stop: int) -> list[tuple[str, float]]:
         """Members from ``start`` to ``stop`` inclusive (negative counts from the end)."""
         raise NotImplementedError
@@ -74,6 +84,26 @@ class RedisRankStore(RankStore):
 
     def score(self, key, member):
         return self.redis.zscore(key, member)
+
+    _READS = {
+        "score": lambda pipe, key, member: pipe.zscore(key, member),
+        "rank": lambda pipe, key, member: pipe.zrank(key, member),
+        "range": lambda pipe, key, start, stop: pipe.zrange(key, start, stop, withscores=True),
+        "count": lambda pipe, key: pipe.zcard(key),
+    }
+
+    def many(self, calls):
+        pipe = self.redis.pipeline(transaction=False)
+        for name, args in calls:
+            self._READS[name](pipe, *args)
+        answers = pipe.execute()
+        return [
+            [(m, float(s)) for m, s in answer] if name == "range" else answer
+            for (name, _), answer in zip(calls, answers, strict=True)
+        ]
+
+    def incr(self, key, member):
+        return self.redis.zincrby(key, 1, member)
 
     def range(self, key, start, stop):
         return [(m, float(s)) for m, s in self.redis.zrange(key, start, stop, withscores=True)]
@@ -154,6 +184,15 @@ class MemoryRankStore(RankStore):
         with self._lock:
             zset = self._get(key)
             return None if zset is None else zset.scores.get(member)
+
+    def incr(self, key, member):
+        with self._lock:
+            zset = self._get(key)
+            if zset is None:
+                zset = self._sets[key] = _SortedSet()
+            score = zset.scores.get(member, 0.0) + 1
+            zset.put(member, score)
+            return score
 
     def range(self, key, start, stop):
         with self._lock:

@@ -83,3 +83,27 @@ def test_expire_forgets_the_key(store, key):
 
     time.sleep(1.2)
     assert not store.exists(key)
+
+
+def test_incr_counts_up_from_nothing(store, key):
+    """A member's score goes up by one a call, from 0 when it is absent."""
+    assert store.incr(key, "version") == 1
+    assert store.incr(key, "version") == 2
+    assert store.score(key, "version") == 2
+
+
+def test_many_reads_answer_as_one_read_each(store, key):
+    """Several reads at once answer as each would alone, in order, None where a key or member
+    is absent."""
+    store.set_many(key, {"a": 1.5, "b": 2.0, "c": 3.0})
+    calls = [
+        ("score", (key, "b")),
+        ("score", (key, "absent")),
+        ("score", (f"{key}:none", "a")),
+        ("range", (key, 1, 2)),
+        ("range", (f"{key}:none", 0, 5)),
+        ("count", (key,)),
+        ("rank", (key, "c")),
+        ("rank", (key, "absent")),
+    ]
+    assert store.many(calls) == [2.0, None, None, [("b", 2.0), ("c", 3.0)], [], 3, 2, None]

@@ -22,7 +22,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from daily import races as races_list
-from daily import replay
+from daily import replay, tables
 from daily.dealpick import utc_day
 from daily.demo import own_timestamps, play_long
 from daily.models import DailyAttempt, DailyChallenge
@@ -213,6 +213,7 @@ def world(db, monkeypatch) -> World:
     # The races list's cache (daily/races.py) would answer the counted request with one query:
     # counted and explained here are the queries that build a page.
     monkeypatch.setattr(races_list, "CACHE_SECONDS", 0)
+    monkeypatch.setattr(tables, "ROWS_CACHE_SECONDS", 0)  # and the boards' rows (daily/tables.py)
     with own_timestamps(Game):  # games played in the past, not all this instant
         made = World()
         monkeypatch.setattr(made, "grow", own_timestamps(Game)(made.grow))

@@ -69,3 +69,15 @@ def test_a_race_that_finishes_is_listed_at_once(client):
     assert codes(client, "/api/leaderboards/races/?variant=penguin") == ["BBBBBB", "AAAAAA"]
     assert "BBBBBB" in client.get("/leaderboards/races/").content.decode()
     assert "BBBBBB" in client.get("/leaderboards/").content.decode()
+
+
+@pytest.mark.parametrize("url", ["/leaderboards/races/", "/leaderboards/"])
+def test_a_page_read_again_shows_the_same_table_without_rendering_it(client, url, monkeypatch):
+    finish_race("AAAAAA", 20, ["ann", "bob"])
+    first = client.get(url).content.decode()
+    rendered = []
+    from daily import views
+
+    monkeypatch.setattr(views, "_races_table", lambda data: rendered.append(data) or "")
+    again = client.get(url).content.decode()
+    assert again == first and "AAAAAA" in again and rendered == []

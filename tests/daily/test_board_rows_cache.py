@@ -1,0 +1,176 @@
+"""A board page's rows are cached under the board's stamp (daily/tables.py): read again, a page
+runs no query; anything its rows show that changes (a result, a game's status, a nickname, the
+clock passing midnight) shows at the next read."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from daily import leaderboard, tables
+from daily.actions import start_attempt
+from daily.boards import DAILY, FASTEST, Board
+from daily.models import DailyAttempt
+from games.models import Game
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client_factory():
+    from django.test import Client
+
+    return lambda **options: Client(**options)
+
+
+@pytest.fixture
+def board(challenge):
+    board = Board(DAILY, challenge.variant, challenge.day)
+    leaderboard.rebuild(board)
+    return board
+
+
+@pytest.fixture
+def enter(make_account, challenge, set_result):
+    """A ranked player on the challenge with a result; their attempt."""
+
+    def enter(name, **result):
+        at = dt.datetime.combine(challenge.day, dt.time(12), tzinfo=dt.UTC)
+        attempt, _ = start_attempt(make_account(name), challenge, now=at)
+        return set_result(attempt, **result)
+
+    return enter
+
+
+def read(board: Board, viewer=None) -> tuple[dict, int]:
+    """The page as the API gives it, and the queries that took."""
+    with CaptureQueriesContext(connection) as captured:
+        page = tables.board_dict(leaderboard.read_page(board), viewer)
+    return page, len(captured.captured_queries)
+
+
+def test_a_page_read_again_runs_no_query(board, enter):
+    enter("ann", won_ms=60_000)
+    enter("bob", cards=30, ms=40_000)
+    first, queries = read(board)
+    assert queries == 2, "the names and the attempts' games"
+    again, queries = read(board)
+    assert again == first and queries == 0
+
+
+def test_a_new_result_shows_at_once(board, enter, set_result):
+    enter("ann", won_ms=60_000)
+    bob = enter("bob", cards=30, ms=40_000)
+    read(board)
+    set_result(bob, won_ms=50_000)
+    rows = read(board)[0]["rows"]
+    assert [(row["player"]["nickname"], row["time_ms"]) for row in rows] == [
+        ("bob", 50_000),
+        ("ann", 60_000),
+    ]
+
+
+def test_a_status_that_changes_without_the_score_shows_at_once(board, enter):
+    attempt = enter("ann", cards=30, ms=40_000)
+    assert read(board)[0]["rows"][0]["status"] == Game.Status.PLAYING
+    Game.objects.filter(pk=attempt.game_id).update(status=Game.Status.RESIGNED)
+    leaderboard.record_attempt(attempt.pk)  # what a resignation's save leads to
+    assert read(board)[0]["rows"][0]["status"] == Game.Status.RESIGNED
+
+
+def test_a_new_nickname_shows_at_once(board, enter, django_capture_on_commit_callbacks):
+    attempt = enter("ann", won_ms=60_000)
+    fastest = Board(FASTEST, board.variant)
+    leaderboard.rebuild(fastest)
+    read(board), read(fastest)
+    player = attempt.player
+    player.nickname = "Annie"
+    with django_capture_on_commit_callbacks(execute=True):
+        player.save(update_fields=["nickname"])
+    for each in (board, fastest):
+        assert read(each)[0]["rows"][0]["player"]["nickname"] == "Annie"
+
+
+def test_own_replay_before_midnight_and_everyones_after(board, enter, monkeypatch):
+    """On its own day a daily game's replay is its player's only; from midnight everyone's.
+    The cached facts are the same for every viewer: who may watch is decided on each read."""
+    attempt = enter("ann", won_ms=60_000)
+    during = dt.datetime.combine(board.day, dt.time(18), tzinfo=dt.UTC)
+    monkeypatch.setattr(tables.timezone, "now", lambda: during)
+    assert read(board)[0]["rows"][0]["replay"] is None
+    own, queries = read(board, attempt.player)
+    assert own["rows"][0]["game"] == attempt.game.public_id and queries == 0
+    monkeypatch.setattr(tables.timezone, "now", lambda: during + dt.timedelta(hours=6))
+    after, queries = read(board)
+    assert after["rows"][0]["game"] == attempt.game.public_id and queries == 0
+
+
+def test_a_board_read_from_the_database_is_not_cached(challenge, enter):
+    """Without its marker a board is read from the database each time (no stamp to key on)."""
+    enter("ann", won_ms=60_000)
+    unbuilt = Board(DAILY, challenge.variant, challenge.day)
+    leaderboard.get_rank_store().delete(leaderboard.marker_key(unbuilt))
+    assert leaderboard.read_page(unbuilt).stamp is None
+    assert read(unbuilt)[1] > 0 and read(unbuilt)[1] > 0
+
+
+# ------------------------------------------------------------------ the page's rows table
+
+
+@pytest.fixture
+def past_board(make_account, make_challenge, set_result, today):
+    """Two days ago: three finished runs, each with its replay and ghost form; built."""
+    old = make_challenge("penguin", day=today - dt.timedelta(days=2))
+    runs = []
+    for i in range(3):
+        run, _ = start_attempt(make_account(f"p{i}"), old)
+        DailyAttempt.objects.filter(pk=run.pk).update(ranked=True)  # played on its day
+        runs.append(set_result(run, won_ms=1000 * (i + 1)))
+    board = Board(DAILY, "penguin", old.day)
+    leaderboard.rebuild(board)
+    return f"/daily/penguin/{old.day.isoformat()}/", runs
+
+
+def tokens(html: str) -> set[str]:
+    return set(re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', html))
+
+
+def test_the_table_read_again_is_the_same_with_each_visitors_own_csrf_token(
+    past_board, client_factory
+):
+    url, runs = past_board
+    first = client_factory().get(url).content.decode()
+    with CaptureQueriesContext(connection) as captured:
+        again = client_factory().get(url).content.decode()
+    assert len(captured.captured_queries) == 0, "nothing from the database for a board read again"
+    for run in runs:
+        assert f'<form method="post" action="/ghost/{run.game.public_id}/">' in again
+    first_tokens, again_tokens = tokens(first), tokens(again)
+    assert len(first_tokens) == len(again_tokens) == 1 and first_tokens != again_tokens
+    assert "csrf-token-of-this-request" not in again
+
+
+def test_a_ghost_form_from_the_cached_table_is_accepted(past_board, client_factory, make_account):
+    url, runs = past_board
+    client_factory().get(url)  # the table is cached now
+    racer = client_factory(enforce_csrf_checks=True)
+    racer.force_login(make_account("racer").user)
+    html = racer.get(url).content.decode()
+    form = html[html.index(f'action="/ghost/{runs[0].game.public_id}/"') :]
+    (token,) = tokens(form[: form.index("</form>")])
+    response = racer.post(f"/ghost/{runs[0].game.public_id}/", {"csrfmiddlewaretoken": token})
+    assert response.status_code == 302 and "/daily/play/" in response["Location"]
+
+
+def test_your_own_row_is_marked_and_nobody_elses_table_is(past_board, client_factory):
+    url, runs = past_board
+    client_factory().get(url)  # the shared table is cached
+    own = client_factory()
+    own.force_login(runs[1].player.user)
+    html = own.get(url).content.decode()
+    assert f'<tr class="me" data-player="{runs[1].player_id}"' in html
+    assert 'class="me"' not in client_factory().get(url).content.decode()
