@@ -12,7 +12,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -21,7 +20,8 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from daily import analysis, leaderboard, params, replay, stats, warmup
+from daily import analysis, leaderboard, page_cache, params, replay, stats, warmup
+from daily import races as races_list
 from daily.actions import (
     AttemptRefused,
     do_resign,
@@ -32,7 +32,7 @@ from daily.actions import (
 from daily.boards import ALL_TIME, DAILY, TITLES, Board
 from daily.dealpick import next_reset, utc_day
 from daily.models import DailyAttempt, DailyChallenge
-from daily.races import recent_races
+from daily.races import newest_listed, recent_races
 from daily.tables import board_dict, board_dicts, format_ms
 from games.engine import VARIANT_INFO, VARIANTS
 from games.frames import iso
@@ -265,8 +265,15 @@ def _board_page(request: HttpRequest, board: Board, template_extra: dict) -> Htt
     viewer = current_player(request, create=False)
     focus = asked or viewer
     result = leaderboard.read_page(board, page, per_page, focus.pk if focus else None)
-    # The rows' table from the cache when it is there: then the rows need nothing else.
-    table_key = _shared_table_key(result, focus, viewer)
+    now = timezone.now()
+    opened = board.kind == DAILY and now >= replay.replays_open(board.day)
+    # A visitor who brings nothing of their own gets the whole page from the cache.
+    page_key = page_cache.page_key(request, result.stamp, opened, utc_day(now))
+    cached = page_cache.cached_page(request, page_key)
+    if cached is not None:
+        return cached
+    # Else the rows' table from the cache when it is there: then the rows need nothing else.
+    table_key = _shared_table_key(result, focus, viewer, opened)
     table = cache.get(table_key) if table_key else None
     data = board_dict(result, viewer, rows=table is None)
     if table is None:
@@ -277,7 +284,7 @@ def _board_page(request: HttpRequest, board: Board, template_extra: dict) -> Htt
     context = {
         "board": board,
         "data": data,
-        "rows_table": mark_safe(table.replace(_CSRF_SLOT, get_token(request))),
+        "rows_table": mark_safe(table),  # its CSRF slot is filled with the page's
         "variant": check_variant(board.variant),
         "focus": focus,
         "viewer": viewer,
@@ -287,25 +294,23 @@ def _board_page(request: HttpRequest, board: Board, template_extra: dict) -> Htt
         "variants": [check_variant(v) for v in VARIANTS],
         **template_extra,
     }
-    return render(request, "daily/board.html", context)
+    return page_cache.render_page(request, page_key, "daily/board.html", context)
 
 
 # A board page's table of rows is the same HTML for every viewer whose own row (or the focused
 # player's) is not on the page: it is kept in the cache under the page's stamp and, on a daily
-# board, whether that day's replays are open yet; the ghost forms' CSRF token, each request's
-# own, goes into its slot as the page is served.
-_CSRF_SLOT = "csrf-token-of-this-request"
+# board, whether that day's replays are open yet, with a slot for the CSRF token of its ghost
+# forms (each request's own, filled in as the page is served).
 ROWS_HTML_SECONDS = 600
 
 
-def _shared_table_key(result, focus, viewer) -> str | None:
+def _shared_table_key(result, focus, viewer, opened: bool) -> str | None:
     """The cache key of a page's shared table, or None if this viewer's table is their own."""
     own = {player.pk for player in (focus, viewer) if player is not None}
     if result.stamp is None or any(row.player_id in own for row in result.rows):
         return None
-    board = result.board
-    opened = board.kind == DAILY and timezone.now() >= replay.replays_open(board.day)
-    return f"board-html:{board.name}:{result.stamp}:{result.page}:{result.per_page}:{opened:d}"
+    key = f"board-html:{result.board.name}:{result.stamp}:{result.page}:{result.per_page}"
+    return f"{key}:{opened:d}"
 
 
 def _render_rows_table(data: dict, focus) -> str:
@@ -314,7 +319,7 @@ def _render_rows_table(data: dict, focus) -> str:
         "rows": data["rows"],
         "ghosts": data["board"]["kind"] == DAILY,
         "focus": focus,
-        "csrf_token": _CSRF_SLOT,
+        "csrf_token": page_cache.CSRF_SLOT,
     }
     return render_to_string("daily/_board_table.html", context)
 
@@ -371,11 +376,15 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
         }
         for variant in VARIANTS
     ]
-    races, table = recent_races(1, 10, table=_races_table)
-    return render(
-        request,
-        "daily/leaderboards.html",
-        {"rows": rows, "today": today, "races": races, "races_table": mark_safe(table)},
+    newest = newest_listed()
+    page_key = page_cache.page_key(request, newest, today)
+    cached = page_cache.cached_page(request, page_key)
+    if cached is not None:
+        return cached
+    races, table = recent_races(1, 10, table=_races_table, newest=newest)
+    context = {"rows": rows, "today": today, "races": races, "races_table": mark_safe(table)}
+    return page_cache.render_page(
+        request, page_key, "daily/leaderboards.html", context, races_list.CACHE_SECONDS
     )
 
 
@@ -392,11 +401,15 @@ def races_board(request: HttpRequest) -> HttpResponse:
         page, per_page = params.page(request.GET)
     except params.BadParameter as exc:
         return bad_request(request, f"{exc.name}: {exc.reason}")
-    data, table = recent_races(page, per_page, table=_races_table)
-    return render(
-        request,
-        "daily/races.html",
-        {"data": data, "table": mark_safe(table), "pages": _page_links(page, data["pages"])},
+    newest = newest_listed()
+    page_key = page_cache.page_key(request, newest)
+    cached = page_cache.cached_page(request, page_key)
+    if cached is not None:
+        return cached
+    data, table = recent_races(page, per_page, table=_races_table, newest=newest)
+    context = {"data": data, "table": mark_safe(table), "pages": _page_links(page, data["pages"])}
+    return page_cache.render_page(
+        request, page_key, "daily/races.html", context, races_list.CACHE_SECONDS
     )
 
 

@@ -8,10 +8,13 @@ import datetime as dt
 import re
 
 import pytest
+from django.contrib.messages import constants
+from django.contrib.messages.storage.base import Message
+from django.contrib.messages.storage.cookie import CookieStorage
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from daily import leaderboard, tables
+from daily import leaderboard, page_cache, tables
 from daily.actions import start_attempt
 from daily.boards import DAILY, FASTEST, Board
 from daily.models import DailyAttempt
@@ -174,3 +177,41 @@ def test_your_own_row_is_marked_and_nobody_elses_table_is(past_board, client_fac
     html = own.get(url).content.decode()
     assert f'<tr class="me" data-player="{runs[1].player_id}"' in html
     assert 'class="me"' not in client_factory().get(url).content.decode()
+
+
+# ------------------------------------------------------------------ whole pages
+
+
+def test_a_visitor_who_brings_nothing_gets_the_page_whole_from_the_cache(
+    past_board, client_factory, monkeypatch
+):
+    url, runs = past_board
+    first = client_factory().get(url).content.decode()
+    monkeypatch.setattr(page_cache, "render_to_string", lambda *a, **k: pytest.fail("rendered"))
+    again = client_factory().get(url).content.decode()
+    assert tokens(first) != tokens(again)
+    (old,), (new,) = tokens(first), tokens(again)
+    assert again == first.replace(old, new)
+
+
+def test_a_signed_in_visitor_gets_their_own_page_and_leaves_none_behind(
+    past_board, client_factory, make_account
+):
+    url, runs = past_board
+    client_factory().get(url)  # kept for visitors who bring nothing
+    member = client_factory()
+    member.force_login(make_account("zed").user)
+    html = member.get(url).content.decode()
+    assert ">zed</a>" in html and "Log out" in html
+    assert "zed" not in client_factory().get(url).content.decode()
+
+
+def test_a_visitor_with_a_message_waiting_gets_the_page_built(past_board, client_factory):
+    url, _ = past_board
+    client_factory().get(url)
+    visitor = client_factory()
+    storage_cookie = CookieStorage(None)
+    visitor.cookies[CookieStorage.cookie_name] = storage_cookie._encode(
+        [Message(constants.ERROR, "You cannot race this run yet.")]
+    )
+    assert "You cannot race this run yet." in visitor.get(url).content.decode()

@@ -21,8 +21,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from daily import page_cache, replay, tables, views
 from daily import races as races_list
-from daily import replay, tables
 from daily.dealpick import utc_day
 from daily.demo import own_timestamps, play_long
 from daily.models import DailyAttempt, DailyChallenge
@@ -214,6 +214,8 @@ def world(db, monkeypatch) -> World:
     # counted and explained here are the queries that build a page.
     monkeypatch.setattr(races_list, "CACHE_SECONDS", 0)
     monkeypatch.setattr(tables, "ROWS_CACHE_SECONDS", 0)  # and the boards' rows (daily/tables.py)
+    monkeypatch.setattr(views, "ROWS_HTML_SECONDS", 0)  # their tables
+    monkeypatch.setattr(page_cache, "PAGE_SECONDS", 0)  # and whole pages for anonymous visitors
     with own_timestamps(Game):  # games played in the past, not all this instant
         made = World()
         monkeypatch.setattr(made, "grow", own_timestamps(Game)(made.grow))
