@@ -23,8 +23,8 @@ CACHE_SECONDS = 10
 
 def recent_races_page(page: int, per_page: int, variant: str | None = None) -> dict:
     """The latest ``LISTED`` finished public races, newest first, each with its racers in
-    finishing order. From the cache: one query (the newest race, through the index); built:
-    three more (a bounded count, the races, their racers), whatever the number of races."""
+    finishing order. From the cache: no query (the newest race is known) or one; built: three
+    more (a bounded count, the races, their racers), whatever the number of races."""
     return recent_races(page, per_page, variant)[0]
 
 
@@ -63,11 +63,32 @@ def recent_races(
 
 def newest_listed(variant: str | None = None) -> str | None:
     """The newest listed race (its id and finish time), the key the list is cached under; None
-    when there is none. One query, through the index."""
-    newest = _listed(variant).values_list("pk", "finished_at").first()
-    if newest is None:
-        return None
-    return f"{newest[0]}:{newest[1].timestamp() if newest[1] else ''}"
+    when there is none. Kept in the cache too (`forget_newest` drops it when a race finishes):
+    read again, no query; else one, through the index."""
+    from django.core.cache import cache
+
+    key = _newest_key(variant)
+    stamp = cache.get(key)
+    if stamp is None:
+        newest = _listed(variant).values_list("pk", "finished_at").first()
+        stamp = (
+            "" if newest is None else f"{newest[0]}:{newest[1].timestamp() if newest[1] else ''}"
+        )
+        cache.set(key, stamp, CACHE_SECONDS)
+    return stamp or None
+
+
+def forget_newest() -> None:
+    """A race finished: the next read of any list asks the database for its newest race."""
+    from django.core.cache import cache
+
+    from games.engine import VARIANTS
+
+    cache.delete_many([_newest_key(None), *(_newest_key(v) for v in VARIANTS)])
+
+
+def _newest_key(variant: str | None) -> str:
+    return f"races-newest:{variant or ''}"
 
 
 def _listed(variant: str | None):

@@ -45,6 +45,19 @@ def player_gone(sender, instance: Player, **kwargs) -> None:
     transaction.on_commit(leaderboard.names_changed)
 
 
+@receiver(post_save, sender="races.Race", dispatch_uid="daily.signals.race_finished")
+def race_finished(sender, instance, created: bool, raw: bool = False, **kwargs) -> None:
+    """A race that finishes heads the recent races list at once (daily/races.py): its newest
+    race is forgotten now and again after the commit (a list read between the two may have
+    remembered the race before it)."""
+    if raw or instance.status != "finished":
+        return
+    from daily.races import forget_newest
+
+    forget_newest()
+    transaction.on_commit(forget_newest)
+
+
 def has_ranked_attempts(applied, result) -> bool:
     """Whether a stored batch moved a ranked attempt (its board's entry changes)."""
     return any(write.attempt is not None and write.attempt.ranked for write in applied)

@@ -57,6 +57,15 @@ def announce_every_race_move(settings):
     settings.RACE_PROGRESS_TICK_MS = 0
 
 
+@pytest.fixture(autouse=True)
+def no_newest_race_remembered():
+    """The races list remembers its newest race in the cache, which outlives a test's database
+    rows: each test starts with it forgotten (daily/races.py)."""
+    from daily.races import forget_newest
+
+    forget_newest()
+
+
 @pytest.fixture
 def player(db) -> Player:
     return Player.objects.create(nickname="Alice")
