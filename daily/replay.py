@@ -38,13 +38,19 @@ class ReplayRefused(Exception):
 
 def is_finished(game: Game) -> bool:
     """Over for good: nothing about its deal is secret from its players any more."""
-    if game.kind == Game.Kind.RACE:
+    racer = getattr(game, "racer", None) if game.kind == Game.Kind.RACE else None
+    return finished(game.kind, game.status, racer.race.status if racer is not None else None)
+
+
+def finished(kind: str, status: str, race_status: str | None) -> bool:
+    """`is_finished` on plain facts: the game's kind and status and, for a race's game, its
+    race's status (None: no race)."""
+    if kind == Game.Kind.RACE:
         # A racer who has won or resigned shares the deal with others still racing.
-        racer = getattr(game, "racer", None)
-        return racer is not None and racer.race.is_over
-    if game.is_over:
+        return race_status in ("finished", "cancelled")
+    if status in (Game.Status.WON, Game.Status.RESIGNED):
         return True
-    return game.kind == Game.Kind.PRACTICE and game.status == Game.Status.STUCK
+    return kind == Game.Kind.PRACTICE and status == Game.Status.STUCK
 
 
 def replays_open(day: dt.date) -> dt.datetime:
