@@ -67,14 +67,28 @@ def daily_streaks(player: Player) -> dict:
     }
 
 
-def _replay_link(game: dict, viewer: Player | None, now) -> str | None:
-    """The replay's address if ``viewer`` may watch it now (daily/replay.py says who may), from
-    the game as plain values: ``public_id``, ``kind``, ``status``, ``player_id``, its race's
-    ``race_status`` and its daily challenge's ``day``."""
-    done = finished(game["kind"], game["status"], game["race_status"])
-    if refusal(done, game["player_id"], game["day"], viewer, now) is not None:
+def _game_facts(path: str = "") -> dict:
+    """``values()`` expressions for what a list shows of a game and the replay rule reads of it
+    (its id, kind, status and player, its race's status, its daily challenge's day), the game
+    reached by ``path`` from the listed model."""
+    to = f"{path}__" if path else ""
+    return {
+        "game_public_id": F(f"{to}public_id"),
+        "game_kind": F(f"{to}kind"),
+        "game_status": F(f"{to}status"),
+        "game_player_id": F(f"{to}player_id"),
+        "game_race_status": F(f"{to}racer__race__status"),
+        "game_day": F(f"{to}daily_attempt__challenge__day"),
+    }
+
+
+def _replay_link(row: dict, viewer: Player | None, now) -> str | None:
+    """The replay's address if ``viewer`` may watch the row's game now (daily/replay.py says who
+    may), from the row's `_game_facts`."""
+    done = finished(row["game_kind"], row["game_status"], row["game_race_status"])
+    if refusal(done, row["game_player_id"], row["game_day"], viewer, now) is not None:
         return None
-    return link("daily:replay", game["public_id"])
+    return link("daily:replay", row["game_public_id"])
 
 
 def recent_games(player: Player, viewer: Player | None) -> list[dict]:
@@ -84,28 +98,23 @@ def recent_games(player: Player, viewer: Player | None) -> list[dict]:
     built as models cost more than the rest of the player's page."""
     now = timezone.now()
     games = player.games.order_by("-started_at").values(
-        "public_id",
         "variant",
-        "kind",
-        "status",
         "started_at",
         "finished_at",
         "move_count",
-        "player_id",
-        race_status=F("racer__race__status"),
         ranked=F("daily_attempt__ranked"),
-        day=F("daily_attempt__challenge__day"),
+        **_game_facts(),
     )
     return [
         {
-            "game": game["public_id"],
+            "game": game["game_public_id"],
             "variant": game["variant"],
-            "kind": game["kind"],
+            "kind": game["game_kind"],
             "ranked": bool(game["ranked"]),
-            "status": game["status"],
+            "status": game["game_status"],
             "started_at": game["started_at"].isoformat(),
             "time_ms": int((game["finished_at"] - game["started_at"]) / _ONE_MS)
-            if game["status"] == Game.Status.WON and game["finished_at"]
+            if game["game_status"] == Game.Status.WON and game["finished_at"]
             else None,
             "moves": game["move_count"],
             "replay": _replay_link(game, viewer, now),
@@ -131,37 +140,24 @@ def recent_races(player: Player, viewer: Player | None) -> list[dict]:
         code=F("race__code"),
         race_variant=F("race__variant"),
         race_status=F("race__status"),
-        game_public_id=F("game__public_id"),
-        game_kind=F("game__kind"),
-        game_status=F("game__status"),
-        game_player_id=F("game__player_id"),
-        day=F("game__daily_attempt__challenge__day"),
         size=Subquery(size.values("n")),
+        # The game's race is this racer's race, joined already.
+        **{**_game_facts("game"), "game_race_status": F("race__status")},
     )
     now = timezone.now()
-    out = []
-    for row in rows[:RECENT]:
-        game = {
-            "public_id": row["game_public_id"],
-            "kind": row["game_kind"],
-            "status": row["game_status"],
-            "player_id": row["game_player_id"],
-            "race_status": row["race_status"],
-            "day": row["day"],
+    return [
+        {
+            "code": row["code"],
+            "variant": row["race_variant"],
+            "status": row["race_status"],
+            "place": row["place"],
+            "racers": row["size"],
+            "finish_ms": row["finish_ms"],
+            "url": link("races:race", row["code"]),
+            "replay": _replay_link(row, viewer, now) if row["game_id"] else None,
         }
-        out.append(
-            {
-                "code": row["code"],
-                "variant": row["race_variant"],
-                "status": row["race_status"],
-                "place": row["place"],
-                "racers": row["size"],
-                "finish_ms": row["finish_ms"],
-                "url": link("races:race", row["code"]),
-                "replay": _replay_link(game, viewer, now) if row["game_id"] else None,
-            }
-        )
-    return out
+        for row in rows[:RECENT]
+    ]
 
 
 def player_dict(player: Player, viewer: Player | None) -> dict:
