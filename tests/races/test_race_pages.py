@@ -25,6 +25,19 @@ def test_the_list_shows_public_races_only(ann, make_race, client):
     assert public.code in page and private.code not in page
 
 
+def test_the_list_names_each_races_racers_and_says_when_a_lobby_is_full(
+    ann, make_client, make_race, client
+):
+    full = make_race(ann, visibility=Race.Visibility.PUBLIC, max_players=2)
+    room = make_race(make_client("Cy"), visibility=Race.Visibility.PUBLIC, max_players=4)
+    actions.do_join_race(full, make_client("Bea").player, name="Bea")
+    page = client.get("/races/").content.decode()
+    row = page[page.index(f'data-race="{full.code}"') :]
+    assert "2 / 2 — Ann, Bea" in row[: row.index("</tr>")] and "Full: watch" in row
+    row = page[page.index(f'data-race="{room.code}"') :]
+    assert "1 / 4 — Cy" in row[: row.index("</tr>")] and ">Join</a>" in row
+
+
 def test_creating_a_race_puts_the_host_in_its_lobby(ann):
     """The form makes the race, the host is its first racer, and the browser goes to it."""
     response = ann.post(
