@@ -25,7 +25,8 @@ from django.core.cache import cache
 from daily.dealpick import day_start
 from daily.scoring import cards_home
 from games.actions import elapsed_ms, starting_position
-from games.models import Game, Move, Player
+from games.models import GAME_OVER, Game, Move, Player
+from races.models import RACE_OVER
 
 REPLAY_CACHE_SECONDS = 24 * 3600
 
@@ -47,8 +48,8 @@ def finished(kind: str, status: str, race_status: str | None) -> bool:
     race's status (None: no race)."""
     if kind == Game.Kind.RACE:
         # A racer who has won or resigned shares the deal with others still racing.
-        return race_status in ("finished", "cancelled")
-    if status in (Game.Status.WON, Game.Status.RESIGNED):
+        return race_status in RACE_OVER
+    if status in GAME_OVER:
         return True
     return kind == Game.Kind.PRACTICE and status == Game.Status.STUCK
 

@@ -50,7 +50,7 @@ def race_finished(sender, instance, created: bool, raw: bool = False, **kwargs) 
     """A race that finishes heads the recent races list at once (daily/races.py): its newest
     race is forgotten now and again after the commit (a list read between the two may have
     remembered the race before it)."""
-    if raw or instance.status != "finished":
+    if raw or instance.status != instance.Status.FINISHED:
         return
     from daily.races import forget_newest
 

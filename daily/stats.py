@@ -139,7 +139,6 @@ def recent_races(player: Player, viewer: Player | None) -> list[dict]:
         "game_id",
         code=F("race__code"),
         race_variant=F("race__variant"),
-        race_status=F("race__status"),
         size=Subquery(size.values("n")),
         # The game's race is this racer's race, joined already.
         **{**_game_facts("game"), "game_race_status": F("race__status")},
@@ -149,7 +148,7 @@ def recent_races(player: Player, viewer: Player | None) -> list[dict]:
         {
             "code": row["code"],
             "variant": row["race_variant"],
-            "status": row["race_status"],
+            "status": row["game_race_status"],
             "place": row["place"],
             "racers": row["size"],
             "finish_ms": row["finish_ms"],

@@ -123,7 +123,11 @@ class Game(models.Model):
     @property
     def is_over(self) -> bool:
         """Won or resigned: no move, undo or autoplay is taken any more."""
-        return self.status in {self.Status.WON, self.Status.RESIGNED}
+        return self.status in GAME_OVER
+
+
+# The statuses of a game that is over (Game.is_over), for code that reads the status alone.
+GAME_OVER = frozenset({Game.Status.WON, Game.Status.RESIGNED})
 
 
 class Move(models.Model):

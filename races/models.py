@@ -97,12 +97,16 @@ class Race(models.Model):
 
     @property
     def is_over(self) -> bool:
-        return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
+        return self.status in RACE_OVER
 
     @property
     def group_name(self) -> str:
         """The channel group of every socket on this race (racers and spectators)."""
         return f"race.{self.code}"
+
+
+# The statuses of a race that is over (Race.is_over), for code that reads the status alone.
+RACE_OVER = frozenset({Race.Status.FINISHED, Race.Status.CANCELLED})
 
 
 class Racer(models.Model):
