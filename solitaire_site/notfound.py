@@ -1,55 +1,65 @@
-"""The site's own not-found page for its pages, whatever DEBUG is.
+"""The site's own error pages under DEBUG too (``make run``).
 
-Django shows its technical 404 page under DEBUG (``make run``), and a newcomer trying the
-product meets that first: every page view is wrapped so that an ``Http404`` it raises renders
-``404.html`` with its plain reason ("no race with this code") instead. The JSON API keeps its
-own answers.
+With DEBUG off Django answers a 400, 403, 404 or 500 with the templates of the same names
+(frontend/templates). With DEBUG on it shows its technical pages instead: every URL pattern and
+"You have DEBUG = True" for an address nothing matches, a traceback for an error. A newcomer
+trying the product meets those first, so `SiteErrorPages` (first in MIDDLEWARE, present only
+under DEBUG) answers as production does:
+
+- an address no pattern matches, and an `Http404` a view raises (with its plain reason, "There
+  is no race with this code."): ``404.html``;
+- a `SuspiciousOperation` or `BadRequest` (400) or any uncaught error (500), wherever it is raised: Django builds
+  its debug page with the request's ``exception_reporter_class`` (its documented per-request
+  hook), which here renders ``400.html`` or ``500.html``. Django still logs the traceback to the
+  console as before.
+
+403s need nothing: Django renders ``403.html`` and ``403_csrf.html`` whatever DEBUG is.
 """
 
 from __future__ import annotations
 
-from functools import wraps
-from inspect import iscoroutinefunction
-
-from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.exceptions import BadRequest, MiddlewareNotUsed, SuspiciousOperation
 from django.http import Http404
-from django.shortcuts import render
-from django.urls import URLPattern, URLResolver
+from django.http.multipartparser import MultiPartParserError
+from django.template import loader
+from django.urls import Resolver404
+from django.views import defaults
+from django.views.debug import ExceptionReporter
+
+BAD_REQUESTS = (SuspiciousOperation, BadRequest, MultiPartParserError)  # Django answers 400
 
 
-def friendly_404(view):
-    if iscoroutinefunction(view):  # an async view stays one (Django runs it on the loop)
+class SiteErrorReporter(ExceptionReporter):
+    """What Django's debug error page shows: the site's page, not the traceback."""
 
-        @wraps(view)
-        async def awaited(request, *args, **kwargs):
-            try:
-                return await view(request, *args, **kwargs)
-            except Http404 as exc:
-                return await sync_to_async(not_found)(request, exc)  # the page reads the session
+    def bad_request(self) -> bool:
+        return self.exc_type is not None and issubclass(self.exc_type, BAD_REQUESTS)
 
-        return awaited
+    def get_traceback_html(self) -> str:
+        return loader.render_to_string("400.html" if self.bad_request() else "500.html")
 
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        try:
-            return view(request, *args, **kwargs)
-        except Http404 as exc:
-            return not_found(request, exc)
-
-    return wrapped
+    def get_traceback_text(self) -> str:
+        if self.bad_request():
+            return "Bad request: the server could not read this request.\n"
+        return "Server error: the server could not answer this request. Please try again.\n"
 
 
-def not_found(request, exc: Http404):
-    if request.path.startswith("/api/"):
-        raise exc
-    return render(request, "404.html", {"exception": str(exc)}, status=404)
+class SiteErrorPages:
+    def __init__(self, get_response) -> None:
+        if not settings.DEBUG:
+            raise MiddlewareNotUsed  # Django's own handlers use the same templates
+        self.get_response = get_response
 
+    def __call__(self, request):
+        request.exception_reporter_class = SiteErrorReporter
+        response = self.get_response(request)
+        if response.status_code == 404 and request.resolver_match is None:
+            # No pattern matched (Django resolves before any view): its debug page lists them.
+            return defaults.page_not_found(request, Resolver404())
+        return response
 
-def wrap_views(patterns) -> list:
-    """`patterns` with every view (through includes) wrapped by `friendly_404`."""
-    for entry in patterns:
-        if isinstance(entry, URLResolver):
-            wrap_views(entry.url_patterns)
-        elif isinstance(entry, URLPattern):
-            entry.callback = friendly_404(entry.callback)
-    return patterns
+    def process_exception(self, request, exception):
+        if isinstance(exception, Http404):
+            return defaults.page_not_found(request, exception)
+        return None

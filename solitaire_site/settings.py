@@ -77,6 +77,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Under DEBUG only: the site's own 400/404/500 pages instead of Django's debug pages.
+    "solitaire_site.notfound.SiteErrorPages",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -6,18 +6,12 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from solitaire_site.notfound import wrap_views
-
+# A missing page or an error gets the site's own page, DEBUG or not (solitaire_site/notfound.py).
 urlpatterns = [
-    # The product's pages answer a missing thing with the product's own page, DEBUG or not.
-    *wrap_views(
-        [
-            path("", include("games.urls")),
-            path("races/", include("races.urls")),
-            path("", include("races.rating_urls")),  # before daily's leaderboards/<kind>/…
-            path("", include("daily.urls")),
-        ]
-    ),
+    path("", include("games.urls")),
+    path("races/", include("races.urls")),
+    path("", include("races.rating_urls")),  # before daily's leaderboards/<kind>/…
+    path("", include("daily.urls")),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),
