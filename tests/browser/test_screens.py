@@ -100,3 +100,74 @@ def test_every_page_fits_a_phone_without_sideways_scroll(make_page, screens, wid
         if scroll > width:
             too_wide[path] = scroll
     assert not too_wide, f"wider than {width} px: {too_wide}"
+
+
+# ------------------------------------------------------------------ 3. keys
+
+
+def open_practice(page, url: str, path: str) -> None:
+    page.goto(f"{url}{path}")
+    page.wait_for_selector('body[data-ws-ready="1"]')
+
+
+def toast_after(page, key: str) -> str:
+    page.evaluate("document.getElementById('toast').textContent = ''")
+    page.keyboard.press(key)
+    page.wait_for_function("document.getElementById('toast').textContent !== ''", timeout=3000)
+    return page.text_content("#toast")
+
+
+def test_f_sends_the_top_card_of_a_picked_group_home(page, live_url):
+    """Queenie deal 777: `5` picks up pile 5's five-card run, `t4-f0` is legal: F plays it."""
+    open_practice(page, live_url, "/play/queenie/777/")
+    legal = page.evaluate("window.practice.board.legal.list")
+    assert "t4-f0" in legal and "t4-t1:5" in legal
+    top = page.get_attribute('#board [data-pile="t4"] > .card:last-child', "data-card")
+    page.keyboard.press("5")
+    assert page.evaluate("window.practice.board.selection.count") == 5
+    page.keyboard.press("f")
+    page.wait_for_selector('body[data-moves="1"]')
+    assert page.get_attribute('#board [data-pile="f0"] > .card:last-child', "data-card") == top
+
+
+@pytest.mark.parametrize(
+    ("key", "says"),
+    [
+        ("c", "This game has no free cells."),
+        ("w", "This game has no waste pile."),
+        ("9", "This game has 7 piles: keys 1 to 7."),
+        ("f", "Pick a card up first"),
+    ],
+)
+def test_a_key_that_does_nothing_says_why(page, live_url, key, says):
+    open_practice(page, live_url, "/play/queenie/777/")
+    assert says in toast_after(page, key)
+    assert page.get_attribute("body", "data-moves") == "0"
+
+
+def test_a_group_that_cannot_go_home_says_which_card(page, live_url):
+    open_practice(page, live_url, "/play/queenie/777/")
+    page.keyboard.press("2")  # t1's two-card run: its top card has no foundation to go to
+    assert page.evaluate("window.practice.board.selection.count") == 2
+    assert page.evaluate("window.practice.board.legal.from('t1', 1).length") == 0
+    assert "cannot go to a foundation now." in toast_after(page, "f")
+
+
+def board_keys(page, selector: str) -> dict[str, str]:
+    return page.evaluate(
+        """(sel) => Object.fromEntries([...document.querySelectorAll(sel + ' dt')]
+             .map((dt) => [dt.textContent.trim(), dt.nextElementSibling.textContent.trim()]))""",
+        selector,
+    )
+
+
+def test_the_race_pages_keys_are_the_practice_pages_without_practice_only_keys(page, live_url):
+    open_practice(page, live_url, "/play/queenie/777/")
+    practice = board_keys(page, "#help")
+    page.goto(f"{live_url}/races/new/")
+    page.select_option("#id_variant", "queenie")
+    page.click("form.race-form button[type=submit]")
+    page.wait_for_selector('#race[data-role="racer"]')
+    race = board_keys(page, ".race-keys")
+    assert race == {key: text for key, text in practice.items() if key not in "AHN?"}
+    assert "No autoplay and no hints in a race" in page.text_content(".race-keys")

@@ -498,6 +498,8 @@ export class Board {
     if (pile && pile.querySelector(".card.face-up")) {
       this.onNotice(`No legal move for ${this._describe(name, index)}.`);
       this._shake(name, index);
+    } else if (viaKey) {
+      this.onNotice(`${pileName(name)} has no card to pick up.`);
     }
   }
 
@@ -753,19 +755,27 @@ export class Board {
     this.root.classList.add("kbd");
     if (/^[0-9]$/.test(key)) {
       const i = key === "0" ? 9 : Number(key) - 1;
-      if (i >= this.plan.tableau) return false;
-      this._keyActivate(`t${i}`);
+      const n = this.plan.tableau;
+      if (i >= n) this.onNotice(`This game has ${n} piles: keys 1 to ${n === 10 ? 0 : n}.`);
+      else this._keyActivate(`t${i}`);
       return true;
     }
+    // A board key this game has no pile for says so instead of doing nothing.
     const lower = key.toLowerCase();
     if (lower === "f") return this._keyGroup("foundation");
-    if (lower === "c" && this.view.cells && this.view.cells.length) return this._keyGroup("cell");
-    if (lower === "w" && this.piles.has("w")) {
-      this._keyActivate("w");
+    if (lower === "c") {
+      if (this.view.cells && this.view.cells.length) return this._keyGroup("cell");
+      this.onNotice("This game has no free cells.");
       return true;
     }
-    if (lower === "d" && this.piles.has("stock")) {
-      this._deal();
+    if (lower === "w") {
+      if (this.piles.has("w")) this._keyActivate("w");
+      else this.onNotice("This game has no waste pile.");
+      return true;
+    }
+    if (lower === "d") {
+      if (this.piles.has("stock")) this._deal();
+      else this.onNotice("This game has no stock: every card is dealt at the start.");
       return true;
     }
     if (key === "Escape" && this.selection) {
@@ -809,13 +819,18 @@ export class Board {
       return true;
     }
     if (sel) {
-      const dst = names.find((n) => this.legal.find(sel.src, n, sel.count));
-      if (dst) this._send(sel.src, dst, sel.count);
-      else this.onNotice(`That cannot go to a ${kind} now.`);
+      // The picked group, or else its top card alone (F after picking up a run sends its top
+      // card home when it can go, whatever the group's size).
+      for (const count of new Set([sel.count, 1])) {
+        const dst = names.find((n) => this.legal.find(sel.src, n, count));
+        if (dst) return this._send(sel.src, dst, count);
+      }
+      const where = kind === "cell" ? "a free cell" : "a foundation";
+      this.onNotice(`${this._describe(sel.src)} cannot go to ${where} now.`);
       return true;
     }
     if (!movable.length) {
-      this.onNotice(`Nothing can move from a ${kind} now.`);
+      this.onNotice(`Pick a card up first (a pile's number), then ${kind === "cell" ? "C" : "F"}.`);
       return true;
     }
     this._keyActivate(movable[0]);

@@ -488,6 +488,11 @@ document.addEventListener("keydown", (e) => {
     e.preventDefault();
     return;
   }
+  if (!e.ctrlKey && !e.metaKey && !e.altKey && ["a", "h"].includes(e.key.toLowerCase())) {
+    setStatus("No autoplay and no hints in a race: every card is yours to move.");
+    e.preventDefault();
+    return;
+  }
   if (board.handleKey(e)) e.preventDefault();
 });
 
