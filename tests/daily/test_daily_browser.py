@@ -132,3 +132,31 @@ def test_the_replay_steps_forwards_and_back_and_the_run_can_be_raced(page, live_
     page.wait_for_selector('#daily[data-seq="0"]')
     assert page.locator(".daily-badge.practice").is_visible()
     page.wait_for_selector(f'#ghost[data-ghost-cards="{engine.foundation_count()}"]')
+
+
+def test_the_side_panel_follows_your_own_cards_home_at_once(page, live_url):
+    """The panel's board is fetched every 10 s; your own row and "You:" line follow each of
+    your moves as it is acknowledged (here: within 2.5 s of a card going home)."""
+    today = dealpick.utc_day(timezone.now())
+    pick = dealpick.pick_deal(VARIANT, today, dealpick.default_prover())
+    sign_up(page, live_url, "panelwatcher")
+    page.goto(f"{live_url}/daily/{VARIANT}/")
+    page.click('[data-start="ranked"]', no_wait_after=True)
+    page.wait_for_selector('#daily[data-seq="0"]', timeout=PICK_TIMEOUT_MS)
+    page.wait_for_selector("#live-board[data-total]")
+    start = page.inner_text("#cards")
+    assert page.locator("#live-me").inner_text().endswith(f", {start} cards home")
+    for seq, move in enumerate(pick.moves, start=1):
+        click_move(page, move)
+        page.wait_for_selector(f'#daily[data-seq="{seq}"]')
+        if page.inner_text("#cards") != start:
+            break
+        time.sleep(MOVE_GAP_S)
+    cards = page.inner_text("#cards")
+    assert cards != start
+    page.wait_for_function(
+        "(n) => document.getElementById('live-me').textContent.endsWith(`, ${n} cards home`)",
+        arg=cards,
+        timeout=2500,
+    )
+    assert page.locator("#live-rows li.me .result").inner_text() == f"{cards} cards"

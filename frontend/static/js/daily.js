@@ -79,6 +79,7 @@ function onState(state) {
   board.render(state.view, over ? [] : state.legal);
   $("moves").textContent = state.moves;
   $("cards").textContent = cardsHome(state.view, config.variant);
+  drawLiveBoard(); // your own row follows your game at once, not at the next refresh
   $("undo").disabled = !state.can_undo;
   $("autoplay").disabled = over;
   $("resign").disabled = over;
@@ -178,20 +179,36 @@ function liveRow(row, mine) {
   return li;
 }
 
+let live = null; // the board as last fetched
+
+/** Your row as the board has it, with the cards home of the game on this page (newer) while
+ * it is not won (a win's time comes from the board). */
+function ownRow(row) {
+  if (!row || !frame || frame.status === "won" || row.won) return row;
+  return { ...row, cards: cardsHome(frame.view, config.variant) };
+}
+
+function drawLiveBoard() {
+  if (!live || !$("live-board")) return;
+  const rows = live.rows.map((row) =>
+    row.player.id === config.player ? liveRow(ownRow(row), true) : liveRow(row, false),
+  );
+  $("live-rows").replaceChildren(...rows);
+  $("live-total").textContent = `· ${live.total} player${live.total === 1 ? "" : "s"}`;
+  const me = ownRow(live.player);
+  $("live-me").textContent = me
+    ? `You: #${me.rank}${me.won ? ` in ${clock(me.time_ms)}` : `, ${me.cards} cards home`}`
+    : "";
+  $("live-board").dataset.total = String(live.total);
+}
+
 async function refreshLiveBoard() {
   const panel = $("live-board");
   if (!panel || document.visibilityState !== "visible") return;
   try {
     const url = `${config.board_api}?per_page=${LIVE_ROWS}&player=${config.player}`;
-    const data = await (await fetch(url)).json();
-    const rows = data.rows.map((row) => liveRow(row, row.player.id === config.player));
-    $("live-rows").replaceChildren(...rows);
-    $("live-total").textContent = `· ${data.total} player${data.total === 1 ? "" : "s"}`;
-    const me = data.player;
-    $("live-me").textContent = me
-      ? `You: #${me.rank}${me.won ? ` in ${clock(me.time_ms)}` : `, ${me.cards} cards home`}`
-      : "";
-    panel.dataset.total = String(data.total);
+    live = await (await fetch(url)).json();
+    drawLiveBoard();
   } catch (err) {
     // the next round tries again
   }
