@@ -134,6 +134,15 @@ def clean_name(name: str | None, player: Player) -> str:
     return name
 
 
+def adopt_name(player: Player, name: str | None) -> None:
+    """The name a player gives to race under becomes their nickname: one name for one person,
+    in the header, the races and the boards (a rematch keeps the names and changes nothing)."""
+    name = (name or "").strip()
+    if name and name != player.nickname:
+        player.nickname = name
+        player.save(update_fields=["nickname"])
+
+
 def add_racer(race: Race, player: Player, name: str) -> Racer:
     """A new racer in the locked race's lobby (and a quick race's lobby clock moved on)."""
     racer = Racer.objects.create(race=race, player=player, name=name)

@@ -36,7 +36,8 @@ class NameField(forms.CharField):
         super().__init__(
             max_length=NICKNAME_MAX_LENGTH,
             validators=[nickname_validator],
-            label="Your nickname in this race",
+            label="Your nickname",
+            help_text="The name others see, here and on the leaderboards.",
             **kwargs,
         )
 

@@ -15,6 +15,7 @@ from races.rating_updates import change_dict
 class Row:
     place: int | None
     name: str
+    player_id: int
     status: str
     time: str | None
     moves: int
@@ -47,6 +48,7 @@ def rows(race: Race) -> list[Row]:
         Row(
             place=r.place,
             name=r.name,
+            player_id=r.player_id,
             status=r.get_status_display(),
             time=clock(r.finish_ms if r.status == Racer.Status.WON else r.done_ms),
             moves=r.moves,

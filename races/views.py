@@ -53,9 +53,10 @@ def race_list(request: HttpRequest) -> HttpResponse:
     # tied each race and its racers into reference cycles that only the garbage collector frees,
     # 1,500 objects a page, and its pauses were this page's slowest requests (docs/performance.md).
     races = [race for listed in context.values() for race in listed]
-    names: dict[int, list[str]] = {race.pk: [] for race in races}
-    for race_id, name in Racer.objects.filter(race_id__in=names).values_list("race_id", "name"):
-        names[race_id].append(name)
+    names: dict[int, list[tuple[str, int]]] = {race.pk: [] for race in races}
+    racers = Racer.objects.filter(race_id__in=names).values_list("race_id", "name", "player_id")
+    for race_id, name, player_id in racers:
+        names[race_id].append((name, player_id))
     for race in races:
         race.names = names[race.pk]
     return render(request, "races/list.html", context)
@@ -86,6 +87,7 @@ def race_new(request: HttpRequest) -> HttpResponse:
         except RaceRuleError as exc:
             form.add_error(None, exc.reason)
         else:
+            actions.adopt_name(player, data["name"])
             return redirect(race)
     context = {"form": form, "never_proved": sorted(NEVER_PROVED)}
     return render(request, "races/new.html", context)
@@ -139,10 +141,13 @@ def race_join(request: HttpRequest, code: str) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, " ".join(form.errors.get("name", ["Check your nickname."])))
         return redirect(race)
+    player = current_player(request)
     try:
-        actions.do_join_race(race, current_player(request), form.cleaned_data["name"])
+        actions.do_join_race(race, player, form.cleaned_data["name"])
     except RaceRuleError as exc:
         messages.error(request, exc.reason)
+    else:
+        actions.adopt_name(player, form.cleaned_data["name"])
     return redirect(race)
 
 

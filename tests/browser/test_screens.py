@@ -171,3 +171,49 @@ def test_the_race_pages_keys_are_the_practice_pages_without_practice_only_keys(p
     race = board_keys(page, ".race-keys")
     assert race == {key: text for key, text in practice.items() if key not in "AHN?"}
     assert "No autoplay and no hints in a race" in page.text_content(".race-keys")
+
+
+# ------------------------------------------------------------------ 5. names lead to players
+
+
+def test_every_name_in_results_and_race_lists_links_to_its_player(make_page, screens):
+    url, made = screens
+    page = make_page(390, 844)
+    for path, names in [
+        (f"/races/{made['rated']}/results/", "#results tbody tr td.lead"),
+        (f"/races/{made['unrated']}/results/", "#results tbody tr td.lead"),
+        ("/races/", ".race-table td[data-label=Players]"),
+        ("/leaderboards/races/", ".races td[data-label=Racers]"),
+    ]:
+        page.goto(f"{url}{path}")
+        cells = page.locator(names)
+        assert cells.count(), path
+        for i in range(cells.count()):
+            links = cells.nth(i).locator("a[href^='/players/']")
+            assert links.count(), f"{path}: {cells.nth(i).inner_text()!r} names nobody's page"
+    page.goto(f"{url}/races/{made['rated']}/results/")
+    page.click("#results tbody tr:first-child td.lead a")
+    assert page.text_content("h1") == "Bartholomew Longfellow"
+
+
+def test_the_name_given_to_race_under_is_the_name_in_the_header(make_page, screens):
+    """A new guest sets a race up as "Hosty", a second joins as "Joiner": each header shows that
+    name and leads to its own player page, which offers the nickname form."""
+    url, _ = screens
+    host = make_page(390, 844)
+    host.goto(f"{url}/races/new/")
+    host.fill("#id_name", "Hosty")
+    host.click("form.race-form button[type=submit]")
+    host.wait_for_selector('#race[data-role="racer"]')
+    race_url = host.url
+    assert host.text_content(".site-header .who") == "Hosty"
+    host.click(".site-header .who")
+    assert host.text_content("h1") == "Hosty"
+    assert host.is_visible("#change-nickname")
+
+    joiner = make_page(390, 844)
+    joiner.goto(race_url)
+    joiner.fill("#id_name", "Joiner")
+    joiner.click("#join-button")
+    joiner.wait_for_selector('#race[data-role="racer"]')
+    assert joiner.text_content(".site-header .who") == "Joiner"

@@ -25,6 +25,10 @@ def test_the_list_shows_public_races_only(ann, make_race, client):
     assert public.code in page and private.code not in page
 
 
+def text_of(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html)
+
+
 def test_the_list_names_each_races_racers_and_says_when_a_lobby_is_full(
     ann, make_client, make_race, client
 ):
@@ -33,9 +37,11 @@ def test_the_list_names_each_races_racers_and_says_when_a_lobby_is_full(
     actions.do_join_race(full, make_client("Bea").player, name="Bea")
     page = client.get("/races/").content.decode()
     row = page[page.index(f'data-race="{full.code}"') :]
-    assert "2 / 2 — Ann, Bea" in row[: row.index("</tr>")] and "Full: watch" in row
+    assert "2 / 2 — Ann, Bea" in text_of(row[: row.index("</tr>")]) and "Full: watch" in row
     row = page[page.index(f'data-race="{room.code}"') :]
-    assert "1 / 4 — Cy" in row[: row.index("</tr>")] and ">Join</a>" in row
+    assert "1 / 4 — Cy" in text_of(row[: row.index("</tr>")]) and ">Join</a>" in row
+    bea = full.racers.get(name="Bea").player_id
+    assert f'<a href="/players/{bea}/">Bea</a>' in page  # every name leads to its player
 
 
 def test_creating_a_race_puts_the_host_in_its_lobby(ann):
