@@ -26,7 +26,9 @@ from games.winnable import (
     PRACTICE_SEED_BOUND,
     SEARCH_BUDGET_S,
     Use,
+    is_proved,
     offers_winnable,
+    proved_mark,
     wait_for_deal,
     winnable_seed,
 )
@@ -104,7 +106,8 @@ def new_winnable_deal(request: HttpRequest, variant: str) -> HttpResponse:
         elif wait.status == "none":
             return render(request, "games/no_winnable_deal.html", {**context, "tried": wait.tried})
     if seed is not None:
-        return redirect("play", variant=variant, seed=str(seed))
+        play_url = reverse("play", args=[variant, str(seed)])
+        return redirect(f"{play_url}?proved={proved_mark(variant, seed)}")
     again = f"{reverse('new_winnable_deal', args=[variant])}?since={int(since * 1000)}"
     status = f"{reverse('winnable_status', args=[variant])}?since={int(since * 1000)}"
     context.update(again=again, status_url=status, poll_s=WINNABLE_POLL_S)
@@ -152,6 +155,7 @@ def play(request: HttpRequest, variant: str, seed: str) -> HttpResponse:
     number = check_seed(seed)
     if str(number) != seed:  # "007" is deal 7: one address per deal
         return redirect("play", variant=variant, seed=str(number))
+    proved = is_proved(variant, number, request.GET.get("proved"))
     if request.method == "POST":
         game, _ = actions.do_open_game(current_player(request), variant, number, Game.Kind.PRACTICE)
         if "application/json" in request.headers.get("Accept", ""):
@@ -175,6 +179,7 @@ def play(request: HttpRequest, variant: str, seed: str) -> HttpResponse:
         "variant_info": info,
         "board_config": board_config,
         "offers_winnable": offers_winnable(variant),
+        "proved": proved,
     }
     return render(request, "games/play.html", context)
 

@@ -27,12 +27,20 @@ import time
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core import signing
 from django.core.cache import cache
 from django.db import IntegrityError
+from django.utils.crypto import constant_time_compare
 
 from games.deals import random_seed
 from games.engine import new_game
-from games.engine.built_deals import BUILT_COUNT, OPEN_COUNT, open_numbers, secret_number
+from games.engine.built_deals import (
+    BUILT_COUNT,
+    OPEN_COUNT,
+    is_built,
+    open_numbers,
+    secret_number,
+)
 from games.engine.shuffle import MAX_SEED
 from games.models import WinnableDeal
 from games.solver import Verdict, solve
@@ -147,6 +155,21 @@ def winnable_seed(variant: str, use: str) -> int | None:
     if seed is not None:
         start_search(variant, use)
     return seed
+
+
+def proved_mark(variant: str, seed: int) -> str:
+    """What a deal dealt as winnable carries in its address (`?proved=`), as the pool's row is
+    gone once dealt: the deal's signature, so its page can say "proved winnable" and no address
+    can make another deal's page say so (96 bits of it: the address stays short)."""
+    return signing.Signer(salt="games.winnable.proved").signature(f"{variant}:{seed}")[:16]
+
+
+def is_proved(variant: str, seed: int, mark: str | None) -> bool:
+    """Whether the page of this deal says it was proved winnable: a built deal always (each
+    has its winning line), another with its `proved_mark`."""
+    if variant in BUILT and is_built(seed):
+        return True
+    return bool(mark) and constant_time_compare(mark, proved_mark(variant, seed))
 
 
 def pool_size(variant: str, use: str) -> int:

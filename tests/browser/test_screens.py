@@ -217,3 +217,18 @@ def test_the_name_given_to_race_under_is_the_name_in_the_header(make_page, scree
     joiner.click("#join-button")
     joiner.wait_for_selector('#race[data-role="racer"]')
     assert joiner.text_content(".site-header .who") == "Joiner"
+
+
+# ------------------------------------------------------------------ 6. a winnable deal says so
+
+
+def test_a_winnable_deal_says_proved_winnable_once_it_opens(make_page, live_url):
+    """Eighty Thieves' winnable deals are built deals: dealt at once, with no search."""
+    page = make_page(390, 844)
+    page.goto(f"{live_url}/play/eighty-thieves/winnable/")
+    page.wait_for_selector('body[data-ws-ready="1"]')
+    assert page.is_visible("#deal-proved")
+    assert page.text_content("#deal-proved") == "proved winnable"
+    page.goto(f"{live_url}/play/eighty-thieves/12/")  # a random deal claims nothing
+    page.wait_for_selector('body[data-ws-ready="1"]')
+    assert page.locator("#deal-proved").count() == 0

@@ -58,7 +58,7 @@ def test_an_empty_pool_waits_for_the_background_search_then_deals_what_it_proved
     assert client.get(status).json() == {"status": "ready"}
     response = client.get(again)
     assert response.status_code == 302
-    match = re.fullmatch(rf"/play/{variant}/([0-9]+)/", response["Location"])
+    match = re.fullmatch(rf"/play/{variant}/([0-9]+)/\?proved=[\w-]+", response["Location"])
     assert match, response["Location"]
     assert solve(new_game(variant, int(match.group(1))), max_seconds=5).verdict == Verdict.WON
     assert rows() == before
@@ -146,7 +146,7 @@ def test_a_winnable_eighty_thieves_deal_is_an_open_built_deal_at_once(client, no
     """No search: the redirect goes to an open built deal, whose shipped line wins it."""
     response = client.get("/play/eighty-thieves/winnable/")
     assert response.status_code == 302
-    match = re.fullmatch(r"/play/eighty-thieves/([0-9]+)/", response["Location"])
+    match = re.fullmatch(r"/play/eighty-thieves/([0-9]+)/\?proved=[\w-]+", response["Location"])
     seed = int(match.group(1))
     assert seed in open_numbers()
     game = new_game("eighty-thieves", seed)

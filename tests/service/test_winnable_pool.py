@@ -30,8 +30,23 @@ def test_a_pooled_deal_is_dealt_at_once(client, no_search):
     """ "A winnable deal" redirects to the practice pool's first deal, without a search."""
     pool("penguin", Use.PRACTICE, 5, 6)
     response = client.get("/play/penguin/winnable/")
-    assert response.status_code == 302 and response["Location"] == "/play/penguin/5/"
+    assert response.status_code == 302 and response["Location"].startswith(
+        "/play/penguin/5/?proved="
+    )
     assert list(WinnableDeal.objects.values_list("seed", flat=True)) == [6]
+
+
+def test_a_deal_dealt_as_winnable_says_so_on_its_page(client, no_search):
+    """The pool's row is gone once dealt: the address carries the deal's signed mark, and only
+    that deal's page with it says "proved winnable"."""
+    pool("penguin", Use.PRACTICE, 5)
+    page = client.get("/play/penguin/winnable/", follow=True).content.decode()
+    assert 'id="deal-proved"' in page and "proved winnable" in page
+    mark = winnable.proved_mark("penguin", 5)
+    assert 'id="deal-proved"' not in client.get("/play/penguin/5/").content.decode()
+    assert 'id="deal-proved"' not in client.get(f"/play/penguin/6/?proved={mark}").content.decode()
+    assert 'id="deal-proved"' not in client.get(f"/play/queenie/5/?proved={mark}").content.decode()
+    assert 'id="deal-proved"' not in client.get("/play/penguin/5/?proved=forged").content.decode()
 
 
 def test_each_pooled_deal_is_dealt_once(no_search):
