@@ -232,3 +232,24 @@ def test_a_winnable_deal_says_proved_winnable_once_it_opens(make_page, live_url)
     page.goto(f"{live_url}/play/eighty-thieves/12/")  # a random deal claims nothing
     page.wait_for_selector('body[data-ws-ready="1"]')
     assert page.locator("#deal-proved").count() == 0
+
+
+# ------------------------------------------------------------------ 7. quick race, at hand
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_quick_race_is_in_the_header_and_above_the_fold(make_page, screens, width, height):
+    url, made = screens
+    page = make_page(width, height)
+    for path in ["/", "/races/", "/daily/", "/leaderboards/", f"/players/{made['player']}/"]:
+        page.goto(f"{url}{path}")
+        button = page.locator(".site-header #header-quick-race")
+        assert button.is_visible(), path
+        assert button.bounding_box()["y"] + button.bounding_box()["height"] <= height, path
+    page.goto(f"{url}/")
+    box = page.locator("#quick-race-button").bounding_box()
+    assert box["y"] + box["height"] <= height, f"the home page's Quick race at {box}"
+    page.click("#header-quick-race")
+    page.wait_for_selector('#race[data-role="racer"]')
+    assert "quick race" in page.text_content(".race-title")
+    page.click("#leave-button")
