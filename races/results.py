@@ -50,7 +50,7 @@ def rows(race: Race) -> list[Row]:
             name=r.name,
             player_id=r.player_id,
             status=r.get_status_display(),
-            time=clock(r.finish_ms if r.status == Racer.Status.WON else r.done_ms),
+            time=clock(r.finish_ms) if r.status == Racer.Status.WON else None,  # to the win
             moves=r.moves,
             cards=r.cards,
             replay=f"/replay/{r.game.public_id}/" if r.game_id else None,

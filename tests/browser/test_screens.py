@@ -253,3 +253,41 @@ def test_quick_race_is_in_the_header_and_above_the_fold(make_page, screens, widt
     page.wait_for_selector('#race[data-role="racer"]')
     assert "quick race" in page.text_content(".race-title")
     page.click("#leave-button")
+
+
+# ------------------------------------------------------------------ 8. one word for one idea
+
+
+def test_a_quick_race_is_rated_not_also_ranked(make_page, screens):
+    url, made = screens
+    page = make_page()
+    page.goto(f"{url}/races/{made['rated']}/")
+    badges = page.locator(".race-title .race-badge").all_inner_texts()
+    assert "rated" in badges and "quick race" in badges
+    assert not [badge for badge in badges if "ranked" in badge], badges
+
+
+def test_only_a_winner_has_a_time(make_page, screens):
+    """The page's own note: times run from the start to the winning move."""
+    url, made = screens
+    page = make_page()
+    page.goto(f"{url}/races/{made['rated']}/results/")
+    assert "from the start to the winning move" in page.text_content("main")
+    for row in page.locator("#results tbody tr").all():
+        result, time = row.locator("td").nth(2).inner_text(), row.locator("td").nth(3).inner_text()
+        assert (time != "–") == (result == "Finished"), (result, time)
+
+
+def test_an_empty_quick_race_does_not_wait_for_a_second_player(make_page, screens):
+    url, _ = screens
+    page = make_page(390, 844)
+    page.goto(f"{url}/races/")
+    page.select_option("#quick-variant", "spiderweb")
+    page.click("#quick-race-button")
+    page.wait_for_selector('#race[data-role="racer"]')
+    assert "waiting for a second player (1 of 8)" in page.text_content("#race-status")
+    page.click("#leave-button")
+    page.wait_for_selector('#race[data-role="spectator"]')
+    page.wait_for_function("!document.getElementById('race-status').textContent.includes('(1 of')")
+    status = page.text_content("#race-status")
+    assert "second player" not in status and "0 of" not in status, status

@@ -214,12 +214,15 @@ def test_only_racers_ask_for_a_rematch(finished_race, make_client):
     assert Race.objects.count() == 1
 
 
-def test_a_won_race_records_the_servers_time(finished_race):
-    """Racer rows keep places, and the results table shows each racer's time."""
+def test_racers_who_did_not_win_have_no_time(finished_race):
+    """Racer rows keep places; times run from the start to the winning move, so two racers
+    who resigned have none on the results page (the server keeps when they stopped)."""
     places = sorted(Racer.objects.filter(race=finished_race).values_list("place", flat=True))
     assert places == [1, 2]
+    assert all(Racer.objects.filter(race=finished_race).values_list("done_ms", flat=True))
     page = finished_race.clients[0].get(f"/races/{finished_race.code}/results/").content.decode()
-    assert re.search(r"\d+:\d\d\.\d", page)
+    table = page[page.index('id="results"') : page.index("</table>")]
+    assert not re.search(r"\d+:\d\d\.\d", table)
 
 
 def test_the_live_page_loads_for_a_racer(ann, make_race):

@@ -260,8 +260,11 @@ function renderStatusLine(phase) {
   if (phase === "lobby" && race.quick) {
     const n = model.racers.size;
     const left = race.autostart_at ? Math.max(0, Math.ceil((race.autostart_at - serverNow()) / 1000)) : null;
+    const waiting = n === 0
+      ? `Quick race: nobody in the lobby yet (up to ${race.max_players} players).`
+      : `Quick race: waiting for a second player (${n} of ${race.max_players}).`;
     setStatus(left === null
-      ? `Quick race: waiting for a second player (${n} of ${race.max_players}).`
+      ? waiting
       : `Quick race: starts in ${left} s (${n} of ${race.max_players} players; at once with ${race.max_players}).`);
   } else if (phase === "lobby") {
     const n = model.racers.size;
