@@ -153,6 +153,16 @@ def test_a_group_that_cannot_go_home_says_which_card(page, live_url):
     assert "cannot go to a foundation now." in toast_after(page, "f")
 
 
+def set_up_race(page, base: str, variant: str = "penguin", name: str = "") -> None:
+    """Set a race up with the form, as a new guest does, and wait in its lobby."""
+    page.goto(f"{base}/races/new/")
+    page.select_option("#id_variant", variant)
+    if name:
+        page.fill("#id_name", name)
+    page.click("form.race-form button[type=submit]")
+    page.wait_for_selector('#race[data-role="racer"]')
+
+
 def board_keys(page, selector: str) -> dict[str, str]:
     return page.evaluate(
         """(sel) => Object.fromEntries([...document.querySelectorAll(sel + ' dt')]
@@ -164,10 +174,7 @@ def board_keys(page, selector: str) -> dict[str, str]:
 def test_the_race_pages_keys_are_the_practice_pages_without_practice_only_keys(page, live_url):
     open_practice(page, live_url, "/play/queenie/777/")
     practice = board_keys(page, "#help")
-    page.goto(f"{live_url}/races/new/")
-    page.select_option("#id_variant", "queenie")
-    page.click("form.race-form button[type=submit]")
-    page.wait_for_selector('#race[data-role="racer"]')
+    set_up_race(page, live_url, variant="queenie")
     race = board_keys(page, ".race-keys")
     assert race == {key: text for key, text in practice.items() if key not in "AHN?"}
     assert "No autoplay and no hints in a race" in page.text_content(".race-keys")
@@ -201,10 +208,7 @@ def test_the_name_given_to_race_under_is_the_name_in_the_header(make_page, scree
     name and leads to its own player page, which offers the nickname form."""
     url, _ = screens
     host = make_page(390, 844)
-    host.goto(f"{url}/races/new/")
-    host.fill("#id_name", "Hosty")
-    host.click("form.race-form button[type=submit]")
-    host.wait_for_selector('#race[data-role="racer"]')
+    set_up_race(host, url, name="Hosty")
     race_url = host.url
     assert host.text_content(".site-header .who") == "Hosty"
     host.click(".site-header .who")
