@@ -295,3 +295,25 @@ def test_an_empty_quick_race_does_not_wait_for_a_second_player(make_page, screen
     page.wait_for_function("!document.getElementById('race-status').textContent.includes('(1 of')")
     status = page.text_content("#race-status")
     assert "second player" not in status and "0 of" not in status, status
+
+
+# ------------------------------------------------------------------ 9. the results chart
+
+
+def test_equal_lines_on_the_results_chart_stay_apart_and_the_legend_reads(make_page, screens):
+    """Six of the eight racers resigned with the same curve (tests/browser/screens_data.py)."""
+    url, made = screens
+    page = make_page()
+    page.goto(f"{url}/races/{made['rated']}/results/")
+    lines = page.eval_on_selector_all(
+        "#results-chart polyline",
+        "(ps) => ps.map((p) => [p.getAttribute('points'), p.getAttribute('stroke-dasharray'),"
+        " p.getAttribute('stroke')])",
+    )
+    assert len(lines) == 8
+    assert len({(points, dash) for points, dash, _ in lines}) == 8, "a line hides another"
+    legend_id = page.get_attribute("#results-chart", "aria-describedby")
+    items = [item.strip() for item in page.locator(f"#{legend_id} li").all_inner_texts()]
+    assert len(items) == 8
+    assert items[0].startswith("Bartholomew Longfellow (blue, solid line): 52 cards home at ")
+    assert items[2].startswith("Theodora Featherstonehau (green, dotted line): 14 cards home")

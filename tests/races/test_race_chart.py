@@ -40,3 +40,19 @@ def test_axes_have_ticks_from_zero_to_the_full_deck():
     assert chart.y_ticks[0].label == "0" and chart.y_ticks[-1].label == "104"
     assert chart.x_ticks[0].label == "0:00"
     assert all(t.pos <= chart.right for t in chart.x_ticks)
+
+
+def test_equal_lines_stay_apart():
+    """Two racers with the same curve: the second is drawn a little above the first, with
+    another dash pattern, and each line says in words how it looks and where it ends."""
+    same = [(1000, 4), (3000, 9)]
+    chart = build_chart([("ann", same), ("bob", same), ("cy", [(2000, 52)])], 52, 4000)
+    ann, bob, cy = chart.lines
+    assert ann.points != bob.points and ann.dash != bob.dash
+    assert [x for x, _ in parse(ann.points)] == [x for x, _ in parse(bob.points)]
+    for line in chart.lines:
+        for _, y in parse(line.points):
+            assert chart.top <= y <= chart.bottom
+    assert (ann.looks, ann.summary) == ("blue, solid", "9 cards home")
+    assert (bob.looks, cy.looks) == ("red, dashed", "green, dotted")
+    assert cy.summary == "52 cards home at 0:02"
