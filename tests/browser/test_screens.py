@@ -150,7 +150,8 @@ def test_a_group_that_cannot_go_home_says_which_card(page, live_url):
     page.keyboard.press("2")  # t1's two-card run: its top card has no foundation to go to
     assert page.evaluate("window.practice.board.selection.count") == 2
     assert page.evaluate("window.practice.board.legal.from('t1', 1).length") == 0
-    assert "cannot go to a foundation now." in toast_after(page, "f")
+    top = page.evaluate("window.practice.board._describe('t1')")
+    assert toast_after(page, "f") == f"{top} cannot go to a foundation now."
 
 
 def set_up_race(page, base: str, variant: str = "penguin", name: str = "") -> None:
