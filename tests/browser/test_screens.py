@@ -290,7 +290,9 @@ def test_an_empty_quick_race_does_not_wait_for_a_second_player(make_page, screen
     page.select_option("#quick-variant", "spiderweb")
     page.click("#quick-race-button")
     page.wait_for_selector('#race[data-role="racer"]')
-    assert "waiting for a second player (1 of 8)" in page.text_content("#race-status")
+    page.wait_for_function(
+        "document.getElementById('race-status').textContent.includes('second player (1 of 8)')"
+    )
     page.click("#leave-button")
     page.wait_for_selector('#race[data-role="spectator"]')
     page.wait_for_function("!document.getElementById('race-status').textContent.includes('(1 of')")
