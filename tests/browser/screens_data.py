@@ -147,6 +147,11 @@ def seed() -> dict:
     for race in (waiting, running):
         for player in players[2:8]:
             Racer.objects.create(race=race, player=player, name=player.nickname)
-    made = {"rated": rated.code, "unrated": unrated.code, "player": players[0].pk}
+    made = {
+        "rated": rated.code,
+        "unrated": unrated.code,
+        "player": players[0].pk,
+        "replay": rated.racers.get(place=1).game.public_id,
+    }
     print(json.dumps(made))
     return made

@@ -82,9 +82,15 @@ def wide_pages(made: dict) -> list[str]:
         "/leaderboards/races/",
         f"/players/{made['player']}/",
         "/leaderboards/rating/penguin/",
+        "/leaderboards/fastest/penguin/",
+        f"/races/{made['rated']}/",
+        f"/replay/{made['replay']}/",
         "/",
         "/races/new/",
         "/daily/",
+        "/daily/queenie/",
+        "/accounts/login/",
+        "/accounts/signup/",
         "/nope/",
     ]
 
@@ -95,7 +101,8 @@ def test_every_page_fits_a_phone_without_sideways_scroll(make_page, screens, wid
     page = make_page(width, 800)
     too_wide = {}
     for path in wide_pages(made):
-        page.goto(f"{url}{path}")
+        response = page.goto(f"{url}{path}")
+        assert response.status == (404 if path == "/nope/" else 200), path
         scroll = page.evaluate("document.documentElement.scrollWidth")
         if scroll > width:
             too_wide[path] = scroll
