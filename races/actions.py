@@ -310,6 +310,13 @@ def _close_if_all_done(race: Race) -> None:
         _close(race, reason="all_done")
 
 
+def close_finished(racers) -> None:
+    """After a move batch's commit: the close of each race whose racer has just finished, if
+    that was the last one still racing (the racer's part of the batch, races/apps.py)."""
+    for race_pk in {r.race_pk for r in racers if r.status in lifecycle.DONE}:
+        close_if_complete(race_pk)
+
+
 def close_if_complete(race_pk: int) -> None:
     """Close a running race whose racers have all finished (after a batch in which one won)."""
     with transaction.atomic():

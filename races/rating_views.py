@@ -7,10 +7,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from daily import params
-from daily.api import error, json_get
+from games import params
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Player
+from games.params import bad_request, error, json_get
 from races import rating_board, ratings
 
 BOARD_PARAMS = {"page", "per_page"}
@@ -28,8 +28,6 @@ def board_page(request: HttpRequest, variant: str) -> HttpResponse:
     try:
         data = _board(request, variant)
     except params.BadParameter as exc:
-        from daily.views import bad_request
-
         return bad_request(request, f"{exc.name}: {exc.reason}")
     context = {
         "data": data,
