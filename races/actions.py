@@ -31,7 +31,7 @@ from races.deals import pooled_winnable, winnable_seed
 from races.events import emit, race_dict, racer_dict
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
 from races.models import Race, Racer
-from races.rating_updates import apply_ratings
+from races.ratings.updates import apply_ratings
 from races.standings import standing_order
 
 logger = logging.getLogger(__name__)

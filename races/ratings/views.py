@@ -11,7 +11,8 @@ from games import params
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Player
 from games.params import bad_request, error, json_get
-from races import rating_board, ratings
+from races import ratings
+from races.ratings import board
 
 BOARD_PARAMS = {"page", "per_page"}
 
@@ -20,7 +21,7 @@ def _board(request: HttpRequest, variant: str) -> dict:
     params.variant(variant)
     params.allowed(request.GET, BOARD_PARAMS)
     page, per_page = params.page(request.GET)
-    return rating_board.board(variant, page, per_page)
+    return board.board(variant, page, per_page)
 
 
 @require_GET
@@ -53,6 +54,6 @@ def player_api(request: HttpRequest, player_id: int) -> JsonResponse:
     return JsonResponse(
         {
             "player": {"id": player.pk, "nickname": player.nickname},
-            "ratings": rating_board.player_ratings(player),
+            "ratings": board.player_ratings(player),
         }
     )
