@@ -140,10 +140,15 @@ def act(game, action: str, seq: int, move: str | None = None, extend=None) -> Ga
     `seq` is the log length the client last saw: behind the game's it is a resend (answered
     with the current game, nothing applied), ahead of it StaleSeq."""
     entry = play.InPlay(game=game, live=load(game))
-    update = async_to_sync(play.act)(entry, action, seq, move, extend, store=store_now)
+    update = async_to_sync(play.act)(entry, action, seq, move, extend, store_now, read_now)
     if not update.duplicate:
         notify(update)
     return update
+
+
+async def read_now(game: Game) -> LiveGame:
+    """The game loaded from the record in the thread of the synchronous caller."""
+    return await sync_to_async(load)(game)
 
 
 async def store_now(write: GameWrite):

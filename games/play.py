@@ -366,14 +366,17 @@ async def act(
     move: str | None = None,
     extend: Extend | None = None,
     store=None,
+    read=None,
 ) -> GameUpdate:
     """One action (move, undo, autoplay) on the game, stored before it is answered: by the
-    loop's writer, or by `store(write)` (the synchronous actions)."""
+    loop's writer and read from the record off the loop, or by `store(write)` and `read(game)`
+    (the synchronous actions, in their caller's thread)."""
     store = store or entry.store or GAMES.get().writer.write
+    read = read or read_record
     async with entry.lock:
         live = entry.live
         if live is None or live.stale or seq > live.seq:  # ahead: another process moved
-            live = entry.live = await retrying(lambda: off_loop(load)(entry.game))
+            live = entry.live = await read(entry.game)
         for _ in range(2):
             if live.check_seq(seq):
                 return update_of(live, duplicate=True)
@@ -386,14 +389,20 @@ async def act(
             if live.pk in result.applied:
                 return update_of(live, played, legal, write=write)
             # Someone else wrote first: answer from the record.
-            live = entry.live = await retrying(lambda: off_loop(load)(entry.game))
+            live = entry.live = await read(entry.game)
         raise Conflict("the game changed while the move was stored; send it again")
+
+
+async def read_record(game: Game) -> LiveGame:
+    """The game loaded from the record off the event loop, tried again while the database is
+    away."""
+    return await retrying(lambda: off_loop(load)(game))
 
 
 async def state_of(entry: InPlay) -> GameUpdate:
     """The game as it stands (for `open` and resyncs), read again from the record."""
     async with entry.lock:
-        entry.live = await retrying(lambda: off_loop(load)(entry.game))
+        entry.live = await read_record(entry.game)
         return update_of(entry.live)
 
 

@@ -417,4 +417,4 @@ async def send_messages(messages: list[tuple[str, dict]]) -> None:
 def close_writer_connection() -> None:
     """Give back the writer thread's database connection (a test run's end; a shutdown)."""
     if not _on_sqlite():
-        WRITER_THREAD.submit(connection.close).result()
+        WRITER_THREAD.submit(lambda: connection.close()).result()  # the thread's own

@@ -36,7 +36,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from games import play
-from games.actions import store_now
+from games.actions import read_now, store_now
 from games.layer import group_send_nowait
 from games.models import Game, Player
 from games.play import GameUpdate, LiveGame, PerLoop
@@ -141,12 +141,18 @@ def seat_of(race: Race, player: Player | None) -> Seat | None:
 
 
 async def race_act(
-    seat: Seat, entry: play.InPlay, action: str, seq: int, move: str | None = None, store=None
+    seat: Seat,
+    entry: play.InPlay,
+    action: str,
+    seq: int,
+    move: str | None = None,
+    store=None,
+    read=None,
 ) -> GameUpdate:
     """One move or undo of the racer's game, stored with the racer's progress, which the seat
     then holds (sockets and synchronous callers alike)."""
     try:
-        update = await play.act(entry, action, seq, move, seat.extend, store)
+        update = await play.act(entry, action, seq, move, seat.extend, store, read)
     except BaseException:
         seat.stale = True
         raise
@@ -188,7 +194,7 @@ def _race_act(race, player, action, seq, move=None) -> GameUpdate:
     if seat.racer.game is None:
         raise RaceRuleError("not_in_race", "you are not racing in this race")
     entry = play.InPlay(game=seat.racer.game, live=play.load(seat.racer.game))
-    update = async_to_sync(race_act)(seat, entry, action, seq, move, store_now)
+    update = async_to_sync(race_act)(seat, entry, action, seq, move, store_now, read_now)
     if update.write is not None and seat.racer.status not in DONE:
         # No tick here: every process's relay hears of it at once.
         at_ms = max(0, int(time.time() * 1000) - seat.starts_ms)
