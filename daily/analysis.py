@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 
+from daily.models import LosingMove
 from games import worker
 from games.models import Game, Move
 from games.play import move_log, starting_position
@@ -61,7 +62,6 @@ def losing_frame_of(game: Game) -> int | None:
 def analyse(game_pk: int) -> bool:
     """Find and store one game's mark, unless it is stored for its log already; True if a
     search ran."""
-    from daily.models import LosingMove
 
     game = Game.objects.filter(pk=game_pk).first()
     if game is None or LosingMove.objects.filter(game=game, seq=game.seq).exists():
@@ -73,7 +73,6 @@ def analyse(game_pk: int) -> bool:
 
 def stored(game: Game) -> tuple[bool, int | None]:
     """(analysed, frame): whether the game's log has a stored mark, and the mark."""
-    from daily.models import LosingMove
 
     row = LosingMove.objects.filter(game=game).values_list("seq", "frame").first()
     if row is None or row[0] != game.seq:

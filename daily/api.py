@@ -13,6 +13,8 @@ from daily import leaderboard, replay, stats
 from daily.boards import ALL_TIME, DAILY, Board
 from daily.dealpick import next_reset, utc_day
 from daily.models import DailyChallenge
+from daily.races import recent_races_page
+from daily.tables import board_dict
 from games import params
 from games.engine import VARIANT_INFO, VARIANTS
 from games.identity import current_player
@@ -27,7 +29,6 @@ def viewer(request: HttpRequest) -> Player | None:
 
 
 def board_response(request: HttpRequest, board: Board) -> JsonResponse:
-    from daily.tables import board_dict
 
     params.allowed(request.GET, BOARD_PARAMS)
     page, per_page = params.page(request.GET)
@@ -81,7 +82,6 @@ def all_time_board(request: HttpRequest, kind: str, variant: str) -> JsonRespons
 @json_get
 def recent_races(request: HttpRequest) -> JsonResponse:
     """Finished public races, newest first."""
-    from daily.races import recent_races_page
 
     params.allowed(request.GET, {"page", "per_page", "variant"})
     page, per_page = params.page(request.GET)

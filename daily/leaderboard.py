@@ -23,11 +23,14 @@ import logging
 import time
 from dataclasses import dataclass
 
+from django.db import DatabaseError
+from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 from redis.exceptions import RedisError
 
 from daily import board_scores, streakbook
 from daily.boards import ALL_TIME, DAILY, Board
+from daily.models import DailyAttempt
 from daily.scoring import shared_ranks
 from games.rankstore import MemoryRankStore, RankStore, get_rank_store
 
@@ -46,8 +49,6 @@ def database_epoch() -> str:
     Keys carry it so that a database made afresh (tests, a restore, a second deployment on one
     Redis) never reads the boards another database left in Redis.
     """
-    from django.db import DatabaseError
-    from django.db.migrations.recorder import MigrationRecorder
 
     try:
         first = MigrationRecorder.Migration.objects.order_by("applied", "id").first()
@@ -143,7 +144,6 @@ def record_attempt(attempt_pk: int, store: RankStore | None = None) -> None:
     failure here loses nothing: the database has the result, the scheduler's hourly rebuild of
     the recent boards mends the boards, and a full ``rebuild_leaderboards`` the streaks.
     """
-    from daily.models import DailyAttempt
 
     attempt = DailyAttempt.objects.select_related("challenge", "game").filter(pk=attempt_pk).first()
     if attempt is None or not attempt.ranked:

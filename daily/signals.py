@@ -17,12 +17,13 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from daily import leaderboard
+from daily import analysis, leaderboard
 from daily.actions import sync_attempt
 from daily.models import DailyAttempt
 from daily.races import forget_newest
 from games.models import Game, Player
-from games.play import OVER
+from games.play import OVER, WRITE_PARTS
+from games.storage import ON_END, BatchPart, register
 
 
 @receiver(post_save, sender=Game, dispatch_uid="daily.signals.sync_daily_attempt")
@@ -137,3 +138,11 @@ def record_ranked(attempts: list[AttemptWrite]) -> None:
 
     for attempt in attempts:
         leaderboard.record_attempt(attempt.pk)
+
+
+# The attempt's part of every daily game's move batch (its result in the batch's statement,
+# the boards after the commit), and the losing-move search of the games a batch ended.
+WRITE_PARTS[Game.Kind.DAILY] = attempt_part
+register(BatchPart(name="attempt", sql=ATTEMPT_SQL, orm=write_attempts, after_commit=record_ranked))
+ON_END.append(analysis.request)
+post_save.connect(analysis.after_save, sender=Game, dispatch_uid="daily.analysis")

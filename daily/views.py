@@ -37,7 +37,7 @@ from daily.tables import board_dict, board_dicts, format_ms
 from games import params
 from games.engine import VARIANT_INFO, VARIANTS
 from games.identity import current_player
-from games.models import Game
+from games.models import Game, Player
 from games.params import bad_request
 from games.sockets import iso
 
@@ -411,7 +411,6 @@ def races_board(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def player_page(request: HttpRequest, player_id: int) -> HttpResponse:
-    from games.models import Player
 
     found = Player.objects.filter(pk=player_id).first()
     if found is None:

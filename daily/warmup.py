@@ -12,7 +12,10 @@ import datetime as dt
 import logging
 import threading
 
+from daily.actions import get_challenge
+from daily.models import DailyChallenge
 from games import worker
+from games.models import Variant
 
 logger = logging.getLogger(__name__)
 
@@ -20,8 +23,6 @@ _running = threading.Lock()
 
 
 def missing_days(today: dt.date) -> list[tuple[str, dt.date]]:
-    from daily.models import DailyChallenge
-    from games.models import Variant
 
     wanted = [(v, today + dt.timedelta(days=i)) for i in (0, 1) for v in Variant.values]
     have = set(
@@ -33,7 +34,6 @@ def missing_days(today: dt.date) -> list[tuple[str, dt.date]]:
 
 
 def _pick(jobs: list[tuple[str, dt.date]]) -> None:
-    from daily.actions import get_challenge
 
     try:
         for variant, day in jobs:

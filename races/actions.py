@@ -24,7 +24,8 @@ from games.actions import do_create_game, do_end_game
 from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
-from races import lifecycle
+from games.storage import BatchPart, register
+from races import events, lifecycle
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
 from races.codes import new_code
 from races.deals import pooled_winnable, winnable_seed
@@ -409,3 +410,17 @@ def do_rematch(race: Race, player: Player) -> Race:
                 return new
         new.delete()
     return Race.objects.get(pk=race.rematch_id)
+
+
+# The racer's part of every move batch (games/storage.py): its progress in the batch's statement,
+# the numbered event of a finish in its transaction, the close of a race once all are done.
+register(
+    BatchPart(
+        name="racer",
+        sql=events.RACER_SQL,
+        orm=events.write_racers,
+        lock=events.lock_races,
+        announce=events.announce_finishes,
+        after_commit=close_finished,
+    )
+)

@@ -8,19 +8,6 @@ class RacesConfig(AppConfig):
     name = "races"
 
     def ready(self) -> None:
-        # The racer's part of every move batch: its progress in the batch's statement, the
-        # numbered event of a finish in its transaction, the close of a race once all are done.
-        # Imported here: models can be imported only once the app registry is ready.
-        from games.storage import BatchPart, register
-        from races import actions, events
-
-        register(
-            BatchPart(
-                name="racer",
-                sql=events.RACER_SQL,
-                orm=events.write_racers,
-                lock=events.lock_races,
-                announce=events.announce_finishes,
-                after_commit=actions.close_finished,
-            )
-        )
+        # Registers the racer's part of every move batch (races/actions.py); models can be
+        # imported only once the app registry is ready.
+        from races import actions  # noqa: F401
