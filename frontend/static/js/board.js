@@ -288,6 +288,7 @@ export class Board {
           `<span class="beak-text short">Up from <b>${rankLabel(beak)}</b>, K\u2192A.<br>` +
           `Spaces: <b>${rankLabel(below)}</b></span>`
         : "";
+      box.setAttribute("role", "note");
       box.setAttribute("aria-label", beak ? `Beak rank ${rankLabel(beak)}` : "Beak");
     }
     return box;
