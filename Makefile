@@ -19,7 +19,13 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-install: $(VENV)/.installed
+# Test tools from npm, pinned in package-lock.json (axe-core for tests/accessibility/). Without npm
+# those tests are skipped (failed under CI=true, where .ci/run installs npm).
+node_modules/.package-lock.json: package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm is missing: the accessibility tests will be skipped (apt-get install npm)"; fi
+
+install: $(VENV)/.installed node_modules/.package-lock.json
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
