@@ -73,3 +73,26 @@ def test_every_page_has_no_axe_findings(axe, seeded_site, make_page, width):
     assert len(checked) >= 20, f"only {len(checked)} pages checked: {checked}"
     assert not findings, f"{len(findings)} of {len(checked)} pages:\n{report}"
     assert len(headers) == 1, f"the header changes colour from page to page: {headers}"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_states_behind_a_click_have_no_axe_findings(axe, make_page, live_url, width):
+    """What the walk's first look does not show: the practice page's help open, and a race
+    running with your own board to play."""
+    page = make_page(*WIDTHS[width])
+    page.goto(f"{live_url}/play/penguin/1/")
+    page.wait_for_selector('body[data-ws-ready="1"]')
+    page.click("#btn-help")
+    page.wait_for_selector("#help:popover-open")
+    findings = {"help open": run_axe(page)}
+    page.goto(f"{live_url}/races/new/")
+    page.select_option("#id_variant", "queenie")
+    page.click("button[type=submit]")
+    page.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
+    page.click("#start-button")
+    page.wait_for_selector('#race[data-phase="running"]', timeout=15_000)
+    page.wait_for_selector("#countdown", state="hidden")
+    page.wait_for_selector("#board [data-pile]")
+    findings["race running"] = run_axe(page)
+    found = {state: [str(f) for f in found] for state, found in findings.items() if found}
+    assert not found, found
