@@ -6,17 +6,25 @@ class DailyConfig(AppConfig):
     verbose_name = "Daily challenge"
 
     def ready(self) -> None:
-        # Connects the receiver that keeps attempts and boards in step with their games when a
-        # game is saved outside the move path, and the move writer's hooks for the boards and
-        # for the losing-move search of the games a batch ended.
+        # The attempt's part of every daily game's move batch (its result in the batch's
+        # statement, the boards after the commit), the losing-move search of the games a batch
+        # ended, and the receivers that keep attempts and boards in step with games saved
+        # outside the move path. Imported here: models load only once the registry is ready.
         from django.db.models.signals import post_save
 
         from daily import analysis, signals
         from games.models import Game
-        from games.writer import AFTER_COMMIT, AfterCommit
+        from games.play import WRITE_PARTS
+        from games.storage import ON_END, BatchPart, register
 
-        AFTER_COMMIT.append(
-            AfterCommit(signals.record_ranked_attempts, wanted=signals.has_ranked_attempts)
+        WRITE_PARTS[Game.Kind.DAILY] = signals.attempt_part
+        register(
+            BatchPart(
+                name="attempt",
+                sql=signals.ATTEMPT_SQL,
+                orm=signals.write_attempts,
+                after_commit=signals.record_ranked,
+            )
         )
-        AFTER_COMMIT.append(AfterCommit(analysis.after_batch, wanted=analysis.ends_games))
+        ON_END.append(analysis.request)
         post_save.connect(analysis.after_save, sender=Game, dispatch_uid="daily.analysis")

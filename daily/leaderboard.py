@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from daily import standings, streakbook
+from daily import board_scores, streakbook
 from daily.boards import ALL_TIME, DAILY, Board
 from daily.scoring import shared_ranks
 from games.rankstore import MemoryRankStore, RankStore, get_rank_store
@@ -86,7 +86,7 @@ def _day_ttl(board: Board) -> int | None:
 def rebuild(board: Board, store: RankStore | None = None) -> int:
     """Make a board equal to the database's standings; the number of entries."""
     store = store or get_rank_store()
-    wanted = standings.scores(board)
+    wanted = board_scores.scores(board)
     k = key(board)
     store.set_many(k, wanted)
     for member, _ in store.range(k, 0, -1):
@@ -125,7 +125,7 @@ def is_built(board: Board, store: RankStore | None = None) -> bool:
 def _write(board: Board, player_id: int, store: RankStore) -> None:
     """Put one player's current score (from the database) on a board, or take them off it."""
     member = str(player_id)
-    score = standings.scores(board, players=[player_id]).get(member)
+    score = board_scores.scores(board, players=[player_id]).get(member)
     if score is None:
         store.remove(key(board), member)
     else:
@@ -289,5 +289,5 @@ def read_page(
     except (RedisError, OSError):
         logger.exception("the rank store failed; reading %s from the database", board.name)
     fallback = MemoryRankStore()
-    fallback.set_many(key(board), standings.scores(board))
+    fallback.set_many(key(board), board_scores.scores(board))
     return _read(board, page, per_page, player_id, fallback)

@@ -240,7 +240,7 @@ def replay_dict(game: Game, now: dt.datetime) -> dict:
     with orjson (its steps are JSON text already)."""
     from django.urls import reverse
 
-    from games.frames import iso
+    from games.sockets import iso
 
     replayed = cached_replay(game)
     return {

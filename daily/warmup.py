@@ -1,7 +1,7 @@
 """Picking tomorrow's deals in the background, so nobody waits for the solver at midnight.
 
 The first visit of the daily page in a process hands the background worker
-(solitaire_site/worker.py) the picking of any missing deal of today and tomorrow (``manage.py precompute_daily`` does the same ahead of time, and is
+(games/worker.py) the picking of any missing deal of today and tomorrow (``manage.py precompute_daily`` does the same ahead of time, and is
 what a deployment should run daily). Several processes may pick the same day at once: the pick
 is a pure function and the unique constraint keeps one row.
 """
@@ -12,7 +12,7 @@ import datetime as dt
 import logging
 import threading
 
-from solitaire_site import worker
+from games import worker
 
 logger = logging.getLogger(__name__)
 

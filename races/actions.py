@@ -31,7 +31,7 @@ from races.deals import pooled_winnable, winnable_seed
 from races.events import emit, race_dict, racer_dict
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
 from races.models import Race, Racer
-from races.rating_updates import apply_ratings
+from races.ratings.updates import apply_ratings
 from races.standings import standing_order
 
 logger = logging.getLogger(__name__)
@@ -308,6 +308,13 @@ def _close_if_all_done(race: Race) -> None:
     statuses = [RacerStatus(s) for s in race.racers.values_list("status", flat=True)]
     if lifecycle.is_complete(statuses):
         _close(race, reason="all_done")
+
+
+def close_finished(racers) -> None:
+    """After a move batch's commit: the close of each race whose racer has just finished, if
+    that was the last one still racing (the racer's part of the batch, races/apps.py)."""
+    for race_pk in {r.race_pk for r in racers if r.status in lifecycle.DONE}:
+        close_if_complete(race_pk)
 
 
 def close_if_complete(race_pk: int) -> None:

@@ -8,7 +8,19 @@ class RacesConfig(AppConfig):
     name = "races"
 
     def ready(self) -> None:
-        from games.writer import AFTER_COMMIT, AfterCommit
-        from races.play import after_batch, closes_races
+        # The racer's part of every move batch: its progress in the batch's statement, the
+        # numbered event of a finish in its transaction, the close of a race once all are done.
+        # Imported here: models can be imported only once the app registry is ready.
+        from games.storage import BatchPart, register
+        from races import actions, events
 
-        AFTER_COMMIT.append(AfterCommit(after_batch, wanted=closes_races))
+        register(
+            BatchPart(
+                name="racer",
+                sql=events.RACER_SQL,
+                orm=events.write_racers,
+                lock=events.lock_races,
+                announce=events.announce_finishes,
+                after_commit=actions.close_finished,
+            )
+        )
