@@ -37,14 +37,14 @@ class Site:
 @pytest.fixture(scope="session")
 def seeded_site():
     """A live server of its own on a database seeded by seed_demo, and path parameter values
-    from that data."""
+    from that data. No Redis: one process needs none, and the seeded leaderboards and caches
+    stay out of the Redis the other tests' servers share (CI)."""
     env = live_server_env(database="a11y")
+    env.pop("REDIS_URL", None)
     with tempfile.TemporaryDirectory(prefix="a11y-") as tmp:
         database_url = env.pop("DATABASE_URL", "") or f"sqlite:///{Path(tmp) / 'db.sqlite3'}"
         with live_server_process(env={**env, "DATABASE_URL": database_url}) as url:
-            seed_env = server_env(
-                database_url=database_url, redis_url=env.pop("REDIS_URL", ""), **env
-            )
+            seed_env = server_env(database_url=database_url, **env)
             subprocess.run(
                 [sys.executable, "manage.py", "seed_demo", "-v", "0", *SEED_ARGS],
                 cwd=ROOT,
