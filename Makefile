@@ -29,7 +29,13 @@ $(VENV)/.installed: uv.lock pyproject.toml $(UV_HOME)/bin/uv
 	$(UV) sync --locked --extra dev --python $(PYTHON)
 	touch $@
 
-install: $(VENV)/.installed
+# Test tools from npm, pinned in package-lock.json (axe-core for tests/accessibility/). Without npm
+# those tests are skipped (failed under CI=true, where .ci/run installs npm).
+node_modules/.package-lock.json: package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm is missing: the accessibility tests will be skipped (apt-get install npm)"; fi
+
+install: $(VENV)/.installed node_modules/.package-lock.json
 
 # `make lock` after an edit of pyproject.toml's dependencies: uv.lock follows it and keeps every
 # other pin; `make upgrade` moves every pin to the newest release pyproject.toml allows.
