@@ -25,7 +25,7 @@ from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
 from games.storage import BatchPart, register
-from races import events, lifecycle
+from races import events, lifecycle, play
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
 from races.codes import new_code
 from races.deals import pooled_winnable, winnable_seed
@@ -417,8 +417,8 @@ def do_rematch(race: Race, player: Player) -> Race:
 register(
     BatchPart(
         name="racer",
-        sql=events.RACER_SQL,
-        orm=events.write_racers,
+        sql=play.RACER_SQL,
+        orm=play.write_racers,
         lock=events.lock_races,
         announce=events.announce_finishes,
         after_commit=close_finished,

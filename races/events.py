@@ -120,42 +120,7 @@ def total_cards(variant: str) -> int:
     return 52 * VARIANT_INFO[variant]["decks"]
 
 
-# ------------------------------------------------------------------ the racer's part of a batch
-
-RACER_SQL = """
-racer AS (
-    UPDATE races_racer rc
-    SET cards = x.cards, cards_at_ms = x.cards_at, moves = x.moves, status = x.status,
-        finish_ms = x.finish, done_ms = x.done,
-        curve = CASE WHEN rc.cards = x.cards THEN rc.curve
-                ELSE rc.curve || jsonb_build_array(jsonb_build_array(x.cards_at, x.cards)) END
-    FROM b, jsonb_to_recordset(b.b -> 'racer') AS x(
-        game_id bigint, id bigint, cards int, cards_at int, moves int, status text,
-        finish int, done int
-    )
-    JOIN g ON g.id = x.game_id
-    WHERE rc.id = x.id
-)
-"""
-"""The racer's progress, written only where its game's move was applied; each change of the
-cards home adds a point to the racer's curve (the results chart)."""
-
-
-def write_racers(pairs) -> None:
-    """RACER_SQL through the ORM (SQLite): the applied writes' racers."""
-    for _, r in pairs:
-        progress = {
-            "cards": r.cards,
-            "cards_at_ms": r.cards_at_ms,
-            "moves": r.moves,
-            "status": r.status,
-            "finish_ms": r.finish_ms,
-            "done_ms": r.done_ms,
-        }
-        before = Racer.objects.filter(pk=r.pk).values("cards", "curve").first()
-        if before is not None and before["cards"] != r.cards:
-            progress["curve"] = [*before["curve"], [r.cards_at_ms, r.cards]]
-        Racer.objects.filter(pk=r.pk).update(**progress)
+# ------------------------------------------------------------------ a finish in a move's batch
 
 
 def lock_races(racers) -> dict[int, Race]:

@@ -3,7 +3,7 @@
 **The move.** The race's rules are checked against what the racer's socket holds in memory
 (`Seat`: the race's clock and status, the racer's progress), then the game's own move path
 (games/play.py `act`) stores the move with the racer's new progress as its part of the write
-(`RacerWrite`, written in the same statement; races/events.py registers the part). The race row
+(`RacerWrite`, written in the same statement; races/actions.py registers the part). The race row
 is not read or locked for a move: its clock decides the phase, and what can end a racer's play
 from elsewhere (a close, a resignation in another tab) ends the game row first, which the
 store's compare-and-set sees. A seat that may be out of date (a refused or failed write, a
@@ -71,7 +71,7 @@ class RacerWrite:
     follow_up: bool
 
     def row(self) -> dict:
-        """The columns the batch's statement writes (races/events.py, RACER_SQL)."""
+        """The columns the batch's statement writes (RACER_SQL)."""
         return {
             "id": self.pk,
             "cards": self.cards,
@@ -81,6 +81,42 @@ class RacerWrite:
             "finish": self.finish_ms,
             "done": self.done_ms,
         }
+
+
+RACER_SQL = """
+racer AS (
+    UPDATE races_racer rc
+    SET cards = x.cards, cards_at_ms = x.cards_at, moves = x.moves, status = x.status,
+        finish_ms = x.finish, done_ms = x.done,
+        curve = CASE WHEN rc.cards = x.cards THEN rc.curve
+                ELSE rc.curve || jsonb_build_array(jsonb_build_array(x.cards_at, x.cards)) END
+    FROM b, jsonb_to_recordset(b.b -> 'racer') AS x(
+        game_id bigint, id bigint, cards int, cards_at int, moves int, status text,
+        finish int, done int
+    )
+    JOIN g ON g.id = x.game_id
+    WHERE rc.id = x.id
+)
+"""
+"""The racer's progress, written only where its game's move was applied; each change of the
+cards home adds a point to the racer's curve (the results chart)."""
+
+
+def write_racers(pairs) -> None:
+    """RACER_SQL through the ORM (SQLite): the applied writes' racers."""
+    for _, r in pairs:
+        progress = {
+            "cards": r.cards,
+            "cards_at_ms": r.cards_at_ms,
+            "moves": r.moves,
+            "status": r.status,
+            "finish_ms": r.finish_ms,
+            "done_ms": r.done_ms,
+        }
+        before = Racer.objects.filter(pk=r.pk).values("cards", "curve").first()
+        if before is not None and before["cards"] != r.cards:
+            progress["curve"] = [*before["curve"], [r.cards_at_ms, r.cards]]
+        Racer.objects.filter(pk=r.pk).update(**progress)
 
 
 @dataclass
