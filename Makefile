@@ -8,18 +8,46 @@ HOST   ?= 127.0.0.1
 # solitaire_site/daphne_server.py: the daphne command with a close frame instead of a reset).
 DAPHNE_LIMITS := --websocket-max-message-size 65536 --websocket-max-frame-size 65536
 
-.PHONY: install run test lint format bench migrate demo
+# uv installs .venv from uv.lock, one lock of every package with its hashes for both sets
+# (production, and dev = pyproject.toml's `dev` extra); uv itself is in .uv, put there by
+# pip from requirements-uv.txt (pinned, hash-checked). UV_PYTHON_DOWNLOADS=never: uv uses
+# $(PYTHON), never a Python it downloads.
+UV_HOME := .uv
+UV      := UV_PYTHON_DOWNLOADS=never $(UV_HOME)/bin/uv
 
-$(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+.PHONY: install run test lint format bench migrate demo lock upgrade lock-check
 
-# Reinstalls only when pyproject.toml changes.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(UV_HOME)/bin/uv: requirements-uv.txt
+	rm -rf $(UV_HOME)
+	$(PYTHON) -m pip install --quiet --root-user-action=ignore --target $(UV_HOME) --require-hashes -r requirements-uv.txt
 	touch $@
 
-install: $(VENV)/.installed
+# Reinstalls only when uv.lock, pyproject.toml or uv changes: exactly the locked versions,
+# hash-checked, with nothing else left in .venv, and the project itself editable (-e .) without a
+# new resolution. --locked stops here if pyproject.toml and uv.lock disagree (`make lock`).
+$(VENV)/.installed: uv.lock pyproject.toml $(UV_HOME)/bin/uv
+	$(UV) sync --locked --extra dev --python $(PYTHON)
+	touch $@
+
+# Test tools from npm, pinned in package-lock.json (axe-core for tests/accessibility/). Without npm
+# those tests are skipped (failed under CI=true, where .ci/run installs npm).
+node_modules/.package-lock.json: package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm is missing: the accessibility tests will be skipped (apt-get install npm)"; fi
+
+install: $(VENV)/.installed node_modules/.package-lock.json
+
+# `make lock` after an edit of pyproject.toml's dependencies: uv.lock follows it and keeps every
+# other pin; `make upgrade` moves every pin to the newest release pyproject.toml allows.
+lock: $(UV_HOME)/bin/uv
+	$(UV) lock
+
+upgrade: $(UV_HOME)/bin/uv
+	$(UV) lock --upgrade
+
+# Fails when pyproject.toml and uv.lock disagree (CI runs it; make install does the same check).
+lock-check: $(UV_HOME)/bin/uv
+	$(UV) lock --check
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
@@ -33,7 +61,7 @@ run: migrate
 	@echo "Serving on http://$(HOST):$(PORT)/"
 	$(BIN)/python -m solitaire_site.daphne_server -b $(HOST) -p $(PORT) $(DAPHNE_LIMITS) solitaire_site.asgi:application
 
-lint: install
+lint: install lock-check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 

@@ -11,7 +11,7 @@ import datetime as dt
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from daily import dealpick
+from daily import dealpick, leaderboard
 from daily.models import DailyAttempt, DailyChallenge, GhostRace
 from daily.scoring import cards_home
 from games.actions import do_create_game, elapsed_ms, load
@@ -169,7 +169,5 @@ def sync_attempt(attempt: DailyAttempt, game: Game, record: bool = False) -> Non
     if fields:
         attempt.save(update_fields=fields)
     if attempt.ranked and (fields or record):
-        from daily import leaderboard
-
         attempt_pk = attempt.pk
         transaction.on_commit(lambda: leaderboard.record_attempt(attempt_pk))

@@ -7,7 +7,7 @@ too long for a page. So it runs
 - when a game ends: the move writer's batch that finishes it, or a save that resigns it, hands
   the game to this process's analysis worker (``REPLAY_ANALYSIS=1``, the default), which
   searches after the commit, one game at a time, at most ``QUEUE_LIMIT`` waiting. The worker is
-  a process of its own at a lower priority (solitaire_site/worker.py), never a thread of the
+  a process of its own at a lower priority (games/worker.py), never a thread of the
   web process, whose sockets a search would stall;
 - from ``manage.py analyse_replays`` (the scheduler runs it every minute): the recent finished
   games that have no mark for their log yet (a restart lost the queue, a race closed by time, a
@@ -26,10 +26,11 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 
-from games.live import move_log, starting_position
+from daily.models import LosingMove
+from games import worker
 from games.models import Game, Move
+from games.play import move_log, starting_position
 from games.solver import first_losing_move_from
-from solitaire_site import worker
 
 LOSING_SECONDS_PER_POSITION = 1.0
 LOSING_TOTAL_SECONDS = 3.0
@@ -61,7 +62,6 @@ def losing_frame_of(game: Game) -> int | None:
 def analyse(game_pk: int) -> bool:
     """Find and store one game's mark, unless it is stored for its log already; True if a
     search ran."""
-    from daily.models import LosingMove
 
     game = Game.objects.filter(pk=game_pk).first()
     if game is None or LosingMove.objects.filter(game=game, seq=game.seq).exists():
@@ -73,7 +73,6 @@ def analyse(game_pk: int) -> bool:
 
 def stored(game: Game) -> tuple[bool, int | None]:
     """(analysed, frame): whether the game's log has a stored mark, and the mark."""
-    from daily.models import LosingMove
 
     row = LosingMove.objects.filter(game=game).values_list("seq", "frame").first()
     if row is None or row[0] != game.seq:
@@ -139,16 +138,6 @@ def request(game_pks) -> int:
 
 
 ENDED = frozenset({Game.Status.WON, Game.Status.STUCK, Game.Status.RESIGNED})
-
-
-def ends_games(applied, result) -> bool:
-    """Whether a stored batch ended a game (won, stuck): its losing moves are to be found."""
-    return any(write.status in ENDED for write in applied)
-
-
-def after_batch(applied, result) -> None:
-    """The move writer's hook: the games a stored batch ended (won, or stuck)."""
-    request([write.pk for write in applied if write.status in ENDED])
 
 
 def after_save(sender, instance: Game, created: bool, raw: bool = False, **kwargs) -> None:

@@ -5,41 +5,23 @@ Every endpoint is GET; a parameter that cannot be used gets 400 with a JSON reas
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
-
 import orjson
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
-from daily import leaderboard, params, replay, stats
+from daily import leaderboard, replay, stats
 from daily.boards import ALL_TIME, DAILY, Board
 from daily.dealpick import next_reset, utc_day
 from daily.models import DailyChallenge
+from daily.races import recent_races_page
+from daily.tables import board_dict
+from games import params
 from games.engine import VARIANT_INFO, VARIANTS
 from games.identity import current_player
 from games.models import Game, Player
+from games.params import error, json_get
 
 BOARD_PARAMS = {"page", "per_page", "player"}
-
-
-def error(status: int, code: str, reason: str, **extra) -> JsonResponse:
-    return JsonResponse({"error": code, "reason": reason, **extra}, status=status)
-
-
-def json_get(view: Callable) -> Callable:
-    """GET only; BadParameter becomes a 400 with the reason."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args, **kwargs):
-        if request.method not in ("GET", "HEAD"):
-            return error(405, "method_not_allowed", "only GET is allowed here")
-        try:
-            return view(request, *args, **kwargs)
-        except params.BadParameter as exc:
-            return error(400, "bad_parameter", exc.reason, parameter=exc.name)
-
-    return wrapped
 
 
 def viewer(request: HttpRequest) -> Player | None:
@@ -47,7 +29,6 @@ def viewer(request: HttpRequest) -> Player | None:
 
 
 def board_response(request: HttpRequest, board: Board) -> JsonResponse:
-    from daily.tables import board_dict
 
     params.allowed(request.GET, BOARD_PARAMS)
     page, per_page = params.page(request.GET)
@@ -101,7 +82,6 @@ def all_time_board(request: HttpRequest, kind: str, variant: str) -> JsonRespons
 @json_get
 def recent_races(request: HttpRequest) -> JsonResponse:
     """Finished public races, newest first."""
-    from daily.races import recent_races_page
 
     params.allowed(request.GET, {"page", "per_page", "variant"})
     page, per_page = params.page(request.GET)

@@ -26,7 +26,10 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from games.engine import new_game
 from games.engine.built_deals import secret_number
+from games.solver import solve
+from games.solver.proofs import known_line
 
 SEED_MASK = (1 << 63) - 1
 # variant: (candidates to try, solver nodes for each)
@@ -92,9 +95,6 @@ def pick_deal(
 def solver_prover(max_nodes: int | None = None) -> Prover:
     """A prover backed by ``games.solver`` with a deterministic node budget (the variant's own
     unless ``max_nodes`` is given); a built deal's known line first (games.solver.proofs)."""
-    from games.engine import new_game
-    from games.solver import solve
-    from games.solver.proofs import known_line
 
     def prove(variant: str, seed: int) -> Proof:
         line = known_line(variant, seed)

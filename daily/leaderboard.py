@@ -23,11 +23,14 @@ import logging
 import time
 from dataclasses import dataclass
 
+from django.db import DatabaseError
+from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from daily import standings, streakbook
+from daily import board_scores, streakbook
 from daily.boards import ALL_TIME, DAILY, Board
+from daily.models import DailyAttempt
 from daily.scoring import shared_ranks
 from games.rankstore import MemoryRankStore, RankStore, get_rank_store
 
@@ -46,8 +49,6 @@ def database_epoch() -> str:
     Keys carry it so that a database made afresh (tests, a restore, a second deployment on one
     Redis) never reads the boards another database left in Redis.
     """
-    from django.db import DatabaseError
-    from django.db.migrations.recorder import MigrationRecorder
 
     try:
         first = MigrationRecorder.Migration.objects.order_by("applied", "id").first()
@@ -86,7 +87,7 @@ def _day_ttl(board: Board) -> int | None:
 def rebuild(board: Board, store: RankStore | None = None) -> int:
     """Make a board equal to the database's standings; the number of entries."""
     store = store or get_rank_store()
-    wanted = standings.scores(board)
+    wanted = board_scores.scores(board)
     k = key(board)
     store.set_many(k, wanted)
     for member, _ in store.range(k, 0, -1):
@@ -125,7 +126,7 @@ def is_built(board: Board, store: RankStore | None = None) -> bool:
 def _write(board: Board, player_id: int, store: RankStore) -> None:
     """Put one player's current score (from the database) on a board, or take them off it."""
     member = str(player_id)
-    score = standings.scores(board, players=[player_id]).get(member)
+    score = board_scores.scores(board, players=[player_id]).get(member)
     if score is None:
         store.remove(key(board), member)
     else:
@@ -143,7 +144,6 @@ def record_attempt(attempt_pk: int, store: RankStore | None = None) -> None:
     failure here loses nothing: the database has the result, the scheduler's hourly rebuild of
     the recent boards mends the boards, and a full ``rebuild_leaderboards`` the streaks.
     """
-    from daily.models import DailyAttempt
 
     attempt = DailyAttempt.objects.select_related("challenge", "game").filter(pk=attempt_pk).first()
     if attempt is None or not attempt.ranked:
@@ -289,5 +289,5 @@ def read_page(
     except (RedisError, OSError):
         logger.exception("the rank store failed; reading %s from the database", board.name)
     fallback = MemoryRankStore()
-    fallback.set_many(key(board), standings.scores(board))
+    fallback.set_many(key(board), board_scores.scores(board))
     return _read(board, page, per_page, player_id, fallback)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.core.cache import cache
 from django.db.models import F, Prefetch
 
 from daily.links import link
 from daily.tables import player_ref
+from games.engine import VARIANTS
+from races.models import Race, Racer
 
 # The board lists the latest races only: its count and its deepest page stay bounded however
 # many races have ever finished (older ones remain on their players' pages and by their links).
@@ -38,7 +41,6 @@ def recent_races(
     """`recent_races_page`, and the page rendered by ``table`` (HTML the same for everyone),
     cached beside it under the same key: read again, a page's table costs no rendering.
     ``newest``: `newest_listed`'s answer, when the caller has it already."""
-    from django.core.cache import cache
 
     races = _listed(variant)
     stamp = newest or newest_listed(variant)
@@ -65,7 +67,6 @@ def newest_listed(variant: str | None = None) -> str | None:
     """The newest listed race (its id and finish time), the key the list is cached under; None
     when there is none. Kept in the cache too (`forget_newest` drops it when a race finishes):
     read again, no query; else one, through the index."""
-    from django.core.cache import cache
 
     key = _newest_key(variant)
     stamp = cache.get(key)
@@ -80,9 +81,6 @@ def newest_listed(variant: str | None = None) -> str | None:
 
 def forget_newest() -> None:
     """A race finished: the next read of any list asks the database for its newest race."""
-    from django.core.cache import cache
-
-    from games.engine import VARIANTS
 
     cache.delete_many([_newest_key(None), *(_newest_key(v) for v in VARIANTS)])
 
@@ -92,7 +90,6 @@ def _newest_key(variant: str | None) -> str:
 
 
 def _listed(variant: str | None):
-    from races.models import Race
 
     races = Race.objects.filter(
         visibility=Race.Visibility.PUBLIC, status=Race.Status.FINISHED
@@ -101,7 +98,6 @@ def _listed(variant: str | None):
 
 
 def _page(races, page: int, per_page: int, variant: str | None) -> dict:
-    from races.models import Racer
 
     total = races[:LISTED].count()
     start = min((page - 1) * per_page, LISTED)

@@ -21,12 +21,14 @@ from dataclasses import dataclass
 
 import orjson
 from django.core.cache import cache
+from django.urls import reverse
 
 from daily.dealpick import day_start
 from daily.scoring import cards_home
 from games.actions import elapsed_ms, starting_position
 from games.models import GAME_OVER, Game, Move, Player
-from races.models import RACE_OVER
+from games.sockets import iso
+from races.models import RACE_OVER, Racer
 
 REPLAY_CACHE_SECONDS = 24 * 3600
 
@@ -226,8 +228,6 @@ def shown_name(game: Game) -> str:
     """The name a run is shown under: a race game's is the name its racer raced under (as the
     race's results say it), else the player's nickname."""
     if game.kind == Game.Kind.RACE:
-        from races.models import Racer
-
         name = Racer.objects.filter(game=game).values_list("name", flat=True).first()
         if name:
             return name
@@ -238,9 +238,6 @@ def replay_dict(game: Game, now: dt.datetime) -> dict:
     """A finished game's replay as the API and the replay page send it (docs/api.md): the deal
     in full, then one step a log row, each with its edits to the position before it. Encode it
     with orjson (its steps are JSON text already)."""
-    from django.urls import reverse
-
-    from games.frames import iso
 
     replayed = cached_replay(game)
     return {

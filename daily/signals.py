@@ -1,24 +1,35 @@
 """Keeps daily attempts (and their boards) in step with their games.
 
-A daily move takes the move path like every other (games/play.py): the writer stores the
-attempt's result with the move and, once the batch is stored, calls `record_ranked_attempts`
-for the boards. A daily game saved any other way (a resignation) is heard by the `post_save`
-receiver below, and so is a player's new nickname (the boards' cached rows show names).
+A daily move takes the move path like every other (games/play.py): the attempt's new result is
+its part of the game's write (`AttemptWrite`, added by `attempt_part` for every daily game when
+it is loaded), stored in the same statement, and once the batch is stored the boards of ranked
+attempts are written (`record_ranked`). A daily game saved any other way (a resignation) is
+heard by the `post_save` receiver below, and so is a player's new nickname (the boards' cached
+rows show names).
 """
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from daily import analysis, leaderboard
+from daily.actions import sync_attempt
+from daily.models import DailyAttempt
+from daily.races import forget_newest
 from games.models import Game, Player
+from games.play import OVER, WRITE_PARTS
+from games.storage import ON_END, BatchPart, register
 
 
 @receiver(post_save, sender=Game, dispatch_uid="daily.signals.sync_daily_attempt")
 def sync_daily_attempt(sender, instance: Game, created: bool, raw: bool = False, **kwargs) -> None:
     if raw or created or instance.kind != Game.Kind.DAILY:
         return
-    from daily.actions import sync_attempt
-    from daily.models import DailyAttempt
 
     attempt = DailyAttempt.objects.filter(game=instance).first()
     if attempt is not None:
@@ -32,7 +43,6 @@ def renamed(sender, instance: Player, created: bool, raw: bool = False, **kwargs
     update_fields = kwargs.get("update_fields")
     if raw or created or (update_fields is not None and "nickname" not in update_fields):
         return
-    from daily import leaderboard
 
     transaction.on_commit(leaderboard.names_changed)
 
@@ -40,7 +50,6 @@ def renamed(sender, instance: Player, created: bool, raw: bool = False, **kwargs
 @receiver(post_delete, sender=Player, dispatch_uid="daily.signals.player_gone")
 def player_gone(sender, instance: Player, **kwargs) -> None:
     """A guest merged into an account is deleted: its rows go, the account's show instead."""
-    from daily import leaderboard
 
     transaction.on_commit(leaderboard.names_changed)
 
@@ -52,21 +61,88 @@ def race_finished(sender, instance, created: bool, raw: bool = False, **kwargs) 
     remembered the race before it)."""
     if raw or instance.status != instance.Status.FINISHED:
         return
-    from daily.races import forget_newest
 
     forget_newest()
     transaction.on_commit(forget_newest)
 
 
-def has_ranked_attempts(applied, result) -> bool:
-    """Whether a stored batch moved a ranked attempt (its board's entry changes)."""
-    return any(write.attempt is not None and write.attempt.ranked for write in applied)
+@dataclass
+class AttemptWrite:
+    """A daily attempt's result after a move (daily_dailyattempt), its part of the write."""
+
+    pk: int
+    ranked: bool
+    foundations: int
+    foundations_ms: int
+    elapsed_ms: int | None
+    announce: bool = False
+    follow_up: bool = False
+    """A ranked attempt's boards are written after the commit."""
+
+    def row(self) -> dict:
+        return {
+            "id": self.pk,
+            "found": self.foundations,
+            "found_ms": self.foundations_ms,
+            "elapsed": self.elapsed_ms,
+        }
 
 
-def record_ranked_attempts(applied, result) -> None:
-    """The boards of ranked attempts a stored batch of moves changed (games/writer.py's hook)."""
-    from daily import leaderboard
+def attempt_part(game: Game):
+    """What adds the attempt's result to each write of this daily game (play.WRITE_PARTS)."""
 
-    for write in applied:
-        if write.attempt is not None and write.attempt.ranked:
-            leaderboard.record_attempt(write.attempt.pk)
+    found = DailyAttempt.objects.filter(game_id=game.pk).values_list("pk", "ranked").first()
+    return None if found is None else functools.partial(add_attempt, *found)
+
+
+def add_attempt(pk: int, ranked: bool, live, write) -> None:
+    """The attempt's new result, when the move changed it (cards home, or the end)."""
+    over = live.status in OVER and live.finished_at is not None
+    if write.home == write.home_before and not over:
+        return
+    elapsed = max(0, int((write.at - live.started_at).total_seconds() * 1000))
+    write.parts["attempt"] = AttemptWrite(
+        pk=pk,
+        ranked=ranked,
+        foundations=write.home,
+        foundations_ms=elapsed,
+        elapsed_ms=elapsed if over else None,
+        follow_up=ranked,
+    )
+
+
+ATTEMPT_SQL = """
+attempt AS (
+    UPDATE daily_dailyattempt da
+    SET foundations = y.found, foundations_ms = y.found_ms, elapsed_ms = y.elapsed
+    FROM b, jsonb_to_recordset(b.b -> 'attempt') AS y(
+        game_id bigint, id bigint, found int, found_ms bigint, elapsed bigint
+    )
+    JOIN g ON g.id = y.game_id
+    WHERE da.id = y.id
+)
+"""
+
+
+def write_attempts(pairs) -> None:
+    """ATTEMPT_SQL through the ORM (SQLite)."""
+
+    for _, a in pairs:
+        DailyAttempt.objects.filter(pk=a.pk).update(
+            foundations=a.foundations, foundations_ms=a.foundations_ms, elapsed_ms=a.elapsed_ms
+        )
+
+
+def record_ranked(attempts: list[AttemptWrite]) -> None:
+    """The boards of ranked attempts a stored batch of moves changed."""
+
+    for attempt in attempts:
+        leaderboard.record_attempt(attempt.pk)
+
+
+# The attempt's part of every daily game's move batch (its result in the batch's statement,
+# the boards after the commit), and the losing-move search of the games a batch ended.
+WRITE_PARTS[Game.Kind.DAILY] = attempt_part
+register(BatchPart(name="attempt", sql=ATTEMPT_SQL, orm=write_attempts, after_commit=record_ranked))
+ON_END.append(analysis.request)
+post_save.connect(analysis.after_save, sender=Game, dispatch_uid="daily.analysis")

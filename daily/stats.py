@@ -15,6 +15,7 @@ from daily.replay import finished, refusal
 from daily.streaks import current_streak, longest_streak
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Game, Player
+from races.models import Race, Racer
 
 RECENT = 15
 _ONE_MS = dt.timedelta(milliseconds=1)
@@ -125,7 +126,6 @@ def recent_games(player: Player, viewer: Player | None) -> list[dict]:
 
 def recent_races(player: Player, viewer: Player | None) -> list[dict]:
     """The player's latest races (link-only races are listed to the player alone)."""
-    from races.models import Race, Racer
 
     # One query whatever the races: the race, the game and what the replay rule reads of it
     # (its race, its daily attempt) joined; each race's size counted in a subquery.

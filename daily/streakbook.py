@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from daily.models import DailyAttempt, DailyStreak
 from daily.streaks import longest_streak
 
 _DAY = dt.timedelta(days=1)
@@ -63,7 +64,6 @@ def won_days(attempts, player_id: int, variant: str) -> list[dt.date]:
 
 def record_win(player_id: int, variant: str, day: dt.date) -> Run:
     """Count a ranked win on ``day`` into the player's streak (idempotent); the run now."""
-    from daily.models import DailyAttempt, DailyStreak
 
     with transaction.atomic():
         row = (

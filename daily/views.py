@@ -11,7 +11,7 @@ import orjson
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -20,7 +20,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from daily import analysis, leaderboard, page_cache, params, replay, stats, warmup
+from daily import analysis, leaderboard, page_cache, replay, stats, warmup
 from daily import races as races_list
 from daily.actions import (
     AttemptRefused,
@@ -34,10 +34,12 @@ from daily.dealpick import next_reset, utc_day
 from daily.models import DailyAttempt, DailyChallenge
 from daily.races import newest_listed, recent_races
 from daily.tables import board_dict, board_dicts, format_ms
+from games import params
 from games.engine import VARIANT_INFO, VARIANTS
-from games.frames import iso
 from games.identity import current_player
-from games.models import Game
+from games.models import Game, Player
+from games.params import bad_request
+from games.sockets import iso
 
 PREVIEW_ROWS = 5
 
@@ -63,12 +65,6 @@ def check_variant(variant: str) -> dict:
     if variant not in VARIANTS:
         raise Http404(f"There is no variant called “{variant}”.")
     return {"id": variant, **VARIANT_INFO[variant]}
-
-
-def bad_request(request: HttpRequest, reason: str) -> HttpResponse:
-    return HttpResponseBadRequest(
-        render(request, "daily/bad_request.html", {"reason": reason}).content
-    )
 
 
 def _attempts_today(player, today):
@@ -415,7 +411,6 @@ def races_board(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def player_page(request: HttpRequest, player_id: int) -> HttpResponse:
-    from games.models import Player
 
     found = Player.objects.filter(pk=player_id).first()
     if found is None:

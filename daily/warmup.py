@@ -1,7 +1,7 @@
 """Picking tomorrow's deals in the background, so nobody waits for the solver at midnight.
 
 The first visit of the daily page in a process hands the background worker
-(solitaire_site/worker.py) the picking of any missing deal of today and tomorrow (``manage.py precompute_daily`` does the same ahead of time, and is
+(games/worker.py) the picking of any missing deal of today and tomorrow (``manage.py precompute_daily`` does the same ahead of time, and is
 what a deployment should run daily). Several processes may pick the same day at once: the pick
 is a pure function and the unique constraint keeps one row.
 """
@@ -12,7 +12,10 @@ import datetime as dt
 import logging
 import threading
 
-from solitaire_site import worker
+from daily.actions import get_challenge
+from daily.models import DailyChallenge
+from games import worker
+from games.models import Variant
 
 logger = logging.getLogger(__name__)
 
@@ -20,8 +23,6 @@ _running = threading.Lock()
 
 
 def missing_days(today: dt.date) -> list[tuple[str, dt.date]]:
-    from daily.models import DailyChallenge
-    from games.models import Variant
 
     wanted = [(v, today + dt.timedelta(days=i)) for i in (0, 1) for v in Variant.values]
     have = set(
@@ -33,7 +34,6 @@ def missing_days(today: dt.date) -> list[tuple[str, dt.date]]:
 
 
 def _pick(jobs: list[tuple[str, dt.date]]) -> None:
-    from daily.actions import get_challenge
 
     try:
         for variant, day in jobs:

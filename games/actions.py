@@ -2,10 +2,10 @@
 callers that are not sockets (Zulip's `do_*` shape).
 
 Sockets play through games/play.py (the engine in memory, the writer's batches); views,
-commands and tests call the functions here, which take the same path synchronously: the game
-is read from the record, the action checked by the same rules (games/live.py) and stored by
-the same compare-and-set (games/store.py), then every socket showing the game is told
-(channel group `game.<public_id>`).
+commands and tests call the functions here, which run the same `play.act` synchronously: the
+game is read from the record, the action checked by the same rules and stored by the same
+compare-and-set (games/storage.py), in the caller's thread and transaction, then every socket
+showing the game is told (channel group `game.<public_id>`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
+from asgiref.sync import async_to_sync, sync_to_async
 from django.db import transaction
 
-from games import store
+from games import play
 from games.errors import (  # noqa: F401  (the refusals, for callers of these actions)
     ActionError,
     GameNotFound,
@@ -24,9 +25,9 @@ from games.errors import (  # noqa: F401  (the refusals, for callers of these ac
     NotYourGame,
     StaleSeq,
 )
-from games.frames import game_frame
 from games.layer import group_send_nowait
-from games.live import (  # noqa: F401  (the record's readers, for callers of these actions)
+from games.models import MAX_SEED, Game, Player, Variant
+from games.play import (  # noqa: F401  (the record's readers, for callers of these actions)
     GameUpdate,
     LiveGame,
     elapsed_ms,
@@ -37,8 +38,8 @@ from games.live import (  # noqa: F401  (the record's readers, for callers of th
     status_of,
     update_of,
 )
-from games.models import MAX_SEED, Game, Player, Variant
-from games.sockets import group_name
+from games.sockets import game_frame, group_name
+from games.storage import UNFINISHED, GameWrite, send_messages, write_batch
 
 logger = logging.getLogger(__name__)
 
@@ -133,29 +134,29 @@ def do_open_game(
 
 
 def act(game, action: str, seq: int, move: str | None = None, extend=None) -> GameUpdate:
-    """One action on the game as the record has it, stored by the store's compare-and-set.
+    """One action on the game as the record has it: the sockets' `play.act`, run here in the
+    caller's thread (and transaction), the write stored at once instead of in a batch.
 
     `seq` is the log length the client last saw: behind the game's it is a resend (answered
-    with the current game, nothing applied), ahead of it StaleSeq. A write another writer beat
-    is answered from the record the same way."""
-    from django.utils import timezone
+    with the current game, nothing applied), ahead of it StaleSeq."""
+    entry = play.InPlay(game=game, live=load(game))
+    update = async_to_sync(play.act)(entry, action, seq, move, extend, store_now, read_now)
+    if not update.duplicate:
+        notify(update)
+    return update
 
-    for _ in range(3):
-        live = load(game)
-        if live.check_seq(seq):
-            return update_of(live, duplicate=True)
-        played, legal, write = live.plan(action, move, timezone.now(), extend)
-        result = store.write([write])
-        if live.pk in result.applied:
-            from games.writer import after_commit
 
-            for event in result.events:
-                group_send_nowait(event.group, {"type": "race.event", "frame": event.frame})
-            after_commit([write], result)
-            update = update_of(live, played, legal)
-            notify(update)
-            return update
-    raise ActionError("the game kept changing while the move was stored; send it again")
+async def read_now(game: Game) -> LiveGame:
+    """The game loaded from the record in the thread of the synchronous caller."""
+    return await sync_to_async(load)(game)
+
+
+async def store_now(write: GameWrite):
+    """A write stored alone, in the thread of the synchronous caller, then its announcements."""
+    result = await sync_to_async(write_batch)([write])
+    if result.messages:
+        await send_messages(result.messages)
+    return result
 
 
 def do_play_move(game, move: str, seq: int) -> GameUpdate:
@@ -180,7 +181,7 @@ def do_end_game(game, now, status: str = Game.Status.RESIGNED) -> bool:
     Waits for a move being stored into the game (its row lock), so the move is either in the
     record before the end or refused by its compare-and-set after it."""
     snapshot = load(game).engine.to_dict()
-    ended = Game.objects.filter(pk=game.pk, status__in=store.UNFINISHED).update(
+    ended = Game.objects.filter(pk=game.pk, status__in=UNFINISHED).update(
         status=status, finished_at=now, state=snapshot
     )
     return bool(ended)

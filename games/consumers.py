@@ -1,8 +1,8 @@
 """/ws/game/: a player's practice games over a websocket (docs/protocol.md, "Practice play").
 
-The consumer parses frames into messages (games/messages.py), checks who may do what, and plays
+The consumer parses frames into messages (games/sockets.py), checks who may do what, and plays
 through games/play.py: the move is checked on the engine in memory and acknowledged once the
-process's writer has stored it. Every refusal is an `error` frame that changes nothing and
+event loop's writer has stored it. Every refusal is an `error` frame that changes nothing and
 leaves the socket open; nothing raised ever escapes to Channels.
 """
 
@@ -14,14 +14,22 @@ from concurrent.futures import ThreadPoolExecutor
 
 from games import actions, hints, play
 from games.errors import ActionError
-from games.frames import error_frame, game_frame, pong_frame
 from games.identity import player_from_scope
-from games.live import GameUpdate
-from games.messages import Autoplay, BadFrame, Hint, Open, Ping, PlayMove, Undo, parse
 from games.models import Game
-from games.ratelimit import FrameBudget
-from games.sockets import PlaySocket
-from games.threads import in_worker
+from games.sockets import (
+    Autoplay,
+    FrameBudget,
+    Hint,
+    Open,
+    Ping,
+    PlayMove,
+    PlaySocket,
+    Undo,
+    error_frame,
+    parse,
+    pong_frame,
+)
+from games.storage import off_loop
 from games.throttles import GAME_WRITES
 
 logger = logging.getLogger(__name__)
@@ -72,7 +80,7 @@ class GameConsumer(PlaySocket):
     async def current_player(self):
         """The socket's Player (None: a socket without one owns no game), looked up once."""
         if self._player is UNRESOLVED:
-            self._player = await in_worker(player_from_scope)(self.scope)
+            self._player = await off_loop(player_from_scope)(self.scope)
         return self._player
 
     async def disconnect(self, code: int) -> None:
@@ -88,11 +96,9 @@ class GameConsumer(PlaySocket):
         ref = None
         try:
             message = parse(text_data, bytes_data)
-            ref = message_type(message)
+            ref = TYPES[type(message)]
             await self.dispatch_message(message)
-        except (BadFrame, ActionError) as exc:
-            await self.refuse(exc, ref)
-        except Exception as exc:
+        except Exception as exc:  # BadFrame, ActionError, or anything unexpected: an error frame
             await self.refuse(exc, ref)
 
     async def dispatch_message(self, message) -> None:
@@ -116,7 +122,7 @@ class GameConsumer(PlaySocket):
 
     async def open_game(self, public_id: str) -> None:
         player = await self.current_player()
-        game = await in_worker(actions.access_game)(player, public_id, self.kinds)
+        game = await off_loop(actions.access_game)(player, public_id, self.kinds)
         await self.unshow_all()
         # Shown (in its group) before the state is read: a move another tab makes meanwhile is
         # then either in the state or in a notification after it, never in neither.
@@ -129,7 +135,7 @@ class GameConsumer(PlaySocket):
         entry = self.entry
         if public_id is not None and (entry is None or public_id != entry.game.public_id):
             player = await self.current_player()
-            await in_worker(actions.access_game)(player, public_id, self.kinds)
+            await off_loop(actions.access_game)(player, public_id, self.kinds)
             raise NotOpen(f"game {public_id} is not open on this socket; send `open` first")
         if entry is None:
             raise NotOpen()
@@ -141,7 +147,7 @@ class GameConsumer(PlaySocket):
         """The next move of a winning line (practice games only): at once when the game's last
         search proves it, else from a search on the solver thread, answered by a task of its
         own so that the socket's moves are not held up while it runs."""
-        position = await in_worker(hints.hint_position)(entry.game)
+        position = await off_loop(hints.hint_position)(entry.game)
         hint = HINTS.answer_now(position)
         if hint is not None:
             await self.send_frame(hint.frame())
@@ -164,10 +170,6 @@ class GameConsumer(PlaySocket):
 
     # ------------------------------------------------------------------ outgoing frames
 
-    async def send_update(self, frame_type: str, update: GameUpdate) -> None:
-        self.seq_sent = update.game.seq
-        await self.send_frame(game_frame(frame_type, update))
-
     async def game_changed(self, event: dict) -> None:
         """Another socket changed the open game (a second tab): send the new state."""
         frame = event["frame"]
@@ -181,12 +183,11 @@ class GameConsumer(PlaySocket):
         await self.send_frame(frame)
 
 
-def message_type(message) -> str:
-    return {
-        Open: "open",
-        PlayMove: "move",
-        Undo: "undo",
-        Autoplay: "autoplay",
-        Hint: "hint",
-        Ping: "ping",
-    }[type(message)]
+TYPES = {
+    Open: "open",
+    PlayMove: "move",
+    Undo: "undo",
+    Autoplay: "autoplay",
+    Hint: "hint",
+    Ping: "ping",
+}

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Mapping
 
+import redis
 from django.conf import settings
 
 _store: RankStore | None = None
@@ -68,7 +69,6 @@ class RankStore:
 
 class RedisRankStore(RankStore):
     def __init__(self, url: str) -> None:
-        import redis
 
         self.redis = redis.Redis.from_url(url, decode_responses=True)
 

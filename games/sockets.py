@@ -1,5 +1,6 @@
-"""What every playing socket shares (/ws/game/, /ws/daily/, /ws/race/): frames in and out, the
-frame budget, the refusals, and the games it shows.
+"""What every playing socket shares (/ws/game/, /ws/daily/, /ws/race/): frames in (parsed into
+typed messages, or a clear refusal: lila-ws's ClientOut.parse), frames out (docs/protocol.md),
+the per-connection frame budget, the refusals, and the games a socket shows.
 
 A socket shows games (its own, or the racers' a spectator watches): it holds each one's
 `InPlay` entry (games/play.py) and is in its channel group `game.<public_id>`. A change is
@@ -10,24 +11,234 @@ with one tab costs no publish at all.
 
 from __future__ import annotations
 
+import json
 import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+from typing import Any
 
+import orjson
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from games import play
 from games.errors import ActionError, Unavailable
-from games.frames import encode, error_frame, game_frame
-from games.live import GameUpdate
-from games.messages import BadFrame
 from games.models import Game
-from games.ratelimit import Verdict
-from games.writer import DATABASE_AWAY
+from games.storage import DATABASE_AWAY
 
 logger = logging.getLogger(__name__)
 
-# Close code for a connection that floods past FrameBudget.flood (4000-4999: application codes).
+MAX_FRAME_BYTES = 4096
+MAX_MOVE_LENGTH = 32
+MAX_GAME_ID_LENGTH = 32
+
 CLOSE_FLOOD = 4008
+"""Close code for a connection that floods past FrameBudget.flood (4000-4999: application codes)."""
+
+
+# ------------------------------------------------------------------ frames in
+
+
+class BadFrame(Exception):
+    """A frame that cannot be a message; `code` is the protocol's error code."""
+
+    def __init__(self, code: str, reason: str, ref: str | None = None) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.ref = ref
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a message: `text` (a non-empty string of at most `limit` characters),
+    `whole` (an integer, 0 or more), `number`, or `flag` (true or false); absent, an optional
+    field is `default`."""
+
+    kind: str
+    required: bool = True
+    limit: int = 0
+    default: Any = None
+
+
+MOVE = Field("text", limit=MAX_MOVE_LENGTH)
+SEQ = Field("whole")
+GAME = Field("text", required=False, limit=MAX_GAME_ID_LENGTH)
+
+
+@dataclass(frozen=True)
+class Open:
+    game: str
+
+
+@dataclass(frozen=True)
+class PlayMove:
+    move: str
+    seq: int
+    game: str | None = None
+
+
+@dataclass(frozen=True)
+class Undo:
+    seq: int
+    game: str | None = None
+
+
+@dataclass(frozen=True)
+class Autoplay:
+    seq: int
+    game: str | None = None
+
+
+@dataclass(frozen=True)
+class Hint:
+    game: str | None = None
+
+
+@dataclass(frozen=True)
+class Ping:
+    t: int | float | None = None
+
+
+PING = (Ping, {"t": Field("number", required=False)})
+
+MESSAGES: dict[str, tuple[type, dict[str, Field]]] = {
+    "open": (Open, {"game": Field("text", limit=MAX_GAME_ID_LENGTH)}),
+    "move": (PlayMove, {"move": MOVE, "seq": SEQ, "game": GAME}),
+    "undo": (Undo, {"seq": SEQ, "game": GAME}),
+    "autoplay": (Autoplay, {"seq": SEQ, "game": GAME}),
+    "hint": (Hint, {"game": GAME}),
+    "ping": PING,
+}
+"""/ws/game/'s messages (practice and daily): each `type`, its message and its fields."""
+
+
+def parse(text: str | None, data: bytes | None = None, messages: dict | None = None):
+    """The typed message a text frame holds (`messages`: a socket's table, /ws/game/'s by
+    default); BadFrame with the protocol's code and reason otherwise. Unknown keys are ignored."""
+    if text is None:
+        raise BadFrame("bad_message", "binary frames are not accepted; send JSON text")
+    if len(text) * 4 > MAX_FRAME_BYTES and len(text.encode("utf-8", "surrogatepass")) > (
+        MAX_FRAME_BYTES
+    ):
+        raise BadFrame("too_large", f"a frame may hold at most {MAX_FRAME_BYTES} bytes")
+    try:
+        obj = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise BadFrame("bad_json", f"the frame is not JSON: {exc.msg}") from None
+    except (ValueError, RecursionError):
+        raise BadFrame("bad_json", "the frame is not JSON") from None
+    if not isinstance(obj, dict):
+        raise BadFrame("bad_json", "the frame is not a JSON object")
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise BadFrame("bad_message", "the frame has no string `type`")
+    found = (MESSAGES if messages is None else messages).get(kind)
+    if found is None:
+        raise BadFrame("unknown_type", f"unknown message type {kind[:40]!r}", ref=kind[:40])
+    message, fields = found
+    try:
+        return message(**{name: _value(obj, name, field) for name, field in fields.items()})
+    except BadFrame as exc:
+        exc.ref = kind
+        raise
+
+
+def _value(obj: dict, name: str, field: Field):
+    value = obj.get(name)
+    if value is None and not field.required:
+        return field.default
+    if field.kind == "text":
+        if not isinstance(value, str) or not value:
+            raise BadFrame("bad_message", f"`{name}` must be a non-empty string")
+        if len(value) > field.limit:
+            raise BadFrame("bad_message", f"`{name}` is longer than {field.limit} characters")
+    elif field.kind == "whole":
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise BadFrame("bad_message", f"`{name}` must be a whole number, 0 or more")
+    elif field.kind == "number":
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise BadFrame("bad_message", f"`{name}` must be a number")
+    elif not isinstance(value, bool):
+        raise BadFrame("bad_message", f"`{name}` must be true or false")
+    return value
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+# ------------------------------------------------------------------ frames out
+
+
+def encode(frame: dict) -> str:
+    """A frame as compact JSON text (orjson)."""
+    return orjson.dumps(frame).decode()
+
+
+def iso(moment: datetime | None) -> str | None:
+    """UTC with milliseconds and a Z, as JavaScript's Date.toISOString() writes it."""
+    if moment is None:
+        return None
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def game_frame(frame_type: str, update: play.GameUpdate) -> dict:
+    """A `state` or `ack` frame: the position the player may see, with the server's clock."""
+    game = update.game
+    started, finished = game.started_at, game.finished_at
+    end = finished or datetime.now(started.tzinfo)
+    return {
+        "type": frame_type,
+        "game": game.public_id,
+        "seq": game.seq,
+        "played": list(update.played),
+        "view": update.view,
+        "legal": list(update.legal),
+        "status": game.status,
+        "moves": game.move_count,
+        "can_undo": update.can_undo,
+        "started_at": started.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "elapsed_ms": max(0, int((end - started).total_seconds() * 1000)),
+        "finished_at": finished
+        and finished.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+    }
+
+
+def deal_frame(view: dict, legal: list[str], status: str) -> dict:
+    """A `state` frame for a deal no game has been started on yet (game null, seq 0): what the
+    practice page draws before the player's first action creates the game."""
+    return {
+        "type": "state",
+        "game": None,
+        "seq": 0,
+        "played": [],
+        "view": view,
+        "legal": legal if status == "playing" else [],
+        "status": status,
+        "moves": 0,
+        "can_undo": False,
+        "started_at": None,
+        "elapsed_ms": 0,
+        "finished_at": None,
+    }
+
+
+def error_frame(code: str, reason: str, ref: str | None = None) -> dict:
+    """An `error` frame: what was refused and why; the game is unchanged."""
+    return {"type": "error", "code": code, "reason": reason, "ref": ref}
+
+
+def pong_frame(client_time=None) -> dict:
+    """The answer to `ping`: the server's clock (ms since the epoch), echoing the client's `t`."""
+    frame = {"type": "pong", "server_time_ms": int(time.time() * 1000)}
+    if client_time is not None:
+        frame["t"] = client_time
+    return frame
 
 
 def group_name(public_id: str) -> str:
@@ -35,15 +246,62 @@ def group_name(public_id: str) -> str:
     return f"game.{public_id}"
 
 
-class PlaySocket(AsyncWebsocketConsumer):
-    """A socket whose database calls all run in worker threads, each of which closes its own
-    connection.
+# ------------------------------------------------------------------ the frame budget
 
-    Channels' own `dispatch` first closes the event loop thread's stale connections, a hop to a
-    thread and back for every frame and every group message; this thread holds no connection,
-    so it is skipped."""
+
+class Verdict(Enum):
+    OK = "ok"
+    LIMITED = "limited"
+    FLOOD = "flood"
+
+
+class FrameBudget:
+    """A per-connection sliding window of arrival times: past `limit` frames in `window`
+    seconds each further frame is refused (`rate_limited`); past `flood` the connection is to be
+    closed. Refused frames count too, so a client that keeps hammering reaches the flood line."""
+
+    def __init__(
+        self,
+        limit: int = 30,
+        flood: int = 120,
+        window: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not 0 < limit <= flood:
+            raise ValueError("need 0 < limit <= flood")
+        self.limit = limit
+        self.flood = flood
+        self.window = window
+        self.clock = clock
+        self._arrivals: deque[float] = deque(maxlen=flood + 1)
+
+    def charge(self) -> Verdict:
+        """Count one frame arriving now and say what to do with it."""
+        now = self.clock()
+        arrivals = self._arrivals
+        while arrivals and arrivals[0] <= now - self.window:
+            arrivals.popleft()
+        arrivals.append(now)
+        count = len(arrivals)
+        if count > self.flood:
+            return Verdict.FLOOD
+        if count > self.limit:
+            return Verdict.LIMITED
+        return Verdict.OK
+
+
+# ------------------------------------------------------------------ the socket
+
+
+class PlaySocket(AsyncWebsocketConsumer):
+    """A socket whose database calls all run off the loop (games.storage.off_loop), each of
+    which gives its own connection back: Channels' own `dispatch` first closes the loop
+    thread's stale connections, a hop to a thread and back for every frame and group message,
+    and this thread holds none, so that is skipped."""
 
     path_name = "socket"
+    stamps_now = False
+    """Every frame carries the server's clock as `now` (races)."""
 
     async def dispatch(self, message):
         handler = getattr(self, get_handler_name(message), None)
@@ -51,7 +309,7 @@ class PlaySocket(AsyncWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
 
-    def setup_socket(self, budget) -> None:
+    def setup_socket(self, budget: FrameBudget) -> None:
         self.budget = budget
         self.shown: dict[str, play.InPlay] = {}
 
@@ -59,17 +317,17 @@ class PlaySocket(AsyncWebsocketConsumer):
         """Charge an incoming frame to the socket's `budget`: False when it is refused (the
         client told `rate_limited`), or when the socket floods and is closed."""
         verdict = self.budget.charge()
+        if verdict is Verdict.OK:
+            return True
         if verdict is Verdict.FLOOD:
             logger.warning("closing a flooding socket on %s", self.scope.get("path"))
             await self.close(code=CLOSE_FLOOD)
             return False
-        if verdict is Verdict.LIMITED:
-            limit, window = self.budget.limit, self.budget.window
-            await self.send_frame(
-                error_frame("rate_limited", f"more than {limit} frames in {window:g} s; slow down")
-            )
-            return False
-        return True
+        limit, window = self.budget.limit, self.budget.window
+        await self.send_frame(
+            error_frame("rate_limited", f"more than {limit} frames in {window:g} s; slow down")
+        )
+        return False
 
     async def refuse(self, exc: Exception, ref: str | None) -> None:
         """The frame was refused: tell the client why (nothing changed)."""
@@ -93,7 +351,14 @@ class PlaySocket(AsyncWebsocketConsumer):
             )
 
     async def send_frame(self, frame: dict) -> None:
-        await self.send(text_data=encode(frame))
+        if self.stamps_now:
+            frame.setdefault("now", int(time.time() * 1000))
+        await self.send(text_data=orjson.dumps(frame).decode())
+
+    async def send_update(self, frame_type: str, update: play.GameUpdate) -> None:
+        """The player's own board (`state`, `ack`), remembered as sent."""
+        self.seq_sent = update.game.seq
+        await self.send_frame(game_frame(frame_type, update))
 
     # ------------------------------------------------------------------ the games it shows
 
@@ -103,7 +368,7 @@ class PlaySocket(AsyncWebsocketConsumer):
         entry = self.shown.get(game.public_id)
         if entry is not None:
             return entry
-        entry = self.shown[game.public_id] = play.games().hold(game)
+        entry = self.shown[game.public_id] = play.GAMES.get().hold(game)
         group = group_name(game.public_id)
         await self.channel_layer.group_add(group, self.channel_name)
         await self.channel_layer.group_send(
@@ -113,7 +378,7 @@ class PlaySocket(AsyncWebsocketConsumer):
 
     async def unshow_all(self) -> None:
         for public_id, entry in list(self.shown.items()):
-            play.games().release(entry)
+            play.GAMES.get().release(entry)
             await self.channel_layer.group_discard(group_name(public_id), self.channel_name)
         self.shown.clear()
 
@@ -133,11 +398,11 @@ class PlaySocket(AsyncWebsocketConsumer):
         if entry is not None:
             entry.watched_elsewhere = True
 
-    async def publish(self, entry: play.InPlay, update: GameUpdate) -> None:
+    async def publish(self, entry: play.InPlay, update: play.GameUpdate) -> None:
         """Tell the game's other watchers (other tabs, spectators) of a change, if any. The
         channel layer may drop it: a socket that misses one notices the `seq` gap at its next
         frame, and `open`/`sync` always resync."""
-        if entry.watched and update.played:
+        if (entry.watched_elsewhere or entry.sockets > 1) and update.played:
             group = group_name(entry.game.public_id)
             frame = game_frame("state", update)
             await self.channel_layer.group_send(group, {"type": "game.changed", "frame": frame})

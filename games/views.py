@@ -19,9 +19,9 @@ from games import actions
 from games.deals import random_seed
 from games.engine import VARIANT_INFO, VARIANTS, new_game
 from games.forms import NicknameForm, SignUpForm
-from games.frames import deal_frame
 from games.identity import attach_user, current_player
 from games.models import MAX_SEED, Game
+from games.sockets import deal_frame
 from games.winnable import (
     PRACTICE_SEED_BOUND,
     SEARCH_BUDGET_S,

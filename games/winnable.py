@@ -5,7 +5,7 @@ Practice's "new winnable deal" and a race's winnable deal take a deal from the p
 use (`WinnableDeal`) at once (`winnable_seed`). An empty pool is never searched in the request:
 the solver's pure-Python search would hold the web process's interpreter lock for seconds and
 stall every other page and socket of it. Instead `start_search` hands the search to the
-background worker (solitaire_site/worker.py: a process of its own at a lower priority), at most
+background worker (games/worker.py: a process of its own at a lower priority), at most
 one per variant and use at a time in each process, which puts what it proves in the pool.
 Practice waits for it on a page that polls (`wait_for_deal`, games/views.py); a race opens on a
 random deal and takes the pool's deal at its start if one has come (races/deals.py). A deal
@@ -32,6 +32,7 @@ from django.core.cache import cache
 from django.db import IntegrityError
 from django.utils.crypto import constant_time_compare
 
+from games import worker
 from games.deals import random_seed
 from games.engine import new_game
 from games.engine.built_deals import (
@@ -44,7 +45,6 @@ from games.engine.built_deals import (
 from games.engine.shuffle import MAX_SEED
 from games.models import WinnableDeal
 from games.solver import Verdict, solve
-from solitaire_site import worker
 
 logger = logging.getLogger(__name__)
 

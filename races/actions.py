@@ -24,14 +24,15 @@ from games.actions import do_create_game, do_end_game
 from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
-from races import lifecycle
+from games.storage import BatchPart, register
+from races import events, lifecycle, play
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
 from races.codes import new_code
 from races.deals import pooled_winnable, winnable_seed
 from races.events import emit, race_dict, racer_dict
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
 from races.models import Race, Racer
-from races.rating_updates import apply_ratings
+from races.ratings.updates import apply_ratings
 from races.standings import standing_order
 
 logger = logging.getLogger(__name__)
@@ -319,6 +320,13 @@ def _close_if_all_done(race: Race) -> None:
         _close(race, reason="all_done")
 
 
+def close_finished(racers) -> None:
+    """After a move batch's commit: the close of each race whose racer has just finished, if
+    that was the last one still racing (the racer's part of the batch, races/apps.py)."""
+    for race_pk in {r.race_pk for r in racers if r.status in lifecycle.DONE}:
+        close_if_complete(race_pk)
+
+
 def close_if_complete(race_pk: int) -> None:
     """Close a running race whose racers have all finished (after a batch in which one won)."""
     with transaction.atomic():
@@ -411,3 +419,17 @@ def do_rematch(race: Race, player: Player) -> Race:
                 return new
         new.delete()
     return Race.objects.get(pk=race.rematch_id)
+
+
+# The racer's part of every move batch (games/storage.py): its progress in the batch's statement,
+# the numbered event of a finish in its transaction, the close of a race once all are done.
+register(
+    BatchPart(
+        name="racer",
+        sql=play.RACER_SQL,
+        orm=play.write_racers,
+        lock=events.lock_races,
+        announce=events.announce_finishes,
+        after_commit=close_finished,
+    )
+)

@@ -8,7 +8,6 @@ class RacesConfig(AppConfig):
     name = "races"
 
     def ready(self) -> None:
-        from games.writer import AFTER_COMMIT, AfterCommit
-        from races.play import after_batch, closes_races
-
-        AFTER_COMMIT.append(AfterCommit(after_batch, wanted=closes_races))
+        # Registers the racer's part of every move batch (races/actions.py); models can be
+        # imported only once the app registry is ready.
+        from races import actions  # noqa: F401

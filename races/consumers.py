@@ -3,17 +3,13 @@
 On connect the socket gets a `snapshot` (or, when the URL says `?since=N`, the events after N);
 then every race event, numbered. A racer also gets their own board (`state`, `ack`); a
 spectator gets every racer's board (`board`) once the race runs. The consumer parses frames
-(races/messages.py); moves take the move path (races/play.py, then games/play.py and the
-process's writer), everything else races/actions.py in a worker thread. Every refusal is an
+(games/sockets.py, with this socket's table); moves take the move path (races/play.py, then
+games/play.py and the loop's writer), everything else races/actions.py off the event loop. Every refusal is an
 `error` frame that changes nothing and leaves the socket open.
 
 Events reach the socket through the channel layer, which may drop or reorder them: the
 consumer numbers what it has sent, and on a gap reads the missing events from the database
 (the record) before sending the new one, so a socket never skips an event.
-
-Database calls other than moves run on the ORM worker threads of `games.threads.in_worker`
-with PostgreSQL, on Channels' one database thread with SQLite (one writer at a time anyway, and
-an in-memory test database whose shared cache fails rather than waits when two threads write).
 """
 
 from __future__ import annotations
@@ -21,40 +17,29 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
-from django.db import connection
-from django.utils import timezone
-
-from games import play as game_play
-from games.errors import ActionError, GameOver, StaleSeq
-from games.frames import error_frame, game_frame, pong_frame
-from games.live import GameUpdate
-from games.messages import BadFrame, Ping
-from games.ratelimit import FrameBudget
-from games.sockets import PlaySocket
-from games.threads import in_worker
+from games.errors import GameOver, StaleSeq
+from games.models import NICKNAME_MAX_LENGTH
+from games.sockets import (
+    MOVE,
+    PING,
+    SEQ,
+    Field,
+    FrameBudget,
+    Ping,
+    PlaySocket,
+    error_frame,
+    parse,
+    pong_frame,
+)
+from games.storage import off_loop, retrying
 from games.throttles import RACE_WRITES
-from games.writer import retrying
 from races import actions, play, quick, snapshots
 from races.codes import normalize_code
 from races.lifecycle import RaceRuleError
-from races.messages import (
-    TYPES,
-    Join,
-    Leave,
-    RaceMove,
-    RaceUndo,
-    Ready,
-    Rematch,
-    Resign,
-    Start,
-    Sync,
-    parse,
-)
 from races.models import Race
-from races.relay import relays
 
 logger = logging.getLogger(__name__)
 
@@ -68,12 +53,71 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def on_db_thread(function):
-    """`function` (sync, ORM) as a coroutine: on the ORM worker threads with PostgreSQL, on
-    Channels' one database thread with SQLite (see the module's docstring)."""
-    if connection.vendor == "postgresql":
-        return in_worker(function)
-    return database_sync_to_async(function)
+# ------------------------------------------------------------------ the socket's messages
+
+
+@dataclass(frozen=True)
+class Sync:
+    """Send what I missed since event `since` (or a full snapshot when that is None)."""
+
+    since: int | None = None
+
+
+@dataclass(frozen=True)
+class Join:
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Leave:
+    pass
+
+
+@dataclass(frozen=True)
+class Ready:
+    ready: bool
+
+
+@dataclass(frozen=True)
+class Start:
+    pass
+
+
+@dataclass(frozen=True)
+class RaceMove:
+    move: str
+    seq: int
+
+
+@dataclass(frozen=True)
+class RaceUndo:
+    seq: int
+
+
+@dataclass(frozen=True)
+class Resign:
+    pass
+
+
+@dataclass(frozen=True)
+class Rematch:
+    pass
+
+
+MESSAGES = {
+    "sync": (Sync, {"since": Field("whole", required=False)}),
+    "join": (Join, {"name": Field("text", required=False, limit=NICKNAME_MAX_LENGTH)}),
+    "leave": (Leave, {}),
+    "ready": (Ready, {"ready": Field("flag", required=False, default=True)}),
+    "start": (Start, {}),
+    "move": (RaceMove, {"move": MOVE, "seq": SEQ}),
+    "undo": (RaceUndo, {"seq": SEQ}),
+    "resign": (Resign, {}),
+    "rematch": (Rematch, {}),
+    "ping": PING,
+}
+"""/ws/race/<code>/'s messages: each `type`, its message and its fields."""
+TYPES = {message: kind for kind, (message, _) in MESSAGES.items()}
 
 
 _missing: dict[tuple[int, int, int], asyncio.Future] = {}
@@ -85,7 +129,7 @@ async def missing_events(race: Race, after: int, before: int) -> list[dict]:
     key = (race.pk, after, before)
     found = _missing.get(key)
     if found is None:
-        read = on_db_thread(snapshots.events_between)(race, after, before)
+        read = off_loop(snapshots.events_between)(race, after, before)
         found = _missing[key] = asyncio.ensure_future(read)
         found.add_done_callback(lambda _: _missing.pop(key, None))
     return await asyncio.shield(found)
@@ -93,10 +137,12 @@ async def missing_events(race: Race, after: int, before: int) -> list[dict]:
 
 class RaceConsumer(PlaySocket):
     path_name = "/ws/race/"
+    stamps_now = True
 
     async def connect(self) -> None:
         self.setup_socket(FrameBudget())
         self.race: Race | None = None
+        self.relay: play.RaceRelay | None = None
         self.seat: play.Seat | None = None
         self.timers: list[asyncio.Task] = []
         self.last_event = 0
@@ -108,14 +154,14 @@ class RaceConsumer(PlaySocket):
         self.gap_timer: asyncio.Task | None = None
         await self.accept()
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
-        view = await on_db_thread(snapshots.connect)(code, self.scope)
+        view = await off_loop(snapshots.connect)(code, self.scope)
         if view is None:
             await self.send_frame(error_frame("not_found", "there is no race with this code"))
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.race, self.player = view.race, view.player
         await self.channel_layer.group_add(self.race.group_name, self.channel_name)
-        await relays().join(self.race, self)
+        self.relay = await play.RELAYS.get().join(self.race, self)
         since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
         await self.sync(int(since) if since and since.isdigit() else None)
 
@@ -125,11 +171,11 @@ class RaceConsumer(PlaySocket):
                 task.cancel()
         if self.race is not None:
             await self.channel_layer.group_discard(self.race.group_name, self.channel_name)
-            await relays().leave(self.race, self)
+            await play.RELAYS.get().leave(self.race, self)
         await self.unshow_all()
         if self.race is not None and self.race.quick and self.racer_id and self.player:
             # Closed the page before the quick race started: out of its lobby.
-            await on_db_thread(quick.leave_before_start)(self.race, self.player)
+            await off_loop(quick.leave_before_start)(self.race, self.player)
 
     # ------------------------------------------------------------------ incoming frames
 
@@ -140,22 +186,24 @@ class RaceConsumer(PlaySocket):
             return
         ref = None
         try:
-            message = parse(text_data, bytes_data)
+            message = parse(text_data, bytes_data, MESSAGES)
             ref = TYPES[type(message)]
-            await self.dispatch_message(message)
-        except (BadFrame, RaceRuleError, ActionError) as exc:
+            writes = not isinstance(message, Ping | Sync) and self.player is not None
+            if writes and (reason := RACE_WRITES.refusal(self.player.pk, "race actions")):
+                raise RaceRuleError("rate_limited", reason)
+            if isinstance(message, RaceMove | RaceUndo):
+                await self.play(message)
+            else:
+                await self.act(message)
+        except Exception as exc:  # a refusal, or anything unexpected: an error frame
             await self.refuse(exc, ref)
             if isinstance(exc, StaleSeq | GameOver):
                 await self.send_board("state")
-        except Exception as exc:
-            await self.refuse(exc, ref)
 
-    async def dispatch_message(self, message) -> None:
-        run = on_db_thread
+    async def act(self, message) -> None:
+        """Everything but a move: the race's actions, off the event loop."""
+        run = off_loop
         race = self.race
-        writes = not isinstance(message, Ping | Sync) and self.player is not None
-        if writes and (reason := RACE_WRITES.refusal(self.player.pk, "race actions")):
-            raise RaceRuleError("rate_limited", reason)
         if isinstance(message, Ping):
             await self.send_frame(pong_frame(message.t))
         elif isinstance(message, Sync):
@@ -168,8 +216,6 @@ class RaceConsumer(PlaySocket):
             await run(actions.do_set_ready)(race, self.need_player(), message.ready)
         elif isinstance(message, Start):
             await run(actions.do_start_race)(race, self.need_player())
-        elif isinstance(message, RaceMove | RaceUndo):
-            await self.play(message)
         elif isinstance(message, Resign):
             await run(actions.do_resign)(race, self.player)
             if self.seat is not None:
@@ -194,44 +240,37 @@ class RaceConsumer(PlaySocket):
 
     async def play(self, message) -> None:
         """A move or undo: the race's rules in memory, then the game's move path."""
-        seat = await self.current_seat()
-        if seat is None or seat.racer.game_id is None:
+        seat = self.seat
+        if seat is None or seat.stale:
+            seat = await self.current_seat(reload=True)
+        if seat is None:
             raise RaceRuleError("not_in_race", "you are not racing in this race")
-        seat.check(timezone.now())
-        entry = await self.show(seat.racer.game)
-        action = "move" if isinstance(message, RaceMove) else "undo"
+        seat.check(int(time.time() * 1000))  # before the start: not_started (no game yet)
+        game = seat.racer.game
+        if game is None:
+            raise RaceRuleError("not_in_race", "you are not racing in this race")
+        entry = self.shown.get(game.public_id) or await self.show(game)
+        action = "undo" if isinstance(message, RaceUndo) else "move"
         move = getattr(message, "move", None)
-        written = []
-
-        def extend(live, write) -> None:
-            seat.extend(live, write)
-            written.append(write)
-
         try:
-            update = await game_play.act(entry, action, message.seq, move, extend=extend)
+            update = await play.race_act(seat, entry, action, message.seq, move)
         except GameOver:
             # Ended elsewhere (a close, a resignation in another tab): say it as the race would.
             seat = await self.current_seat(reload=True)
             if seat is not None:
-                seat.check(timezone.now())
+                seat.check(now_ms())
             raise
-        except BaseException:
-            seat.stale = True
-            raise
-        if update.duplicate or not written:
-            seat.stale = True
+        if update.write is None:
             await self.send_update("state", update)
             return
-        racer_write = written[-1].racer
-        seat.adopt(racer_write)
         await self.send_update("ack", update)
         await self.publish(entry, update)
-        if not racer_write.announce:  # a finish is an event of its own, sent by the writer
-            relays().of(seat.race).mark(seat.race, seat.racer)
+        if not update.write.parts["racer"].announce:  # a finish is a numbered event instead
+            self.relay.mark(seat)
 
     async def current_seat(self, reload: bool = False) -> play.Seat | None:
         if self.seat is None or self.seat.stale or reload:
-            seat_of = on_db_thread(play.seat_of)
+            seat_of = off_loop(play.seat_of)
             self.seat = await retrying(lambda: seat_of(self.race, self.player))
         return self.seat
 
@@ -239,11 +278,11 @@ class RaceConsumer(PlaySocket):
 
     async def sync(self, since: int | None) -> None:
         """A full snapshot, or the events after `since` (and the racer's board) when they are few."""
-        view = await on_db_thread(snapshots.catch_up)(self.race, self.player, since)
+        view = await off_loop(snapshots.catch_up)(self.race, self.player, since)
         if await self.follow(view):
             # New game groups joined after the boards were read: read again, so that a move
             # made in between (another tab, a racer a spectator watches) is not missed.
-            view = await on_db_thread(snapshots.catch_up)(self.race, self.player, since)
+            view = await off_loop(snapshots.catch_up)(self.race, self.player, since)
             await self.follow(view)
         if view.events is None:
             self.last_event = view.snapshot["event"]
@@ -306,16 +345,12 @@ class RaceConsumer(PlaySocket):
         await self.sync(self.last_event)
 
     async def on_end(self) -> None:
-        await on_db_thread(actions.do_close_if_due)(self.race)
+        await off_loop(actions.do_close_if_due)(self.race)
 
     async def on_autostart(self) -> None:
-        await on_db_thread(actions.do_start_if_due)(self.race)
+        await off_loop(actions.do_start_if_due)(self.race)
 
     # ------------------------------------------------------------------ outgoing frames
-
-    async def send_frame(self, frame: dict) -> None:
-        frame.setdefault("now", now_ms())
-        await super().send_frame(frame)
 
     async def send_event(self, frame: dict) -> None:
         """An event read from the record (a resync): sent if it is newer than the last one."""
@@ -324,12 +359,8 @@ class RaceConsumer(PlaySocket):
         self.last_event = frame["event"]
         await self.send_frame(dict(frame))
 
-    async def send_update(self, frame_type: str, update: GameUpdate) -> None:
-        self.seq_sent = update.game.seq
-        await self.send_frame(game_frame(frame_type, update))
-
     async def send_board(self, frame_type: str) -> None:
-        update = await on_db_thread(snapshots.own_board)(self.race, self.player)
+        update = await off_loop(snapshots.own_board)(self.race, self.player)
         if update is not None:
             await self.send_update(frame_type, update)
 
@@ -391,7 +422,7 @@ class RaceConsumer(PlaySocket):
         kind = frame["type"]
         if kind in ("countdown", "finished", "cancelled", "joined", "left", "autostart"):
             # The start, the end or a change of racers: new games to follow, new timers.
-            view = await on_db_thread(snapshots.catch_up)(self.race, self.player, self.last_event)
+            view = await off_loop(snapshots.catch_up)(self.race, self.player, self.last_event)
             await self.follow(view)
             if kind == "countdown" and view.board is not None:
                 # Taken in after the start time (a busy server): no timer will bring the board.

@@ -5,6 +5,8 @@ start; if none has come by then, the race is run on the random deal it opened wi
 
 from __future__ import annotations
 
+from games.winnable import Use, offers_winnable, start_search, take_pooled_seed
+from games.winnable import winnable_seed as pooled_seed
 from races.lifecycle import RaceRuleError
 
 
@@ -13,15 +15,13 @@ def winnable_seed(variant: str) -> int | None:
     Eighty Thieves); None when the pool is empty, a background search for it then started (the
     race opens on a random deal and takes the found one at its start: `pooled_winnable`).
     RaceRuleError (`no_winnable_deal`) for a variant whose deals were never proved winnable."""
-    from games.winnable import Use, offers_winnable, start_search
-    from games.winnable import winnable_seed as pooled
 
     if not offers_winnable(variant):
         raise RaceRuleError(
             "no_winnable_deal",
             f"winnable deals are not offered for {variant}: the solver has never proved one",
         )
-    seed = pooled(variant, Use.RACE)
+    seed = pooled_seed(variant, Use.RACE)
     if seed is None:
         start_search(variant, Use.RACE)
     return seed
@@ -33,7 +33,6 @@ def pooled_winnable(race, *, search_if_empty: bool = False) -> bool:
     here (a placement or a start must not wait for the solver). A deal taken is replaced by a
     background search; with `search_if_empty` (a race just opened) an empty pool starts one
     too, while at the start it is left to the scheduler. The caller saves the row."""
-    from games.winnable import Use, offers_winnable, start_search, take_pooled_seed
 
     wanted = race.quick or race.wants_winnable
     if not wanted or race.winnable or race.seed_chosen or not offers_winnable(race.variant):

@@ -1,35 +1,40 @@
 """Race events: numbered, stored as `RaceEvent` rows, and sent to the race's sockets after the
-commit; and the public shapes of a race and its racers that events and snapshots carry (no
-game id, no seed before the race is over).
+commit; the racer's part of a move's batch (its progress, and the `progress` event of a finish);
+and the public shapes of a race and its racers that events and snapshots carry (no game id, no
+seed before the race is over).
+
+Every event is numbered by `append`, under the race row's lock, so numbers are consecutive and
+never reused: the lobby's, the start's and the close's (`emit`, in the actions' transactions),
+and a finish's (`announce_finishes`, in the transaction of the move batch that stored it).
 """
 
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
 from games.engine import VARIANT_INFO
-from games.frames import encode
 from games.layer import group_send_nowait
+from games.sockets import encode
 from races.clock import epoch_ms
 from races.models import Race, RaceEvent, Racer
 from races.standings import standing_order
 
 
-def emit(race: Race, kind: str, /, **data) -> RaceEvent:
-    """Number and store one event, and send it to the race's sockets after the commit.
-
-    The caller holds the race row lock, so numbers are consecutive and never reused. (Progress
-    events of moves are numbered the same way, in the writer's batch: games/store.py.)
-    """
+def append(race: Race, kind: str, data: dict, now) -> RaceEvent:
+    """Number and store one event of a race whose row the caller holds locked."""
     race.event_seq += 1
-    event = RaceEvent.objects.create(
-        race=race, seq=race.event_seq, kind=kind, data=data, at=timezone.now()
-    )
+    event = RaceEvent.objects.create(race=race, seq=race.event_seq, kind=kind, data=data, at=now)
     Race.objects.filter(pk=race.pk).update(event_seq=race.event_seq)
+    return event
+
+
+def emit(race: Race, kind: str, /, **data) -> RaceEvent:
+    """Number and store one event, and send it to the race's sockets after the commit."""
+    event = append(race, kind, data, timezone.now())
     group = race.group_name
     frame = event_frame(event)
     transaction.on_commit(lambda: broadcast(group, {"type": "race.event", "frame": frame}))
@@ -46,15 +51,6 @@ def broadcast(group: str, message: dict) -> None:
     group_send_nowait(group, message)
 
 
-async def send_events(group: str, frames: list[dict]) -> None:
-    """Send a race's event frames, in order, as one channel message (the writer's batches),
-    each encoded once here for every socket that gets it (`now`: the server's clock as sent)."""
-    now = int(time.time() * 1000)
-    texts = [encode({**frame, "now": now}) for frame in frames]
-    message = {"type": "race.events", "frames": frames, "texts": texts}
-    await get_channel_layer().group_send(group, message)
-
-
 def progress_frame(
     race: Race, moved: list[Racer], racers: list[Racer], seq: int, at_ms: int
 ) -> dict:
@@ -67,36 +63,6 @@ def progress_frame(
         "standings": standing_order(racers),
         "at_ms": at_ms,
     }
-
-
-LIVE_FIELDS = ("cards", "cards_at_ms", "moves", "status")
-"""What a live `progress` frame says of a racer: where they are, nothing that an event changes."""
-
-
-def live_progress_frame(
-    race: Race, racers: list[Racer], now: int | None = None, at_ms: int | None = None
-) -> dict:
-    """A live `progress` frame (not numbered, not stored): racers' progress as it stands after
-    their acknowledged moves, with when (ms from the start) and the server's clock. `now`: when
-    the figures were read, if before this call (clients skip figures older than ones they have);
-    `at_ms`: when, if not `now` (figures read elsewhere)."""
-    now = int(time.time() * 1000) if now is None else now
-    return {
-        "type": "progress",
-        "racers": [live_racer(racer) for racer in racers],
-        "at_ms": at_ms_of(race, now) if at_ms is None else at_ms,
-        "now": now,
-    }
-
-
-def live_racer(racer: Racer) -> dict:
-    """A racer as a live `progress` frame gives them: where they are."""
-    return {"id": racer.public_id, **{name: getattr(racer, name) for name in LIVE_FIELDS}}
-
-
-def at_ms_of(race: Race, now_ms: int) -> int:
-    """A moment of the server's clock as ms from the race's start (0 before it)."""
-    return max(0, now_ms - epoch_ms(race.starts_at))
 
 
 def racer_dict(racer: Racer, race: Race) -> dict:
@@ -152,3 +118,44 @@ def race_dict(race: Race) -> dict:
 
 def total_cards(variant: str) -> int:
     return 52 * VARIANT_INFO[variant]["decks"]
+
+
+# ------------------------------------------------------------------ a finish in a move's batch
+
+
+def lock_races(racers) -> dict[int, Race]:
+    """The races a batch announces a finish to, locked in id order (two processes' batches
+    never deadlock), before the batch's games."""
+    race_pks = sorted({r.race_pk for r in racers})
+    return {race.pk: race for race in Race.objects.select_for_update().filter(pk__in=race_pks)}
+
+
+def announce_finishes(races: dict[int, Race], pairs) -> list[tuple[str, dict]]:
+    """One numbered `progress` event per race for the racers whose applied move ended their
+    play, with the standings; the channel messages that send them once committed."""
+    now = timezone.now()
+    due: dict[int, list[int]] = defaultdict(list)  # race pk -> racer pks, in order
+    for _, r in pairs:
+        if r.announce and r.race_pk in races:
+            due[r.race_pk].append(r.pk)
+    if not due:
+        return []
+    everyone: dict[int, list[Racer]] = defaultdict(list)
+    for racer in Racer.objects.filter(race_id__in=list(due)).order_by("joined_at", "pk"):
+        everyone[racer.race_id].append(racer)
+    messages = []
+    sent_at = int(time.time() * 1000)
+    for race_pk, racer_pks in due.items():
+        race, racers = races[race_pk], everyone[race_pk]
+        moved = [racer for pk in racer_pks for racer in racers if racer.pk == pk]
+        data = {
+            "racers": [racer_dict(racer, race) for racer in moved],
+            "standings": standing_order(racers),
+            "at_ms": max(0, int((now - race.starts_at).total_seconds() * 1000)),
+        }
+        frame = event_frame(append(race, "progress", data, now))
+        text = encode({**frame, "now": sent_at})
+        messages.append(
+            (race.group_name, {"type": "race.events", "frames": [frame], "texts": [text]})
+        )
+    return messages

@@ -15,8 +15,8 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from games.identity import current_player
+from games.storage import off_loop
 from games.throttles import RACE_FORMS, limit_posts
-from races.consumers import on_db_thread
 from races.lifecycle import RaceRuleError
 from races.quick import ANY, do_quick_race
 
@@ -33,4 +33,4 @@ def place(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 async def quick_race(request: HttpRequest) -> HttpResponse:
-    return await on_db_thread(place)(request)
+    return await off_loop(place)(request)

@@ -8,7 +8,7 @@ from races.chart import Chart, build_chart
 from races.clock import since_start_ms
 from races.events import total_cards
 from races.models import Race, RaceEvent, Racer, RatingChange
-from races.rating_updates import change_dict
+from races.ratings.updates import change_dict
 
 
 @dataclass(frozen=True)

@@ -13,15 +13,16 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 
 from games import actions as game_actions
-from games.frames import game_frame
 from games.identity import player_from_scope
 from games.models import Game, Player
+from games.sockets import game_frame
 from races import actions
 from races.actions import racer_of
 from races.clock import epoch_ms, phase_of
-from races.events import event_frame, live_progress_frame, race_dict, racer_dict
+from races.events import event_frame, race_dict, racer_dict
 from races.lifecycle import DONE, Phase
 from races.models import Race, RaceEvent, Racer
+from races.play import live_progress_frame, live_racer
 from races.results import rating_changes
 from races.standings import standing_order
 
@@ -118,7 +119,8 @@ def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
         read_at = int(time.time() * 1000)  # before the read: no later live frame looks older
         playing = race.racers.exclude(status__in=DONE) if race.status == Race.Status.STARTED else ()
         if playing:
-            view.progress = live_progress_frame(race, list(playing), now=read_at)
+            at_ms = max(0, read_at - epoch_ms(race.starts_at))
+            view.progress = live_progress_frame([live_racer(r) for r in playing], at_ms, read_at)
     else:
         view.snapshot = snapshot(race, player)
     if race.status == Race.Status.STARTED:

@@ -50,7 +50,7 @@ def streak_scan(variant: str) -> dict[str, float]:
     """The streak board's scores as its rebuild computed them before DailyStreak: every ranked
     win of the variant, read and counted."""
     from daily import scoring
-    from daily.standings import ranked_attempts
+    from daily.board_scores import ranked_attempts
     from daily.streaks import longest_streak
     from games.models import Game
 
@@ -71,7 +71,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from daily import leaderboard, standings
+    from daily import board_scores, leaderboard
     from daily.boards import DAILY, FASTEST, STREAK, WINS, Board
     from daily.models import DailyAttempt, DailyChallenge, DailyStreak
     from games.models import Game
@@ -123,9 +123,11 @@ def main() -> None:
         finally:
             leaderboard.KEY_PREFIX = prefix
     streak = Board(STREAK, args.variant)
-    assert standings.scores(streak) == streak_scan(args.variant), "the table and the history differ"
+    assert board_scores.scores(streak) == streak_scan(args.variant), (
+        "the table and the history differ"
+    )
     print("streak scores, the whole board")
-    print(line("  from DailyStreak (now)", timed(lambda: standings.scores(streak), args.builds)))
+    print(line("  from DailyStreak (now)", timed(lambda: board_scores.scores(streak), args.builds)))
     print(
         line(
             "  from every ranked win (before)",

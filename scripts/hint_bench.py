@@ -21,7 +21,7 @@ import websockets
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.loadtest import Browser
+from scripts.client import Browser
 
 BASE = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 6

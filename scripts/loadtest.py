@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import http.client
 import json
 import math
 import random
@@ -41,7 +40,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import websockets
 from tqdm import tqdm
@@ -51,6 +50,8 @@ if __package__ in (None, ""):
 
 from games.engine import VARIANTS
 from games.percentiles import percentile
+from scripts import quick_crowd
+from scripts.client import Browser, query
 from scripts.procstat import ServerCpu, listening_pids, load_average
 from scripts.servers import check_local, create_database, migrate, server_env, start_daphnes
 
@@ -64,39 +65,6 @@ MAX_DURATION_S = 900
 
 
 # ------------------------------------------------------------------ a guest's browser (HTTP)
-
-
-class Browser:
-    """Cookies, GETs and form POSTs with the CSRF token; redirects are returned, not followed."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-        parts = urlsplit(base)
-        self.host, self.port = parts.hostname, parts.port or 80
-        self.cookies: dict[str, str] = {}
-
-    def request(self, method: str, path: str, form: dict | None = None) -> tuple[int, dict, str]:
-        headers = {"Cookie": self.cookie_header(), "User-Agent": "solitaire-loadtest"}
-        body = None
-        if form is not None:
-            body = urlencode({**form, "csrfmiddlewaretoken": self.cookies.get("csrftoken", "")})
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-            headers["Origin"] = self.base
-            headers["Referer"] = self.base + path
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
-        try:
-            conn.request(method, path, body, headers)
-            reply = conn.getresponse()
-            text = reply.read().decode("utf-8", "replace")
-            for value in reply.headers.get_all("Set-Cookie") or []:
-                name, _, rest = value.partition("=")
-                self.cookies[name.strip()] = rest.split(";", 1)[0]
-            return reply.status, dict(reply.headers), text
-        finally:
-            conn.close()
-
-    def cookie_header(self) -> str:
-        return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
 
 
 def create_race(browser: Browser, variant: str, time_limit_s: int, name: str) -> str:
@@ -672,23 +640,6 @@ def rounded(value: float | None) -> float | None:
 # ------------------------------------------------------------------ the check against the record
 
 
-def query(database_url: str, sql: str, params: list) -> list[tuple]:
-    """Rows of one query on the database the servers use (PostgreSQL or an SQLite file).
-
-    Plain SQL, not the ORM: the script may run inside another Django process (a test) whose
-    own database is a different one. `sql` writes its placeholders as `%s`.
-    """
-    if database_url.startswith("sqlite:///"):
-        import sqlite3
-
-        with contextlib.closing(sqlite3.connect(database_url.removeprefix("sqlite:///"))) as db:
-            return db.execute(sql.replace("%s", "?"), params).fetchall()
-    import psycopg
-
-    with psycopg.connect(database_url) as db:
-        return db.execute(sql, params).fetchall()
-
-
 def stored_logs(database_url: str, racer_ids: list[str]) -> dict[str, list[str]]:
     """Each racer's game's move log, in order (racers without a game are left out)."""
     marks = ", ".join(["%s"] * len(racer_ids))
@@ -867,8 +818,6 @@ def main(argv: list[str] | None = None) -> int:
         args.base_urls = [s.url for s in servers]
     try:
         if args.quick:
-            from scripts import quick_crowd
-
             result = asyncio.run(quick_crowd.run(args))
             quick_crowd.print_figures(result)
             if args.json:

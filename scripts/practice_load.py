@@ -38,7 +38,7 @@ if __package__ in (None, ""):
 
 from games.engine import VARIANTS
 from games.percentiles import percentile
-from scripts.loadtest import Browser, query
+from scripts.client import Browser, query
 from scripts.servers import ROOT, check_local
 
 CONFIG_PATTERN = re.compile(

@@ -13,7 +13,6 @@ Debian's nginx with it (never the system's nginx or its configuration).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import pwd
@@ -182,56 +181,3 @@ def race_sockets_opened(log: str) -> int:
 
 def race_sockets_open(log: str) -> int:
     return race_sockets_opened(log) - len(re.findall(r'"WSDISCONNECT /ws/race/', log))
-
-
-async def drill_proxy_daphne_kill(options):
-    """Kill one of two Daphnes behind nginx mid-race: its racers, who know only the proxy's
-    address, reconnect through it to the other Daphne and finish with nothing lost."""
-    from scripts.fault_drills import Drill, drill_services, load_args, record_checks, wait_for
-    from scripts.loadtest import LoadRun
-
-    drill = Drill("proxy-daphne-kill")
-    with drill_services(options, 2, BEHIND_PROXY) as (_, servers), proxy_for(servers) as nginx:
-        started = {server.port: len(server.log()) for server in servers}
-        load = LoadRun(load_args([nginx.url], options.database_url))
-        await load.setup()
-        await load.start()
-        playing = asyncio.create_task(load.play())
-        await asyncio.sleep(load.args.duration * 0.4)
-        victim, survivor = servers
-
-        def log(server) -> str:  # this drill's lines only: a log file may be a reused port's
-            return server.log()[started[server.port] :]
-
-        # Daphne writes its access log line once a socket is up: wait for every racer's.
-        await wait_for(
-            lambda: sum(race_sockets_open(log(s)) for s in servers) >= len(load.racers), 10
-        )
-        on_victim = race_sockets_open(log(victim))
-        on_survivor = race_sockets_open(log(survivor))
-        opened_on_survivor = race_sockets_opened(log(survivor))
-        victim.kill()
-        at_kill = {r.index: len(r.log) for r in load.racers}
-        await playing
-        await load.finish()
-        figures = await load.figures()
-        moved_to_survivor = race_sockets_opened(log(survivor)) - opened_on_survivor
-    moved_after = [len(r.log) > at_kill[r.index] for r in load.racers]
-    drill.evidence = {
-        **figures,
-        "racers_on_killed_server": on_victim,
-        "racers_on_other_server": on_survivor,
-        "sockets_reopened_on_other_server": moved_to_survivor,
-        "proxy": nginx.url,
-    }
-    drill.check("nginx spread the racers over both Daphnes", on_victim > 0 and on_survivor > 0)
-    drill.check(
-        "every racer of the killed Daphne reconnected through the proxy",
-        figures["reconnects"] >= on_victim,
-    )
-    drill.check("nginx handed them to the other Daphne", moved_to_survivor >= on_victim)
-    drill.check("every racer moved after the kill", all(moved_after))
-    other = {k: v for k, v in figures["error_codes"].items() if k != "disconnected"}
-    drill.check("no error besides the dropped sockets", not other)
-    record_checks(drill, figures)
-    return drill.settle()

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import websockets
 
 from games.percentiles import percentile
+from scripts.client import Browser, query
 from scripts.procstat import load_average
 
 MAX_PLAYERS = 8
@@ -52,8 +53,6 @@ class Presser:
 
 def place(presser: Presser, variant: str) -> tuple[dict, float]:
     """The home page, then the Quick race form (blocking: runs in a thread)."""
-    from scripts.loadtest import Browser
-
     browser = Browser(presser.base)
     status, _, _ = browser.request("GET", "/")
     if status != 200:
@@ -168,8 +167,6 @@ def figures(pressers: list[Presser]) -> dict:
 def record_check(database_url: str, codes: list[str]) -> dict:
     """From the database: quick races of this crowd, their sizes and status, and players who
     are in more than one of them."""
-    from scripts.loadtest import query
-
     marks = ", ".join(["%s"] * len(codes))  # IN (…): the same SQL on PostgreSQL and SQLite
     rows = query(
         database_url,

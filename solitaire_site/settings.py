@@ -22,7 +22,6 @@
 | MOVE_BATCH_WINDOW_MS | 2 | how long the move writer gathers a batch after its first move |
 | MOVE_WRITE_RETRY_S | 10 | how long a move waits for the database before `unavailable` |
 | MOVE_STORE | auto | auto, orm or postgres: which store writes the move batches |
-| MOVE_STORE_ON_LOOP | 1 | PostgreSQL: batches with no finish go from the event loop (0: the writer's thread) |
 | QUICK_RACE_LOBBY_S | 15 | a quick race starts this long after its second player arrives |
 | QUICK_RACE_TIME_LIMIT_S | 600 | a quick race's time limit |
 """
@@ -189,7 +188,7 @@ WINNABLE_POOL_REFILL = env_bool("WINNABLE_POOL_REFILL", default=True)
 # catches what it missed. The tests turn it off.
 REPLAY_ANALYSIS = env_bool("REPLAY_ANALYSIS", default=True)
 
-# Where the solver's background searches run (solitaire_site/worker.py): `process`, one worker
+# Where the solver's background searches run (games/worker.py): `process`, one worker
 # process of the web process's own at a lower priority; `thread`, a thread of the web process
 # (the tests, whose monkeypatched solvers must reach the job), which stalls its sockets meanwhile.
 BACKGROUND_WORKER = os.environ.get("BACKGROUND_WORKER", "process")
@@ -222,7 +221,6 @@ QUICK_RACE_TIME_LIMIT_S = int(os.environ.get("QUICK_RACE_TIME_LIMIT_S", "600"))
 MOVE_BATCH_WINDOW_MS = float(os.environ.get("MOVE_BATCH_WINDOW_MS", "2"))
 MOVE_WRITE_RETRY_S = float(os.environ.get("MOVE_WRITE_RETRY_S", "10"))
 MOVE_STORE = os.environ.get("MOVE_STORE", "auto")
-MOVE_STORE_ON_LOOP = env_bool("MOVE_STORE_ON_LOOP", default=True)
 if MOVE_STORE not in ("auto", "orm", "postgres"):
     raise ImproperlyConfigured("MOVE_STORE is auto, orm or postgres")
 

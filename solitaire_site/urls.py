@@ -10,7 +10,7 @@ from django.views.generic import RedirectView
 urlpatterns = [
     path("", include("games.urls")),
     path("races/", include("races.urls")),
-    path("", include("races.rating_urls")),  # before daily's leaderboards/<kind>/…
+    path("", include("races.ratings.urls")),  # before daily's leaderboards/<kind>/…
     path("", include("daily.urls")),
     path(
         "accounts/login/",

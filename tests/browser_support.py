@@ -25,11 +25,14 @@ from tests.required import unavailable
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 DESKTOP = {"width": 1280, "height": 800}
+# The two widths every page is checked at (tests/accessibility/): a desktop and a phone.
+WIDTHS = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
-def live_server_env() -> dict[str, str]:
+def live_server_env(database: str = "browser") -> dict[str, str]:
     """The live server's database and Redis follow the test settings: with PostgreSQL (CI) it
-    gets a database of its own beside the test one, and the same Redis; else its own SQLite."""
+    gets a database of its own beside the test one (`<name>_<database>`, made afresh), and the
+    same Redis; else its own SQLite."""
     from django.conf import settings
 
     from scripts.servers import create_database
@@ -42,7 +45,7 @@ def live_server_env() -> dict[str, str]:
         if db.get("PASSWORD"):
             auth += ":" + quote(db["PASSWORD"], safe="")
         host = f"{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
-        url = f"postgres://{auth}@{host}/{db['NAME']}_browser"
+        url = f"postgres://{auth}@{host}/{db['NAME']}_{database}"
         create_database(url, drop=True)
         env["DATABASE_URL"] = url
     if settings.REDIS_URL:

@@ -178,10 +178,10 @@ def writer_connection_closed_at_the_end(django_db_setup, django_db_blocker):
     """The move writer's thread keeps its connection; give it back before the test database
     is dropped."""
     yield
-    from games.writer import close_thread_connection
+    from games.storage import close_writer_connection
 
     with django_db_blocker.unblock():
-        close_thread_connection()
+        close_writer_connection()
 
 
 @pytest.fixture(autouse=True)
@@ -209,24 +209,17 @@ def fresh_player_budgets():
 @pytest.fixture
 def store_faults(monkeypatch):
     """store_faults(fail): every batch the writer stores calls `fail()` first (which may raise),
-    whichever way the batch goes: through Django on the writer's thread, or from the event loop
-    on the writer's own connection."""
+    on the writer's thread, before its statement."""
 
-    from games import store
-    from games.loop_store import LoopStore
+    from games import storage
 
     def install(fail) -> None:
-        on_thread, on_loop = store.write, LoopStore.write
+        apply = storage.apply
 
-        def thread_write(writes):
+        def failing_apply(writes):
             fail()
-            return on_thread(writes)
+            return apply(writes)
 
-        async def loop_write(self, writes):
-            fail()
-            return await on_loop(self, writes)
-
-        monkeypatch.setattr(store, "write", thread_write)
-        monkeypatch.setattr(LoopStore, "write", loop_write)
+        monkeypatch.setattr(storage, "apply", failing_apply)
 
     return install

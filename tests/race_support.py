@@ -288,7 +288,7 @@ def generous_budget(monkeypatch):
     """Sockets get a frame budget no test session reaches, for tests about something else
     (each of their frames is followed by a ping, which counts too)."""
     from games import consumers as game_consumers
-    from games.ratelimit import FrameBudget
+    from games.sockets import FrameBudget
     from races import consumers as race_consumers
 
     def budget() -> FrameBudget:

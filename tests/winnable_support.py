@@ -10,10 +10,9 @@ import time
 import pytest
 from django.core.cache import cache
 
-from games import winnable
+from games import winnable, worker
 from games.engine import VARIANTS
 from games.solver import SolveResult, Verdict
-from solitaire_site import worker
 
 
 def in_background() -> bool:

@@ -1,5 +1,7 @@
 """Template filters of the daily pages."""
 
+import datetime as dt
+
 from django import template
 
 from daily.links import link
@@ -44,7 +46,6 @@ def when(iso_text: str | None) -> str:
     """An ISO timestamp as "2026-11-22 01:02 UTC"."""
     if not iso_text:
         return "–"
-    import datetime as dt
 
     moment = dt.datetime.fromisoformat(iso_text.replace("Z", "+00:00")).astimezone(dt.UTC)
     return moment.strftime("%Y-%m-%d %H:%M UTC")

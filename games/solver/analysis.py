@@ -3,6 +3,8 @@
 import time
 from typing import Any
 
+from games.engine import Game, new_game
+
 from .result import Verdict
 from .solve import solve
 
@@ -19,7 +21,6 @@ def hint(game: Any, max_seconds: float = 2.0) -> str | None:
 def _positions(start: Any, moves: list[str]) -> tuple[list[dict], list[tuple]]:
     """Replay a move log on the engine: the full state after each entry (index 0 is the start,
     index i+1 follows entry i), and for each the line of moves in force (undo pops one)."""
-    from games.engine import Game
 
     game = Game.from_dict(start.to_dict() if hasattr(start, "to_dict") else start)
     states = [game.to_dict()]
@@ -45,7 +46,6 @@ def first_losing_move(
     max_total_seconds: float = 30.0,
 ) -> int | None:
     """``first_losing_move_from`` the deal of (variant, seed)."""
-    from games.engine import new_game
 
     return first_losing_move_from(
         new_game(variant, seed),

@@ -4,8 +4,8 @@ player page (drawn inline as SVG, like the results chart)."""
 from django import template
 
 from races import ratings
-from races.rating_board import player_ratings
-from races.rating_chart import build_rating_chart
+from races.ratings.board import player_ratings
+from races.ratings.chart import build_rating_chart
 
 register = template.Library()
 

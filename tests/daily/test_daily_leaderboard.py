@@ -123,7 +123,7 @@ def test_a_built_board_is_read_from_the_store_alone(enter, daily_board, monkeypa
     def no_scan(*args, **kwargs):
         raise AssertionError("a read computed the board from the database")
 
-    monkeypatch.setattr(leaderboard.standings, "scores", no_scan)
+    monkeypatch.setattr(leaderboard.board_scores, "scores", no_scan)
     assert names(leaderboard.read_page(daily_board)) == [(1, "a")]
 
 

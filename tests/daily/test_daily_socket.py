@@ -10,7 +10,8 @@ from daily.actions import start_attempt
 from daily.boards import DAILY, Board
 from games import consumers
 from games.actions import do_create_game
-from games.ratelimit import FrameBudget, PlayerBudget
+from games.sockets import FrameBudget
+from games.throttles import PlayerBudget
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

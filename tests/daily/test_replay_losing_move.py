@@ -12,10 +12,9 @@ from django.core.management import call_command
 
 from daily import analysis
 from daily.models import LosingMove
-from games import actions
+from games import actions, worker
 from games.engine import new_game
 from games.models import Game
-from solitaire_site import worker
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +149,7 @@ def test_a_game_that_ends_is_searched_by_the_worker_after_the_commit(settings, p
 @pytest.mark.django_db(transaction=True)
 def test_the_search_runs_in_a_process_of_its_own_at_a_lower_priority(settings):
     """A search holds its interpreter for seconds: never the web process's, where it would
-    stall every socket's moves (solitaire_site/worker.py)."""
+    stall every socket's moves (games/worker.py)."""
     settings.BACKGROUND_WORKER = "process"  # the tests' own default is a thread
     executor = worker.executor()
     if isinstance(executor, ThreadPoolExecutor):

@@ -24,7 +24,8 @@ import redis
 import websockets
 from django.conf import settings
 
-from scripts.loadtest import Browser, create_race, join_race
+from scripts.client import Browser
+from scripts.loadtest import create_race, join_race
 from scripts.proxy import BEHIND_PROXY, collect_static, nginx_binary, proxy_for
 from scripts.servers import migrate, server_env, start_daphnes
 from tests.live import expect

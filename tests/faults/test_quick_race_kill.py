@@ -14,8 +14,8 @@ import re
 
 import pytest
 
+from scripts.client import query
 from scripts.fault_drills import drill_services
-from scripts.loadtest import query
 from scripts.servers import create_database, migrate, server_env
 from tests.live import Visitor, expect, postgres_url
 

@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 from hostile_harness import game_fingerprint, race_fingerprint
 
 from games.actions import do_create_game
-from games.ratelimit import FrameBudget
+from games.sockets import FrameBudget
 from races.models import Racer
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -17,10 +17,10 @@ from asgiref.sync import async_to_sync
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import messages as game_messages
+from games import sockets as game_messages
 from games.actions import do_create_game, get_game_update
-from games.messages import BadFrame
-from races import messages as race_messages
+from games.sockets import BadFrame
+from races import consumers as race_messages
 from races.models import Racer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,6 +42,10 @@ batches = st.lists(
     min_size=1,
     max_size=6,
 )
+
+
+def race_parse(text, data=None):
+    return game_messages.parse(text, data, race_messages.MESSAGES)
 
 
 def parsed(kind: str, payload, parse):
@@ -73,7 +77,7 @@ def check_malformed_refused(frame, replies, parse) -> None:
 
 def changes_race(kind: str, payload, legal: set[str]) -> bool:
     """Would this frame (by chance) be a legal change to the race: a legal move or a resign?"""
-    message = parsed(kind, payload, race_messages.parse)
+    message = parsed(kind, payload, race_parse)
     if isinstance(message, race_messages.Resign):
         return True
     return (
@@ -101,7 +105,7 @@ def test_hostile_frames_on_the_race_socket_change_nothing(running_race, check_hi
         return results
 
     for frame, replies in async_to_sync(play)():
-        check_malformed_refused(frame, replies, race_messages.parse)
+        check_malformed_refused(frame, replies, race_parse)
         for reply in replies:
             kind = reply["type"]
             if kind == "error":

@@ -23,7 +23,7 @@ import re
 
 import pytest
 
-from scripts.loadtest import query
+from scripts.client import query
 from scripts.practice_load import CONFIG_PATTERN
 from tests.live import Visitor, expect, two_servers_on_postgres
 

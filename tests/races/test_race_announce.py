@@ -7,7 +7,7 @@ it."""
 import pytest
 from channels.layers import get_channel_layer
 
-from races import actions, relay
+from races import actions
 from races import play as race_play
 from races.models import Race, RaceEvent, Racer
 from races.results import series
@@ -131,7 +131,7 @@ async def test_another_servers_figures_ride_in_this_servers_next_tick(open_duo, 
     elsewhere = {"id": duo.ids["bob"], "cards": 0, "cards_at_ms": 0, "moves": 7}
     elsewhere |= {"status": "playing", "at_ms": first["at_ms"] + 10}
     part = {"type": "race.live", "race": duo.race.pk, "from": "another", "racers": [elsewhere]}
-    await get_channel_layer().group_send(relay.live_group(duo.race), part)
+    await get_channel_layer().group_send(race_play.live_group(duo.race), part)
     await ann.request({"type": "move", "move": HOME, "seq": 1}, "ack")
     both = await bob.expect("progress", timeout=5)
     assert both["at_ms"] - first["at_ms"] >= 900

@@ -112,6 +112,17 @@ async def test_no_board_and_no_move_before_the_start(lobby):
     assert board["now"] >= (await _race(race)).starts_at.timestamp() * 1000
 
 
+async def test_a_racers_move_in_the_lobby_is_not_started(lobby):
+    """Before the start a racer's move is `not_started` (docs/protocol.md), in the lobby as in
+    the countdown, not `not_in_race`: the racer is in the race, it has not begun."""
+    race, ann_socket, bob_socket = lobby
+    for socket in (ann_socket, bob_socket):
+        error = await socket.error({"type": "move", "move": "t0-t1", "seq": 0})
+        assert error["code"] == "not_started"
+        error = await socket.error({"type": "undo", "seq": 0})
+        assert error["code"] == "not_started"
+
+
 async def _race(race):
     from asgiref.sync import sync_to_async
 

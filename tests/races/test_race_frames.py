@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from games.messages import MAX_FRAME_BYTES
+from games.sockets import MAX_FRAME_BYTES
 from races.models import RaceEvent
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_countdown")]
@@ -59,7 +59,7 @@ async def test_binary_frames_are_refused(socket):
 
 async def test_floods_are_rate_limited_then_closed(socket):
     """Past the frame budget frames are refused (`rate_limited`); far past it the socket closes."""
-    from games.ratelimit import FrameBudget
+    from games.sockets import FrameBudget
 
     budget = FrameBudget()
     for _ in range(budget.limit):

@@ -12,7 +12,7 @@ from games.models import Player
 from races import actions, ratings
 from races import play as race_play
 from races.models import Race, Rating, RatingChange
-from races.rating_updates import apply_ratings
+from races.ratings.updates import apply_ratings
 from races.snapshots import snapshot
 
 # ------------------------------------------------------------------ the rules

@@ -6,13 +6,13 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from games import worker
 from games.engine import new_game
 from games.models import WinnableDeal
 from games.solver import Verdict, solve
 from races import actions
 from races.lifecycle import RaceRuleError
 from races.models import Race
-from solitaire_site import worker
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from games.models import Player
 from races.models import Race, Rating, RatingChange
-from races.rating_chart import build_rating_chart
+from races.ratings.chart import build_rating_chart
 
 pytestmark = pytest.mark.django_db
 

@@ -7,10 +7,10 @@ import pytest
 from channels.db import database_sync_to_async
 from hostile_harness import Session, game_fingerprint, race_fingerprint
 
-from games.ratelimit import PlayerBudget
 from games.throttles import (  # reset per test by tests/conftest.py
     RACE_FORMS,
     RACE_WRITES,
+    PlayerBudget,
 )
 from races.models import Race
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from service_positions import near_won_state, one_move_from_stuck_state
 
-from games import actions, store
+from games import actions, storage
 from games.actions import (
     GameOver,
     MoveRefused,
@@ -18,8 +18,8 @@ from games.actions import (
     replay,
 )
 from games.engine import VARIANTS, new_game
-from games.live import is_autoplay_move
 from games.models import Game, Move
+from games.play import is_autoplay_move
 
 pytestmark = pytest.mark.django_db
 
@@ -230,7 +230,7 @@ def test_a_failed_write_changes_nothing(player, make_game, monkeypatch):
     def fail(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(store, "write", fail)
+    monkeypatch.setattr(storage, "apply", fail)
     with pytest.raises(RuntimeError):
         do_play_move(game, legal[0], 0)
     monkeypatch.undo()

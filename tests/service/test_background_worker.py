@@ -1,17 +1,17 @@
-"""The background worker (solitaire_site/worker.py) outlives no web process."""
+"""The background worker (games/worker.py) outlives no web process."""
 
 import os
 import subprocess
 import sys
 import time
 
-from solitaire_site import worker
+from games import worker
 
 WEB_PROCESS = """
 import os, sys, time
 import django
 django.setup()
-from solitaire_site import worker
+from games import worker
 executor = worker._make("process", {"NAME": sys.argv[1]})
 print(executor.submit(os.getpid).result(timeout=60), flush=True)
 executor.submit(time.sleep, 600)  # a long search in progress when the web process dies

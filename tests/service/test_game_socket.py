@@ -15,8 +15,8 @@ from service_positions import near_won_state
 
 from games.actions import starting_position
 from games.engine import VARIANTS, new_game
-from games.live import is_autoplay_move
 from games.models import Game, Move
+from games.play import is_autoplay_move
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

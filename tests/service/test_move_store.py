@@ -1,27 +1,38 @@
-"""The move store (games/store.py): a write is a compare-and-set on the game's `seq` and status,
+"""The move store (games/storage.py): a write is a compare-and-set on the game's `seq` and status,
 so of two writes checked against the same position exactly one is stored; the rest of a move
-(racer, attempt) goes with it or not at all. Both stores, the ORM one and PostgreSQL's, keep
-the same rules (the PostgreSQL one where the tests run on PostgreSQL)."""
+(racer, attempt) goes with it or not at all. Both ways to store, through the ORM and as
+PostgreSQL's one statement, keep the same rules (the latter where the tests run on PostgreSQL)."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test import override_settings
 from django.utils import timezone
 
-from games import store
+from games import storage
 from games.actions import do_create_game, do_end_game
-from games.live import GameWrite
 from games.models import Game, Move
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+class Store:
+    """`write_batch` with `MOVE_STORE` set: "orm" (a statement per row), or "postgres"."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def write(self, writes):
+        with override_settings(MOVE_STORE=self.name):
+            return storage.write_batch(writes)
+
+
 def stores():
-    made = [pytest.param(store.OrmStore, id="orm")]
+    made = [pytest.param(lambda: Store("orm"), id="orm")]
     made.append(
         pytest.param(
-            store.PostgresStore,
+            lambda: Store("postgres"),
             id="postgres",
             marks=pytest.mark.skipif(
                 connection.vendor != "postgresql", reason="the PostgreSQL store needs PostgreSQL"
@@ -31,8 +42,8 @@ def stores():
     return made
 
 
-def write_of(game: Game, move: str, old_seq: int = 0) -> GameWrite:
-    return GameWrite(
+def write_of(game: Game, move: str, old_seq: int = 0) -> storage.GameWrite:
+    return storage.GameWrite(
         pk=game.pk,
         public_id=game.public_id,
         old_seq=old_seq,
@@ -101,7 +112,7 @@ def test_the_postgres_store_runs_its_batch_as_a_prepared_statement(player):
     """Django turns psycopg's preparing off; the store turns it back on for its own statements,
     so a batch is not parsed and planned afresh each time."""
     game = do_create_game(player, "penguin", 1)
-    store.PostgresStore().write([write_of(game, "t0-t1")])
+    Store("postgres").write([write_of(game, "t0-t1")])
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",

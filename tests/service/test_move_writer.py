@@ -1,4 +1,4 @@
-"""The move writer (games/writer.py): moves of many sockets share one transaction, a database
+"""The move writer (games/storage.py): moves of many sockets share one transaction, a database
 that is briefly away costs no move, and one away for longer gets `unavailable` and changes
 nothing."""
 
@@ -11,13 +11,13 @@ from channels.db import database_sync_to_async
 from django.db import OperationalError, connection
 from django.test import Client
 
-from games import store, writer
+from games import play, storage
 from games.actions import do_create_game
 from games.models import Game, Move, Player
 from tests.support import log_in_as_guest
 
 on_postgres = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="the event loop's store is PostgreSQL's"
+    connection.vendor != "postgresql", reason="the writer's own connection is PostgreSQL's"
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -69,13 +69,13 @@ async def test_moves_of_many_sockets_share_a_batch(make_socket, settings):
     settings.MOVE_BATCH_WINDOW_MS = 50
     made = await games_of(8)
     sockets = [await open_socket(make_socket, p, g) for p, g in made]
-    before = writer.writer().batches
+    before = play.GAMES.get().writer.batches
     moves = [state["legal"][0] for _, state in sockets]
     for (ws, _), move in zip(sockets, moves, strict=True):
         await ws.send_json_to({"type": "move", "move": move, "seq": 0})
     acks = [await ws.receive_json_from(5) for ws, _ in sockets]
     assert [a["type"] for a in acks] == ["ack"] * 8
-    assert writer.writer().batches - before < 8
+    assert play.GAMES.get().writer.batches - before < 8
     logs = await stored_logs([g for _, g in made])
     assert logs == [[m.removesuffix(":1")] for m in moves]
 
@@ -148,69 +148,58 @@ def test_autoplay_and_moves_take_one_write_each(player):
 
     game = do_create_game(player, "penguin", 3)
     seen = []
-    real = store.write
+    real = storage.apply
 
     def spy(writes):
         seen.append(len(writes))
         return real(writes)
 
-    store.write = spy
+    storage.apply = spy
     try:
         update = do_autoplay(game, 0)
     finally:
-        store.write = real
+        storage.apply = real
     assert seen == [1]
     assert len(update.played) == Game.objects.get(pk=game.pk).seq
 
 
-@pytest.fixture
-def thread_hops(monkeypatch):
-    """The names of what the writer sent to its database thread, in order."""
-    hops, real = [], writer.run_on_store_thread
+class Probe:
+    """A part of a write that asks for its follow-up after the commit."""
 
-    def counted(function, *args):
-        hops.append(function.__name__)
-        return real(function, *args)
+    announce = False
+    follow_up = True
 
-    monkeypatch.setattr(writer, "run_on_store_thread", counted)
-    return hops
+    def row(self) -> dict:
+        return {}
 
 
-@on_postgres
-async def test_a_plain_batch_never_leaves_the_event_loop(make_socket, thread_hops):
-    """A move with nothing to announce and no hook wanting it is stored from the event loop:
-    no hop to the database thread, and the move is in the record when it is acked."""
-    [(player, game)] = await games_of(1)
-    ws, state = await open_socket(make_socket, player, game)
-    move = state["legal"][0]
-    ack = await ws.send_frame({"type": "move", "move": move, "seq": 0})
-    assert ack["type"] == "ack"
-    assert thread_hops == []
-    assert await stored_logs([game]) == [[move.removesuffix(":1")]]
-
-
-@on_postgres
-async def test_what_follows_a_commit_still_runs_on_the_thread(
-    make_socket, thread_hops, monkeypatch
-):
-    """A hook that wants a batch runs on the database thread after the loop's commit, with the
-    applied writes, before the move is acked."""
+async def test_a_parts_follow_up_runs_after_the_commit_before_the_ack(make_socket, monkeypatch):
+    """What an app registers to follow a batch runs once the batch is committed (the move is in
+    the record) and before the move is acked, with the applied writes' parts."""
     seen = []
-    hook = writer.AfterCommit(
-        run=lambda applied, result: seen.append(([w.pk for w in applied], result.applied)),
-        wanted=lambda applied, result: True,
-    )
-    monkeypatch.setattr(writer, "AFTER_COMMIT", [*writer.AFTER_COMMIT, hook])
+
+    def follow(values):
+        stored = Move.objects.filter(game_id=game.pk).count()
+        seen.append((len(values), stored))
+
+    part = storage.BatchPart(name="probe", sql="probe AS (SELECT 1)", orm=lambda pairs: None)
+    part = storage.BatchPart(**{**part.__dict__, "after_commit": follow})
+    monkeypatch.setitem(storage.PARTS, "probe", part)
+    monkeypatch.setattr(storage, "APPLY_SQL", storage.apply_sql())
+    monkeypatch.setitem(play.WRITE_PARTS, "practice", lambda game: add_probe)
     [(player, game)] = await games_of(1)
     ws, state = await open_socket(make_socket, player, game)
     ack = await ws.send_frame({"type": "move", "move": state["legal"][0], "seq": 0})
     assert ack["type"] == "ack"
-    assert thread_hops == ["after_commit"]
-    assert seen == [([game.pk], {game.pk})]
+    assert seen == [(1, 1)]
+
+
+def add_probe(live, write) -> None:
+    write.parts["probe"] = Probe()
 
 
 @on_postgres
-async def test_a_dropped_loop_connection_costs_no_move(make_socket, settings):
+async def test_a_dropped_writer_connection_costs_no_move(make_socket, settings):
     """PostgreSQL ends the writer's own connection between two moves (a restart, a failover):
     the next move is retried on a new connection and acked, and both are stored once."""
     settings.MOVE_WRITE_RETRY_S = 5
@@ -218,7 +207,7 @@ async def test_a_dropped_loop_connection_costs_no_move(make_socket, settings):
     ws, state = await open_socket(make_socket, player, game)
     first = state["legal"][0]
     ack = await ws.send_frame({"type": "move", "move": first, "seq": 0})
-    own = writer.writer().on_loop.conn
+    own = await asyncio.wrap_future(storage.WRITER_THREAD.submit(writer_backend))
     assert own is not None
 
     @database_sync_to_async
@@ -226,9 +215,14 @@ async def test_a_dropped_loop_connection_costs_no_move(make_socket, settings):
         with connection.cursor() as cur:
             cur.execute("SELECT pg_terminate_backend(%s)", [pid])
 
-    await terminate(own.info.backend_pid)
+    await terminate(own)
     second = ack["legal"][0]
     ack = await ws.send_frame({"type": "move", "move": second, "seq": 1})
     assert ack["type"] == "ack" and ack["seq"] == 2
-    assert writer.writer().on_loop.conn is not own
+    assert await asyncio.wrap_future(storage.WRITER_THREAD.submit(writer_backend)) != own
     assert await stored_logs([game]) == [[first.removesuffix(":1"), second.removesuffix(":1")]]
+
+
+def writer_backend() -> int | None:
+    """The backend pid of the writer thread's connection (run on that thread)."""
+    return connection.connection.info.backend_pid if connection.connection else None

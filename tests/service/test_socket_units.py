@@ -8,8 +8,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.messages import MAX_FRAME_BYTES, Autoplay, BadFrame, Open, Ping, PlayMove, Undo, parse
-from games.ratelimit import FrameBudget, Verdict
+from games.sockets import (
+    MAX_FRAME_BYTES,
+    Autoplay,
+    BadFrame,
+    FrameBudget,
+    Open,
+    Ping,
+    PlayMove,
+    Undo,
+    Verdict,
+    parse,
+)
 
 
 @pytest.mark.parametrize(

@@ -10,13 +10,12 @@ import time
 import pytest
 from django.contrib.sessions.models import Session
 
-from games import winnable
+from games import winnable, worker
 from games.engine import new_game
 from games.engine.built_deals import BUILT_FIRST, open_numbers
 from games.models import Game, Player
 from games.solver import Verdict, solve
 from games.solver.proofs import stored_line
-from solitaire_site import worker
 
 pytestmark = pytest.mark.django_db
 

@@ -8,13 +8,12 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from games import winnable
+from games import winnable, worker
 from games.engine import new_game
 from games.engine.built_deals import is_built, open_numbers
 from games.models import WinnableDeal
 from games.solver import Verdict, solve
 from races import actions as race_actions
-from solitaire_site import worker
 
 pytestmark = pytest.mark.django_db
 

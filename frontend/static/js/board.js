@@ -64,6 +64,9 @@ export class Board {
     if (this.interactive) {
       root.setAttribute("role", "application");
       root.setAttribute("aria-roledescription", "card table");
+      // A skip link (or a script) that focuses the table puts the focus ring on a pile.
+      root.tabIndex = -1;
+      root.addEventListener("focus", () => this.focus());
       this._bindPointer();
       root.addEventListener("focusin", (e) => {
         const pile = e.target.closest && e.target.closest("[data-pile]");
@@ -111,6 +114,11 @@ export class Board {
   /** The server refused the last move: redraw the position as it was (cards glide back). */
   cancelPending() {
     if (this.view) this.render(this.view, this.legal.list);
+  }
+
+  /** Put the keyboard focus on the table: the pile it was last on, else the first pile. */
+  focus() {
+    this._moveFocus(null, null);
   }
 
   /** Forget any selection (e.g. when an overlay opens). */
@@ -288,6 +296,7 @@ export class Board {
           `<span class="beak-text short">Up from <b>${rankLabel(beak)}</b>, K\u2192A.<br>` +
           `Spaces: <b>${rankLabel(below)}</b></span>`
         : "";
+      box.setAttribute("role", "note");
       box.setAttribute("aria-label", beak ? `Beak rank ${rankLabel(beak)}` : "Beak");
     }
     return box;

@@ -89,6 +89,8 @@ export function createCard(code) {
   const el = document.createElement("div");
   const c = parseCard(code);
   el.dataset.card = c ? code : "??";
+  // An image named by its label: a screen reader reads "queen of hearts", not Q, Q and a letter.
+  el.setAttribute("role", "img");
   if (!c) {
     el.className = "card face-down";
     el.setAttribute("aria-label", "face-down card");

@@ -437,6 +437,12 @@ export class PracticeGame {
       paintColours();
     });
     paintColours();
+    // The help takes the focus when it opens (a screen reader reads it, Tab reaches its Close);
+    // the browser gives it back to where it was when the help closes.
+    const help = $("help");
+    help.addEventListener("toggle", (e) => {
+      if (e.newState === "open") help.focus();
+    });
     document.addEventListener("keydown", (e) => this.onKey(e));
   }
 

@@ -121,6 +121,7 @@ function onBoard(frame) {
     });
   }
   board.render(frame.view, canPlay() ? frame.legal : []);
+  keepFocus();
   renderMe();
   if (model.loaded) renderStandings(); // your own row follows your board too
 }
@@ -252,7 +253,25 @@ function render() {
   renderMe();
   renderStatusLine(phase);
   freezeBoardIfDone();
+  keepFocus();
   tick();
+}
+
+let boardTookFocus = false;
+
+/** Once your board is up, the skip link leads to it; and the focus that fell with the lobby's
+ * buttons when the race started (or that was nowhere) goes to it, once. */
+function keepFocus() {
+  const up = Boolean(board) && !$("race-main").hidden;
+  const skip = document.querySelector(".skip-link");
+  if (skip) {
+    skip.href = up ? "#board" : "#content";
+    skip.textContent = up ? "Skip to the board" : "Skip to the content";
+  }
+  if (!up || boardTookFocus) return;
+  boardTookFocus = true;
+  const active = document.activeElement;
+  if (!active || active === document.body || active.closest("[hidden]")) board.focus();
 }
 
 function renderStatusLine(phase) {

@@ -30,7 +30,7 @@ def shared_search(rules, guides, budget) -> SolveResult:
     """Best-first on each priority of ``guides(pos)`` (a tuple, lower first; ties: newest
     position first) and depth-first, taking turns; ``budget`` is a
     ``games.solver.search._Budget``."""
-    from ..search import _line
+    from ..search import _line  # noqa: PLC0415 - search imports the variants, this one too
 
     key = rules.key
     children = rules.children

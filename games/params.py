@@ -1,13 +1,18 @@
-"""Checking query and path parameters: each check returns the value or raises BadParameter."""
+"""Query and path parameters of the pages and the JSON API: each check returns the value or
+raises BadParameter; and the API's answers to what cannot be used (`json_get`, `error`), and
+the pages' (`bad_request`)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
+from functools import wraps
 
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import render
 from django.utils import timezone
 
-from daily.dealpick import utc_day
 from games.models import Player, Variant
 
 MAX_PER_PAGE = 100
@@ -41,7 +46,7 @@ def day(value: str) -> dt.date:
         parsed = None
     if parsed is None:
         raise BadParameter("day", f"{value!r} is not a date written YYYY-MM-DD")
-    if parsed > utc_day(timezone.now()):
+    if parsed > timezone.now().astimezone(dt.UTC).date():
         raise BadParameter("day", f"{value} has not begun yet (UTC)")
     return parsed
 
@@ -77,3 +82,30 @@ def allowed(query, names: set[str]) -> None:
     unknown = sorted(set(query) - names)
     if unknown:
         raise BadParameter(unknown[0], f"unknown parameter; allowed: {', '.join(sorted(names))}")
+
+
+def error(status: int, code: str, reason: str, **extra) -> JsonResponse:
+    """An API answer that says what cannot be done and why."""
+    return JsonResponse({"error": code, "reason": reason, **extra}, status=status)
+
+
+def json_get(view: Callable) -> Callable:
+    """An API view: GET only; BadParameter becomes a 400 with the reason."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs):
+        if request.method not in ("GET", "HEAD"):
+            return error(405, "method_not_allowed", "only GET is allowed here")
+        try:
+            return view(request, *args, **kwargs)
+        except BadParameter as exc:
+            return error(400, "bad_parameter", exc.reason, parameter=exc.name)
+
+    return wrapped
+
+
+def bad_request(request: HttpRequest, reason: str) -> HttpResponse:
+    """A page's answer to a parameter it cannot use: 400, with the reason."""
+    return HttpResponseBadRequest(
+        render(request, "daily/bad_request.html", {"reason": reason}).content
+    )

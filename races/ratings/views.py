@@ -7,11 +7,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from daily import params
-from daily.api import error, json_get
+from games import params
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Player
-from races import rating_board, ratings
+from games.params import bad_request, error, json_get
+from races import ratings
+from races.ratings import board
 
 BOARD_PARAMS = {"page", "per_page"}
 
@@ -20,7 +21,7 @@ def _board(request: HttpRequest, variant: str) -> dict:
     params.variant(variant)
     params.allowed(request.GET, BOARD_PARAMS)
     page, per_page = params.page(request.GET)
-    return rating_board.board(variant, page, per_page)
+    return board.board(variant, page, per_page)
 
 
 @require_GET
@@ -28,8 +29,6 @@ def board_page(request: HttpRequest, variant: str) -> HttpResponse:
     try:
         data = _board(request, variant)
     except params.BadParameter as exc:
-        from daily.views import bad_request
-
         return bad_request(request, f"{exc.name}: {exc.reason}")
     context = {
         "data": data,
@@ -55,6 +54,6 @@ def player_api(request: HttpRequest, player_id: int) -> JsonResponse:
     return JsonResponse(
         {
             "player": {"id": player.pk, "nickname": player.nickname},
-            "ratings": rating_board.player_ratings(player),
+            "ratings": board.player_ratings(player),
         }
     )

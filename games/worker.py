@@ -27,6 +27,10 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
+import django
+from django.conf import settings
+from django.db import connection
+
 logger = logging.getLogger(__name__)
 
 NICENESS = 10
@@ -67,7 +71,6 @@ def _nothing() -> None:
 
 def executor() -> Executor:
     """The worker as settings say now: a process (the default), or a thread."""
-    from django.conf import settings
 
     database = settings.DATABASES["default"]
     name = str(database["NAME"])
@@ -100,8 +103,6 @@ def _make(kind: str, database: dict) -> Executor:
 def start(settings_module: str | None, database_name, niceness: int, parent: int) -> None:
     """In the new process: a lower priority, a watch on the parent, Django set up, and the
     parent's database (a test run's own too)."""
-    import django
-    from django.conf import settings
 
     os.nice(niceness)
     threading.Thread(target=_exit_with, args=(parent,), name="parent-watch", daemon=True).start()
@@ -120,7 +121,6 @@ def _exit_with(parent: int) -> None:
 
 
 def _call(function: Callable, *args):
-    from django.db import connection
 
     try:
         return function(*args)

@@ -12,7 +12,7 @@ Why Bradley-Terry and not openskill's Plackett-Luce: with ties, Plackett-Luce ca
 tied for first below the racer who came fourth alone (ranks 1, 1, 1, 4, 5 among equals give
 +27 to the tied and +60 to the fourth); the full pairing never ranks a better place lower
 (tests/races/test_race_ratings.py holds it to that). Nothing here touches Django:
-races/rating_updates.py reads the rows, asks these functions, and writes.
+races/ratings/updates.py reads the rows, asks these functions, and writes.
 """
 
 from __future__ import annotations

@@ -1,0 +1,106 @@
+"""Keyboard focus where a player who cannot see the page or use a mouse expects it: a skip link
+to the board, the help that takes the focus and gives it back, the board after a race starts."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ON_A_PILE = "() => document.activeElement?.closest('#board [data-pile]') !== null"
+ACTIVE = """() => {
+    const el = document.activeElement;
+    return {tag: el.tagName.toLowerCase(), id: el.id, pile: el.dataset?.pile || null,
+            text: el.textContent.trim().slice(0, 40), inHelp: Boolean(el.closest('#help'))};
+}"""
+
+
+def practice(page, live_url: str, variant: str = "penguin"):
+    page.goto(f"{live_url}/play/{variant}/1/")
+    page.wait_for_selector('body[data-ws-ready="1"]')
+
+
+def test_the_first_tab_offers_to_skip_to_the_board(make_page, live_url):
+    """The first Tab of a board page focuses a visible "Skip to the board"; Enter puts the
+    focus on a pile, where the game's keys work."""
+    page = make_page()
+    practice(page, live_url)
+    page.keyboard.press("Tab")
+    link = page.locator(".skip-link")
+    assert page.evaluate(ACTIVE)["text"] == "Skip to the board"
+    box = link.bounding_box()
+    assert box and box["y"] >= 0 and box["height"] > 0, "the skip link is out of sight"
+    page.keyboard.press("Enter")
+    assert page.evaluate(ACTIVE)["pile"] == "t0"
+
+
+def test_the_daily_game_skips_to_its_board_too(make_page, live_url):
+    """The daily game's skip link lands on its board."""
+    page = make_page()
+    page.goto(f"{live_url}/daily/penguin/")
+    page.locator("form[action$='/start/'] button[type=submit]").first.click()
+    page.wait_for_url("**/daily/play/*/")
+    page.wait_for_selector("#board [data-pile]")
+    page.keyboard.press("Tab")
+    assert page.evaluate(ACTIVE)["text"] == "Skip to the board"
+    page.keyboard.press("Enter")
+    page.wait_for_function(ON_A_PILE)
+
+
+def test_other_pages_skip_to_their_content(make_page, live_url):
+    """Elsewhere the first Tab offers "Skip to the content", which lands past the header."""
+    page = make_page()
+    page.goto(f"{live_url}/races/")
+    page.keyboard.press("Tab")
+    assert page.evaluate(ACTIVE)["text"] == "Skip to the content"
+    page.keyboard.press("Enter")
+    assert page.evaluate(ACTIVE)["tag"] == "main"
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.closest('main') !== null")
+
+
+def test_the_help_takes_the_focus_and_gives_it_back(make_page, live_url):
+    """`?` opens the help with the focus in it (read at once; Tab reaches its Close); Esc closes
+    it and the focus is back on the pile it left. From the Help button, Close brings it back to
+    the button."""
+    page = make_page()
+    practice(page, live_url)
+    page.focus('#board [data-pile="t2"]')
+    page.keyboard.press("?")
+    page.wait_for_selector("#help:popover-open")
+    assert page.evaluate(ACTIVE)["inHelp"]
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#help:popover-open", state="detached")
+    assert page.evaluate(ACTIVE)["pile"] == "t2"
+
+    page.focus("#btn-help")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#help:popover-open")
+    assert page.evaluate(ACTIVE)["inHelp"]
+    page.keyboard.press("Tab")
+    assert page.evaluate(ACTIVE) == {
+        "tag": "button",
+        "id": "",
+        "pile": None,
+        "text": "Close",
+        "inHelp": True,
+    }
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#help:popover-open", state="detached")
+    assert page.evaluate(ACTIVE)["id"] == "btn-help"
+
+
+def test_the_board_takes_the_focus_when_the_race_starts(make_page, live_url):
+    """The host starts a race from the keyboard: the lobby's buttons go, and the focus goes to
+    the board (not to the page's body), where the keys play; the skip link now leads there."""
+    page = make_page()
+    page.goto(f"{live_url}/races/new/")
+    page.select_option("#id_variant", "penguin")
+    page.fill("#id_name", "Ann")
+    page.click("button[type=submit]")
+    page.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
+    page.focus("#start-button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#race[data-phase="running"]', timeout=15_000)
+    page.wait_for_function(ON_A_PILE, timeout=10_000)
+    assert page.text_content(".skip-link") == "Skip to the board"

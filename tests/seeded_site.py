@@ -1,0 +1,133 @@
+"""A live server of its own on a database that seed_demo filled, for the accessibility tests
+(tests/accessibility/): every table, board and chart of the site has rows.
+
+`seeded_site` (one per test session) is its base URL and `samples`, path parameter values from
+its data: the longest finished game (its variant, deal and replay), the busiest account, the
+newest daily board with results, the finished race with the most racers. `own_daily(page,
+site)` and `own_lobby(page, site)` make the pages only their visitor sees; `wait_for_boards`
+waits until a page's card tables are drawn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from scripts.servers import ROOT, server_env
+from tests.browser_support import live_server_env
+from tests.live import live_server_process
+
+# A small demo data set: every table, board and chart has rows.
+SEED_ARGS = ["--players", "30", "--days", "3", "--races", "12", "--games", "200"]
+SEED_ARGS += ["--long-games", "2", "--long-moves", "120"]
+
+
+@dataclass
+class Site:
+    url: str
+    samples: dict[str, str]
+
+
+@pytest.fixture(scope="session")
+def seeded_site():
+    """A live server of its own on a database seeded by seed_demo, and path parameter values
+    from that data. No Redis: one process needs none, and the seeded leaderboards and caches
+    stay out of the Redis the other tests' servers share (CI)."""
+    env = live_server_env(database="a11y")
+    env.pop("REDIS_URL", None)
+    with tempfile.TemporaryDirectory(prefix="a11y-") as tmp:
+        database_url = env.pop("DATABASE_URL", "") or f"sqlite:///{Path(tmp) / 'db.sqlite3'}"
+        with live_server_process(env={**env, "DATABASE_URL": database_url}) as url:
+            seed_env = server_env(database_url=database_url, **env)
+            subprocess.run(
+                [sys.executable, "manage.py", "seed_demo", "-v", "0", *SEED_ARGS],
+                cwd=ROOT,
+                env=seed_env,
+                check=True,
+                capture_output=True,
+            )
+            yield Site(url, seeded_samples(seed_env))
+
+
+def wait_for_boards(page) -> None:
+    """The page's card tables are drawn, if it shows any (the pages draw them from a socket or a
+    script after the load; a race's spectator has an empty host for a racer's own board)."""
+    page.wait_for_function(
+        """() => {
+            const race = document.querySelector('#race');  // its snapshot, then its boards
+            if (race && (race.dataset.socket !== "open" || (
+                !["lobby", "cancelled"].includes(race.dataset.phase)
+                && !race.querySelector('[data-pile]')))) return false;
+            const shown = [...document.querySelectorAll('.board-host')]
+                .filter((host) => host.offsetParent !== null);
+            return !shown.length || shown.some((host) => host.querySelector('[data-pile]'));
+        }""",
+        timeout=15_000,
+    )
+
+
+def own_daily(page, site: Site) -> str:
+    """Start the visitor's own daily game (a page only its player sees); its public id."""
+    page.goto(f"{site.url}/daily/{site.samples['variant']}/")
+    page.locator("form[action$='/start/'] button[type=submit]").first.click()
+    page.wait_for_url("**/daily/play/*/")
+    return page.url.rstrip("/").rsplit("/", 1)[1]
+
+
+def own_lobby(page, site: Site) -> str:
+    """Open a race of the visitor's own: its lobby, where the host waits for racers."""
+    page.goto(f"{site.url}/races/new/")
+    page.locator("form.race-form button[type=submit]").click()
+    page.wait_for_function("() => document.querySelector('#race[data-phase]')")
+    return page.url.rstrip("/").rsplit("/", 1)[1]
+
+
+SAMPLES_SCRIPT = """
+import json, django
+django.setup()
+from django.apps import apps
+from django.db.models import Count, Max
+
+Game = apps.get_model("games", "Game")
+Race = apps.get_model("races", "Race")
+Challenge = apps.get_model("daily", "DailyChallenge")
+finished = Game.objects.exclude(status="playing")
+# the player with the most games: a page with every table (games, races, ratings, streaks)
+busiest = (
+    Game.objects.filter(player__user__isnull=False).values("player")
+    .annotate(n=Count("id")).order_by("-n", "player")[0]["player"]
+)
+longest = finished.order_by("-seq", "pk")[0]
+challenge = Challenge.objects.filter(variant=longest.variant).annotate(n=Count("attempts")).filter(n__gt=0).order_by("-day")[0]
+race = Race.objects.filter(status="finished").annotate(n=Count("racers")).order_by("-n", "pk")[0]
+print(json.dumps({
+    "variant": longest.variant,
+    "seed": str(longest.seed),
+    "kind": "wins",
+    "day": challenge.day.isoformat(),
+    "player_id": str(busiest),
+    "code": race.code,
+    "public_id": longest.public_id,
+}))
+"""
+
+
+def seeded_samples(env: dict[str, str]) -> dict[str, str]:
+    """Path parameter values from the seeded database the server of `env` reads: the longest
+    finished game (its variant, deal and replay), the busiest account, the newest daily board
+    with results, the finished race with the most racers."""
+    out = subprocess.run(
+        [sys.executable, "-c", SAMPLES_SCRIPT],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
