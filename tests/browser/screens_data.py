@@ -36,7 +36,7 @@ SAME_CURVE = [[20_000, 4], [55_000, 9], [90_000, 14]]
 
 
 def game_for(player: Player, race: Race, won: bool, ms: int) -> Game:
-    return Game.objects.create(
+    game = Game.objects.create(
         player=player,
         variant=race.variant,
         seed=race.seed,
@@ -46,6 +46,9 @@ def game_for(player: Player, race: Race, won: bool, ms: int) -> Game:
         move_count=120,
         seq=120,
     )
+    Game.objects.filter(pk=game.pk).update(started_at=race.starts_at)  # not "now" (auto_now_add)
+    game.started_at = race.starts_at
+    return game
 
 
 def finished(code: str, host: Player, **fields) -> Race:

@@ -1,6 +1,7 @@
 """Pages a newcomer may land on by a wrong or shared address, in a real browser against the live
-server (DEBUG on, as under `make run`): the product's own page with a plain reason, never the
-framework's debug page or a blank answer."""
+server (DEBUG off, as in production; tests/browser/test_screens.py has them with DEBUG on, as
+under `make run`): the product's own page with a plain reason, never the framework's debug page
+or a blank answer."""
 
 from __future__ import annotations
 
