@@ -34,13 +34,11 @@ if __package__ in (None, ""):
 
 from scripts.procstat import load_average
 from scripts.servers import (
-    DAPHNE_LIMITS,
     Daphne,
     create_database,
     free_port,
     migrate,
     server_env,
-    wait_until_up,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                 env["DJANGO_SETTINGS_MODULE"] = f"bench_{name.replace('-', '_')}"
             daphne = Daphne(free_port(), env, folder / f"{name}.log")
             if name == "django-handler":
-                daphne.start = _start_module(daphne, "bench_plain_asgi:application")
+                daphne.app = "bench_plain_asgi:application"
             servers[name] = daphne.start()
         try:
             figures = measure(servers, args)
@@ -142,21 +140,6 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print_figures(figures)
     return 0
-
-
-def _start_module(daphne: Daphne, app: str):
-
-    def start(timeout: float = 30.0) -> Daphne:
-        command = [sys.executable, "-m", "solitaire_site.daphne_server", "-b", "127.0.0.1"]
-        command += ["-p", str(daphne.port), *DAPHNE_LIMITS, app]
-        with open(daphne.log_path, "ab") as log:
-            daphne.proc = subprocess.Popen(
-                command, cwd=ROOT, env=daphne.env, stdout=log, stderr=subprocess.STDOUT
-            )
-        wait_until_up(daphne.url, timeout, daphne.proc)
-        return daphne
-
-    return start
 
 
 def measure(servers: dict[str, Daphne], args) -> dict:
