@@ -5,8 +5,7 @@ in turn, round after round (alternated, so a machine that drifts moves every var
 
 - `project`: the service as it runs (solitaire_site.asgi and settings);
 - `django-handler`: Django's own `ASGIHandler` instead of `solitaire_site/http_handler.py`;
-- `no-pool`: Django's Redis cache without the shared pool (`solitaire_site/cache_pool.py`);
-- `django-url`: Django's own `{% url %}` instead of `solitaire_site/url_tag.py`.
+- `no-pool`: Django's Redis cache without the shared pool (`solitaire_site/cache_pool.py`).
 
 Each request is sent one at a time over a kept-alive connection; the figures are the Daphne's
 CPU per request (from /proc, user + system) and the wall time, medians over the rounds, and each
@@ -51,10 +50,6 @@ SETTINGS = {
         "CACHES = {**CACHES}\n"
         "CACHES['default'] = {**CACHES['default'], 'OPTIONS': {\n"
         "    k: v for k, v in CACHES['default'].get('OPTIONS', {}).items() if k != 'pool_class'}}\n"
-    ),
-    "django-url": (
-        "TEMPLATES = [{**TEMPLATES[0], 'OPTIONS': {**TEMPLATES[0]['OPTIONS'], 'builtins': [\n"
-        "    b for b in TEMPLATES[0]['OPTIONS'].get('builtins', []) if 'url_tag' not in b]}}]\n"
     ),
 }
 

@@ -100,8 +100,6 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "games.context_processors.player",
             ],
-            # `{% url %}` that reverses each address once (solitaire_site/url_tag.py).
-            "builtins": ["solitaire_site.url_tag"],
         },
     },
 ]
