@@ -2,8 +2,7 @@
 
 Actions run in a worker thread and, after the commit, tell the sockets about the change.
 Waiting for the channel layer there (`async_to_sync(layer.group_send)`) holds the worker until
-the busy event loop has published; a profile of a Daphne under scripts/loadtest.py found 14% of
-the database thread's time there. These sends are notifications only (the database is the
+the busy event loop has published. These sends are notifications only (the database is the
 record, and a socket that misses one catches up by `seq` and resync), so the worker hands the
 send to the loop and goes on. On the event loop itself (a race's progress tick) the send is a
 task of that loop. Elsewhere (a management command, a test calling an action directly) there is

@@ -42,7 +42,14 @@ from asgiref.sync import SyncToAsync
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, close_old_connections, connection
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connection,
+    connections,
+)
 from django.db import transaction as db_transaction
 
 from games.errors import Unavailable
@@ -60,10 +67,24 @@ DATABASE_AWAY = (OperationalError, InterfaceError, psycopg.OperationalError, psy
 """What a database that cannot be reached raises (a restart, a failover, a dropped connection,
 a deadlock): worth trying again. Not a refused statement, which would fail the same way again."""
 
+
+def _own_connection() -> None:
+    """The writer thread's connection is its own, outside psycopg's pool: it is held for the
+    life of the thread, and a pool that is backing off its reconnects after a restart of
+    PostgreSQL would hold every batch for up to its timeout (30 s), where a connection of its
+    own is tried again at once (the postgres-restart drill)."""
+    wrapper = connections.create_connection(DEFAULT_DB_ALIAS)
+    options = {k: v for k, v in wrapper.settings_dict.get("OPTIONS", {}).items() if k != "pool"}
+    wrapper.settings_dict = {**wrapper.settings_dict, "OPTIONS": options}
+    connections[DEFAULT_DB_ALIAS] = wrapper
+
+
 # The ORM's threads for the life of the process (not the loop's default executor, whose threads
 # end with the loop while a connection is still checked out), and the writer's own thread.
 ORM_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="orm")
-WRITER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="move-writer")
+WRITER_THREAD = ThreadPoolExecutor(
+    max_workers=1, thread_name_prefix="move-writer", initializer=_own_connection
+)
 
 
 @functools.cache

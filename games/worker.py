@@ -3,9 +3,7 @@ solver's searches that follow a request or a move (a replay's losing move, toppi
 winnable-deal pool, picking the daily deals).
 
 Not a thread: a search is pure Python, and in a thread of the web process it would hold the
-interpreter lock for seconds at a time, stalling every socket's moves (a py-spy profile of a
-Daphne under scripts/loadtest.py found 8% of its samples in searches for games that had just got
-stuck). The worker is started on first use (`spawn`: a fresh interpreter, nothing of the
+interpreter lock for seconds at a time, stalling every socket's moves. The worker is started on first use (`spawn`: a fresh interpreter, nothing of the
 server's sockets or threads), runs one job at a time, and closes its database connection after
 each. It ends with the web process: a Daphne killed (or restarted) would otherwise leave its
 worker finishing the queued searches for nobody, for minutes, beside its successor.

@@ -5,8 +5,7 @@ in turn, round after round (alternated, so a machine that drifts moves every var
 
 - `project`: the service as it runs (solitaire_site.asgi and settings);
 - `django-handler`: Django's own `ASGIHandler` instead of `solitaire_site/http_handler.py`;
-- `no-pool`: Django's Redis cache without the shared pool (`solitaire_site/cache_pool.py`);
-- `django-url`: Django's own `{% url %}` instead of `solitaire_site/url_tag.py`.
+- `no-pool`: Django's Redis cache without the shared pool (`solitaire_site/cache_pool.py`).
 
 Each request is sent one at a time over a kept-alive connection; the figures are the Daphne's
 CPU per request (from /proc, user + system) and the wall time, medians over the rounds, and each
@@ -34,13 +33,11 @@ if __package__ in (None, ""):
 
 from scripts.procstat import load_average
 from scripts.servers import (
-    DAPHNE_LIMITS,
     Daphne,
     create_database,
     free_port,
     migrate,
     server_env,
-    wait_until_up,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,10 +50,6 @@ SETTINGS = {
         "CACHES = {**CACHES}\n"
         "CACHES['default'] = {**CACHES['default'], 'OPTIONS': {\n"
         "    k: v for k, v in CACHES['default'].get('OPTIONS', {}).items() if k != 'pool_class'}}\n"
-    ),
-    "django-url": (
-        "TEMPLATES = [{**TEMPLATES[0], 'OPTIONS': {**TEMPLATES[0]['OPTIONS'], 'builtins': [\n"
-        "    b for b in TEMPLATES[0]['OPTIONS'].get('builtins', []) if 'url_tag' not in b]}}]\n"
     ),
 }
 
@@ -130,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                 env["DJANGO_SETTINGS_MODULE"] = f"bench_{name.replace('-', '_')}"
             daphne = Daphne(free_port(), env, folder / f"{name}.log")
             if name == "django-handler":
-                daphne.start = _start_module(daphne, "bench_plain_asgi:application")
+                daphne.app = "bench_plain_asgi:application"
             servers[name] = daphne.start()
         try:
             figures = measure(servers, args)
@@ -142,21 +135,6 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print_figures(figures)
     return 0
-
-
-def _start_module(daphne: Daphne, app: str):
-
-    def start(timeout: float = 30.0) -> Daphne:
-        command = [sys.executable, "-m", "solitaire_site.daphne_server", "-b", "127.0.0.1"]
-        command += ["-p", str(daphne.port), *DAPHNE_LIMITS, app]
-        with open(daphne.log_path, "ab") as log:
-            daphne.proc = subprocess.Popen(
-                command, cwd=ROOT, env=daphne.env, stdout=log, stderr=subprocess.STDOUT
-            )
-        wait_until_up(daphne.url, timeout, daphne.proc)
-        return daphne
-
-    return start
 
 
 def measure(servers: dict[str, Daphne], args) -> dict:

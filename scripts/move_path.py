@@ -166,33 +166,12 @@ def measure(database_url: str, redis_url: str) -> list[tuple[str, str]]:
         )
         migrate(env)
         daphne = Daphne(free_port(), env, Path(tmp) / "daphne.log")
-        daphne.extra_args = []
-        command_module = [sys.executable, str(Path(__file__).resolve()), "--serve"]
-        daphne.start = _start_with(daphne, command_module)
+        daphne.launcher = [sys.executable, str(Path(__file__).resolve()), "--serve"]
         daphne.start()
         try:
             return asyncio.run(one_move(daphne.url, daphne.pid, out))
         finally:
             daphne.stop()
-
-
-def _start_with(daphne, prefix: list[str]):
-    """Daphne.start, with this file's `--serve` in front of the daphne command's options."""
-    import subprocess
-
-    from scripts.servers import DAPHNE_LIMITS, wait_until_up
-
-    def start(timeout: float = 30.0):
-        command = [*prefix, "-b", "127.0.0.1", "-p", str(daphne.port), *DAPHNE_LIMITS]
-        command.append("solitaire_site.asgi:application")
-        with open(daphne.log_path, "ab") as log:
-            daphne.proc = subprocess.Popen(
-                command, cwd=ROOT, env=daphne.env, stdout=log, stderr=subprocess.STDOUT
-            )
-        wait_until_up(daphne.url, timeout, daphne.proc)
-        return daphne
-
-    return start
 
 
 def report(entered: list[tuple[str, str]]) -> str:

@@ -95,6 +95,11 @@ class Daphne:
     log_path: Path
     extra_args: list[str] = field(default_factory=list)
     """More daphne options, e.g. ["--ping-interval", "1", "--ping-timeout", "2"]."""
+    app: str = "solitaire_site.asgi:application"
+    launcher: list[str] = field(
+        default_factory=lambda: [sys.executable, "-m", "solitaire_site.daphne_server"]
+    )
+    """What runs the daphne command line (another module can wrap it: scripts/move_path.py)."""
     proc: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -107,16 +112,14 @@ class Daphne:
 
     def start(self, timeout: float = 30.0) -> Daphne:
         command = [
-            sys.executable,
-            "-m",
-            "solitaire_site.daphne_server",
+            *self.launcher,
             "-b",
             "127.0.0.1",
             "-p",
             str(self.port),
             *DAPHNE_LIMITS,
             *self.extra_args,
-            "solitaire_site.asgi:application",
+            self.app,
         ]
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps it
         self.proc = subprocess.Popen(

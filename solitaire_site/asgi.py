@@ -34,9 +34,8 @@ application = ProtocolTypeRouter(
     }
 )
 
-# The cyclic garbage collector ran ~20 times a second under 500 racers a process and spent about
-# a quarter of the process's CPU tracing the same long-lived objects (docs/performance.md). What
-# is loaded by now lives as long as the process: out of its sight; and a young generation of
-# 50,000 objects instead of 700 before a collection.
+# What is loaded by now lives as long as the process: out of the cyclic garbage collector's
+# sight, so it does not trace the same long-lived objects again and again; and a young
+# generation of 50,000 objects before a collection instead of 700 (docs/performance.md).
 gc.freeze()
 gc.set_threshold(50_000, 20, 20)

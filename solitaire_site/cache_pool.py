@@ -1,10 +1,10 @@
 """One Redis connection pool a process for Django's cache, whatever context asks for it.
 
 Django keeps its cache objects per asyncio context (`caches` is an asgiref `Local`), and every
-HTTP request runs in a context of its own (solitaire_site/http_handler.py, and Django's own
-ASGI handler before it): each request made a new `RedisCache`, a new pool, and so a new TCP
-connection to Redis with its handshake, only to drop it at the end. On a board page that was
-a sixth of the request's CPU (docs/performance.md). `SharedConnectionPool.from_url` hands every
+HTTP request runs in a context of its own (solitaire_site/http_handler.py): without a shared
+pool each request would make a new `RedisCache`, a new pool, and so a new TCP connection to
+Redis with its handshake, only to drop it at the end (docs/performance.md has what that
+costs). `SharedConnectionPool.from_url` hands every
 cache object the process's one pool for that address; redis-py's pools are thread-safe.
 """
 

@@ -4,8 +4,7 @@ Django's own ASGIHandler runs sync code through asgiref one piece at a time: eac
 `process_request` and `process_response`, the CSRF check, the view, the `request_started` and
 `request_finished` signals each hop from the event loop to a thread and back (about sixteen
 hops a request with this project's middleware), and each request gets a new thread of its own
-(`ThreadSensitiveContext`). On one Daphne that machinery cost more CPU than the pages: 8 ms a
-`/healthz` against 0.7 ms for the same request in-process (docs/performance.md).
+(`ThreadSensitiveContext`); what that costs is in docs/performance.md.
 
 `OneHopASGIHandler` reads the body on the event loop, then runs the rest in one call on
 `HTTP_THREADS` long-lived threads, as Django's WSGI handler does: the middleware chain built for
