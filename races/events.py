@@ -70,6 +70,7 @@ def racer_dict(racer: Racer, race: Race) -> dict:
     data = {
         "id": racer.public_id,
         "name": racer.name,
+        "player": racer.player_id,
         "host": racer.player_id == race.host_id,
         "ready": racer.ready,
         "status": racer.status,

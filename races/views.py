@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games.engine import VARIANT_INFO
@@ -120,6 +121,7 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         "variant_name": info["name"],
         "layout": info,
         "results_url": f"{race.get_absolute_url()}results/",
+        "player_url": reverse("daily:player", args=[0]),
     }
     context = {
         "race": race,

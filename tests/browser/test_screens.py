@@ -231,6 +231,28 @@ def test_the_name_given_to_race_under_is_the_name_in_the_header(make_page, scree
     assert joiner.text_content(".site-header .who") == "Joiner"
 
 
+def test_names_on_the_live_race_page_link_to_their_players_in_a_new_tab(make_page, screens):
+    """In a race's lobby (and its standings once it runs) each racer's name links to their
+    player page, in a new tab, so following it takes nobody out of the race."""
+    url, _ = screens
+    host = make_page(1280, 800)
+    set_up_race(host, url, name="Linky")
+    joiner = make_page(1280, 800)
+    joiner.goto(host.url)
+    joiner.fill("#id_name", "Linked")
+    joiner.click("#join-button")
+    joiner.wait_for_selector('#race[data-role="racer"]')
+    host.wait_for_selector("#lobby-racers li:nth-child(2) a")
+    links = host.locator("#lobby-racers a")
+    names = [links.nth(i).inner_text() for i in range(links.count())]
+    assert names == ["Linky (you)", "Linked"]
+    for i in range(links.count()):
+        assert links.nth(i).get_attribute("href").startswith("/players/")
+        assert links.nth(i).get_attribute("target") == "_blank"
+    host.goto(url + links.nth(1).get_attribute("href"))
+    assert host.text_content("h1") == "Linked"
+
+
 # ------------------------------------------------------------------ 6. a winnable deal says so
 
 

@@ -198,6 +198,19 @@ function racerName(racer) {
   return racer.id === model.you.racer ? `${racer.name} (you)` : racer.name;
 }
 
+// A racer's name as a link to their player page, opened in a new tab: following it must not
+// take a racer out of the lobby or the race.
+function racerLink(racer) {
+  if (racer.player == null) return document.createTextNode(racerName(racer));
+  const link = document.createElement("a");
+  link.href = config.player_url.replace(/0\/$/, `${racer.player}/`);
+  link.target = "_blank";
+  link.rel = "noopener";
+  link.textContent = racerName(racer);
+  link.title = `${racer.name}'s player page (a new tab)`;
+  return link;
+}
+
 // A quick race's racer whose socket closed before the start was taken out of the race (the
 // server cannot tell a reload or a dropped connection from a closed page): the page, still
 // open, takes its seat back, unless its player pressed Leave. The tab remembers the seat it
@@ -312,7 +325,7 @@ function renderLobby(phase) {
       const li = document.createElement("li");
       li.dataset.racer = racer.id;
       li.className = racer.ready ? "ready" : "";
-      li.textContent = racerName(racer);
+      li.append(racerLink(racer));
       if (model.race.quick) return li; // no host and no ready: it starts by itself
       if (racer.host) li.append(badge("host"));
       li.append(badge(racer.ready ? "ready" : "not ready", racer.ready ? "ok" : ""));
@@ -359,7 +372,7 @@ function renderStandings() {
       placeNode.textContent = String(place);
       const name = document.createElement("span");
       name.className = "name";
-      name.textContent = racerName(racer);
+      name.append(racerLink(racer));
       const status = document.createElement("span");
       status.className = `status status-${racer.status}`;
       status.textContent =
