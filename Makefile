@@ -1,4 +1,5 @@
-# Two commands for a newcomer: `make run` starts the service, `make test` runs every test.
+# Two commands for a newcomer: `make run` starts the service, `make test` runs every test; `make check`
+# is the inner loop (lint and the in-process tests, about a minute): docs/testing.md.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -8,7 +9,7 @@ HOST   ?= 127.0.0.1
 # solitaire_site/daphne_server.py: the daphne command with a close frame instead of a reset).
 DAPHNE_LIMITS := --websocket-max-message-size 65536 --websocket-max-frame-size 65536
 
-.PHONY: install run test lint format bench migrate demo
+.PHONY: install run test check lint format bench migrate demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,8 +42,17 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# pytest-xdist workers: the suite waits on servers, browsers and sleeps more than it computes, so
+# four keep two cores busy (docs/testing.md has the figures).
+WORKERS ?= 4
+
 test: lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(WORKERS) $(PYTEST_ARGS)
+
+# No server processes, no browsers, nothing marked slow: the engine, the solver, the units and
+# the in-process tests (Django's test client, Channels' communicators).
+check: lint
+	$(BIN)/python -m pytest -n $(WORKERS) -m "not slow and not live and not browser" $(PYTEST_ARGS)
 
 bench: install
 	$(BIN)/python -m games.engine.bench

@@ -1,8 +1,11 @@
-"""Shared fixtures: players, a browser-like client that is a guest, websocket communicators."""
+"""Shared fixtures: players, a browser-like client that is a guest, websocket communicators;
+and how the test run is laid out: the order of the tests, the markers that fixtures imply, and
+what each pytest-xdist worker has of its own (docs/testing.md)."""
 
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 import pytest
 from channels.db import database_sync_to_async
@@ -11,7 +14,14 @@ from django.contrib.auth import get_user_model
 
 from games.actions import do_create_game
 from games.models import Game, Player
-from tests.browser_support import browser, live_url, make_page, page  # noqa: F401  (fixtures)
+from tests.browser_support import (  # noqa: F401  (fixtures)
+    browser,
+    close_browser,
+    live_url,
+    make_page,
+    page,
+)
+from tests.live import postgres_pair, server_pair  # noqa: F401  (fixtures)
 from tests.race_support import (  # noqa: F401  (fixtures)
     fast_countdown,
     finished_race,
@@ -51,6 +61,57 @@ os.environ["BACKGROUND_WORKER"] = "thread"  # so that a test's monkeypatched sol
 
 PASSWORD = "correct-horse-battery-9"
 
+BROWSER_FIXTURES = {"browser"}
+LIVE_FIXTURES = {"live_url", "server_pair", "postgres_pair"}
+REDIS_DATABASES = 16
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config, specs):
+    """Each pytest-xdist worker gets a Redis database of its own: REDIS_URL's number plus the
+    worker's (gw0: REDIS_URL's own), in its environment before Django reads its settings, so
+    that its servers inherit it too. Its test database (pytest-django adds `_gw0`), the
+    databases its tests make (tests/live.py `worker_name`) and its ports (scripts/servers.py)
+    follow from PYTEST_XDIST_WORKER."""
+    url = os.environ.get("REDIS_URL", "")
+    if not url:
+        return
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    if base + len(specs) > REDIS_DATABASES:
+        raise pytest.UsageError(
+            f"REDIS_URL {url}: {len(specs)} workers need databases {base}-{base + len(specs) - 1}"
+        )
+    for number, spec in enumerate(specs):
+        spec.env["REDIS_URL"] = parts._replace(path=f"/{base + number}").geturl()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Markers that follow from fixtures (`browser`, `live`), and the order: slow tests first
+    (the long poles, started while the fast ones fill the other workers), then the browser
+    tests one after another (so that a worker launches its Chromium once), then the rest."""
+    for item in items:
+        fixtures = set(item.fixturenames)
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if fixtures & (LIVE_FIXTURES | BROWSER_FIXTURES):
+            item.add_marker(pytest.mark.live)
+
+    def rank(item) -> int:
+        if item.get_closest_marker("browser"):
+            return 1
+        return 0 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=rank)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the last of a run of browser tests, the worker's Chromium is closed: Playwright's
+    event loop must not stay marked running for the tests that follow (tests/browser_support)."""
+    if nextitem is None or not set(nextitem.fixturenames) & BROWSER_FIXTURES:
+        close_browser()
+
 
 @pytest.fixture(autouse=True)
 def announce_every_race_move(settings):
@@ -83,7 +144,10 @@ def password() -> str:
 
 
 @pytest.fixture
-def user(db):
+def user(db, settings):
+    """An account with `password`, hashed with MD5 (as Django's testing docs advise): the real
+    hasher's million rounds cost half a second of CPU a hash."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return get_user_model().objects.create_user(username="bob", password=PASSWORD)
 
 
