@@ -45,14 +45,17 @@ format: install
 # pytest-xdist workers: the suite waits on servers, browsers and sleeps more than it computes, so
 # four keep two cores busy (docs/testing.md has the figures).
 WORKERS ?= 4
+# Compiled modules are kept between runs even where the environment says not to write them:
+# without them each worker compiles and assertion-rewrites every test module again (~5 s of CPU).
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
 test: lint
-	$(BIN)/python -m pytest -n $(WORKERS) $(PYTEST_ARGS)
+	$(PYTEST) -n $(WORKERS) $(PYTEST_ARGS)
 
 # No server processes, no browsers, nothing marked slow: the engine, the solver, the units and
 # the in-process tests (Django's test client, Channels' communicators).
 check: lint
-	$(BIN)/python -m pytest -n $(WORKERS) -m "not slow and not live and not browser" $(PYTEST_ARGS)
+	$(PYTEST) -n $(WORKERS) -m "not slow and not live and not browser" $(PYTEST_ARGS)
 
 bench: install
 	$(BIN)/python -m games.engine.bench

@@ -239,13 +239,19 @@ def no_search(monkeypatch):
 
 @pytest.fixture(scope="session", autouse=True)
 def writer_connection_closed_at_the_end(django_db_setup, django_db_blocker):
-    """The move writer's thread keeps its connection; give it back before the test database
-    is dropped."""
+    """Threads that ran the tests' ORM calls keep their last connection checked out of the
+    pool, where dropping the test database would find it ("being accessed by other users"):
+    the move writer's thread, and asgiref's one thread for `database_sync_to_async` (the async
+    tests' ORM calls) give theirs back before it is dropped; Django closes the pool then."""
     yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
     from games.writer import close_thread_connection
 
     with django_db_blocker.unblock():
         close_thread_connection()
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 @pytest.fixture(autouse=True)
