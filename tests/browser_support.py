@@ -16,6 +16,7 @@ browser tests are skipped, unless REQUIRE_BROWSER or CI is set, when they fail.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from urllib.parse import quote
@@ -75,7 +76,8 @@ def browser():
         unavailable(message)
     sync_api = pytest.importorskip("playwright.sync_api")
     if not _open:
-        playwright = sync_api.sync_playwright().start()
+        with driver_environment():
+            playwright = sync_api.sync_playwright().start()
         try:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         except BaseException:
@@ -83,6 +85,36 @@ def browser():
             raise
         _open[:] = [playwright, browser]
     return _open[1]
+
+
+_launches: list = []
+
+
+@contextlib.contextmanager
+def driver_environment():
+    """Playwright's driver logs what DEBUG names (pw:protocol: every message to and from
+    Chromium) to stderr or to DEBUG_FILE; Django's settings read DEBUG too, so the tests take
+    PLAYWRIGHT_DEBUG and PLAYWRIGHT_DEBUG_FILE and hand them to the driver alone, as it starts.
+    The file's {worker} is the pytest-xdist worker's name and {launch} counts the worker's
+    launches (the driver starts its file afresh each time)."""
+    wanted = {}
+    _launches.append(None)
+    if os.environ.get("PLAYWRIGHT_DEBUG"):
+        wanted["DEBUG"] = os.environ["PLAYWRIGHT_DEBUG"]
+        if os.environ.get("PLAYWRIGHT_DEBUG_FILE"):
+            worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+            name = os.environ["PLAYWRIGHT_DEBUG_FILE"]
+            wanted["DEBUG_FILE"] = name.format(worker=worker, launch=len(_launches))
+    saved = {name: os.environ.get(name) for name in wanted}
+    os.environ.update(wanted)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name)
+            else:
+                os.environ[name] = value
 
 
 def close_browser() -> None:
