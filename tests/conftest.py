@@ -66,6 +66,17 @@ LIVE_FIXTURES = {"live_url", "server_pair", "postgres_pair"}
 REDIS_DATABASES = 16
 
 
+def pytest_configure(config):
+    """On PostgreSQL each test process's pool lets go of connections idle for 5 s (psycopg's
+    default is 10 minutes, for a server): four workers keeping every connection their threads
+    ever took, beside their servers' and the drills', ran a shared PostgreSQL out of its 100."""
+    from django.conf import settings
+
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    if isinstance(pool, dict):
+        pool["max_idle"] = 5
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_setupnodes(config, specs):
     """Each pytest-xdist worker gets a Redis database of its own: REDIS_URL's number plus the
