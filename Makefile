@@ -1,4 +1,5 @@
-# Two commands for a newcomer: `make run` starts the service, `make test` runs every test.
+# Two commands for a newcomer: `make run` starts the service, `make test` runs every test; `make check`
+# is the inner loop (lint and the in-process tests, about a minute): docs/testing.md.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -15,7 +16,7 @@ DAPHNE_LIMITS := --websocket-max-message-size 65536 --websocket-max-frame-size 6
 UV_HOME := .uv
 UV      := UV_PYTHON_DOWNLOADS=never $(UV_HOME)/bin/uv
 
-.PHONY: install run test lint format bench migrate demo lock upgrade lock-check
+.PHONY: install run test check lint format bench migrate demo lock upgrade lock-check
 
 $(UV_HOME)/bin/uv: requirements-uv.txt
 	rm -rf $(UV_HOME)
@@ -69,8 +70,20 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# pytest-xdist workers: the suite waits on servers, browsers and sleeps more than it computes, so
+# four keep two cores busy (docs/testing.md has the figures).
+WORKERS ?= 4
+# Compiled modules are kept between runs even where the environment says not to write them:
+# without them each worker compiles and assertion-rewrites every test module again (~5 s of CPU).
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
+
 test: lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(PYTEST) -n $(WORKERS) $(PYTEST_ARGS)
+
+# No server processes, no browsers, nothing marked slow: the engine, the solver, the units and
+# the in-process tests (Django's test client, Channels' communicators).
+check: lint
+	$(PYTEST) -n $(WORKERS) -m "not slow and not live and not browser" $(PYTEST_ARGS)
 
 bench: install
 	$(BIN)/python -m games.engine.bench

@@ -46,10 +46,32 @@ def check_local(url: str) -> str:
     return url.rstrip("/")
 
 
+WORKER_PORTS = 1000
+"""Under pytest-xdist, worker N takes its ports from 20000 + N × 1000 on, below the kernel's
+ephemeral range (which outgoing connections and port 0 use), so that two workers never pick the
+same port between the check and the server's bind."""
+_handed_out = 0
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A port of 127.0.0.1 that nothing listens on now."""
+    global _handed_out
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+    first = 20000 + int(worker[2:]) * WORKER_PORTS
+    for _ in range(WORKER_PORTS):
+        port = first + _handed_out % WORKER_PORTS
+        _handed_out += 1
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {first}-{first + WORKER_PORTS - 1} for {worker}")
 
 
 def server_env(database_url: str = "", redis_url: str = "", **extra: str) -> dict[str, str]:

@@ -1,9 +1,12 @@
-"""Browser fixtures: one live Daphne per test session, one Debian chromium per test module.
+"""Browser fixtures: one live Daphne per test session (per pytest-xdist worker), one Debian
+chromium per worker.
 
 The root conftest imports the fixtures, so every browser test in the tree shares one
 definition of each. Playwright's sync API marks its event loop as running in the main thread
-while it is open; closing it at the end of each module leaves later tests (which may call
-``asyncio.run``) a clean thread.
+while it is open, so the Chromium is closed after the last of a run of browser tests, before a
+test that uses none (which may call ``asyncio.run`` or be an asyncio test): `close_browser`,
+called by the root conftest's `pytest_runtest_teardown`. The root conftest also orders the tests
+so that a worker's browser tests follow each other.
 
 `live_url` is the server's base URL; `browser` the Playwright browser; `make_page(width,
 height)` a fresh page in a fresh context (a new guest: its own cookies) that fails the test on
@@ -13,6 +16,7 @@ browser tests are skipped, unless REQUIRE_BROWSER or CI is set, when they fail.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from urllib.parse import quote
@@ -59,8 +63,14 @@ def live_url():
         yield url
 
 
-@pytest.fixture(scope="module")
+_open: list = []
+"""This worker's Playwright and Chromium while a run of browser tests lasts: [playwright,
+browser], or empty."""
+
+
+@pytest.fixture
 def browser():
+    """This worker's Chromium (launched by the first browser test of a run of them)."""
     if not Path(CHROMIUM).exists():
         # A switch of the test run (CI sets it), not a setting of the service.
         message = f"{CHROMIUM} is missing: apt-get install chromium"
@@ -68,10 +78,57 @@ def browser():
             pytest.fail(message)
         unavailable(message)
     sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    if not _open:
+        with driver_environment():
+            playwright = sync_api.sync_playwright().start()
+        try:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        except BaseException:
+            playwright.stop()
+            raise
+        _open[:] = [playwright, browser]
+    return _open[1]
+
+
+_launches: list = []
+
+
+@contextlib.contextmanager
+def driver_environment():
+    """Playwright's driver logs what DEBUG names (pw:protocol: every message to and from
+    Chromium) to stderr or to DEBUG_FILE; Django's settings read DEBUG too, so the tests take
+    PLAYWRIGHT_DEBUG and PLAYWRIGHT_DEBUG_FILE and hand them to the driver alone, as it starts.
+    The file's {worker} is the pytest-xdist worker's name and {launch} counts the worker's
+    launches (the driver starts its file afresh each time)."""
+    wanted = {}
+    _launches.append(None)
+    if os.environ.get("PLAYWRIGHT_DEBUG"):
+        wanted["DEBUG"] = os.environ["PLAYWRIGHT_DEBUG"]
+        if os.environ.get("PLAYWRIGHT_DEBUG_FILE"):
+            worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+            name = os.environ["PLAYWRIGHT_DEBUG_FILE"]
+            wanted["DEBUG_FILE"] = name.format(worker=worker, launch=len(_launches))
+    saved = {name: os.environ.get(name) for name in wanted}
+    os.environ.update(wanted)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name)
+            else:
+                os.environ[name] = value
+
+
+def close_browser() -> None:
+    """Close this worker's Chromium and Playwright, if open."""
+    if _open:
+        playwright, browser = _open
+        _open.clear()
+        try:
+            browser.close()
+        finally:
+            playwright.stop()
 
 
 @pytest.fixture

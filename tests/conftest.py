@@ -1,8 +1,11 @@
-"""Shared fixtures: players, a browser-like client that is a guest, websocket communicators."""
+"""Shared fixtures: players, a browser-like client that is a guest, websocket communicators;
+and how the test run is laid out: the order of the tests, the markers that fixtures imply, and
+what each pytest-xdist worker has of its own (docs/testing.md)."""
 
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 import pytest
 from channels.db import database_sync_to_async
@@ -11,7 +14,14 @@ from django.contrib.auth import get_user_model
 
 from games.actions import do_create_game
 from games.models import Game, Player
-from tests.browser_support import browser, live_url, make_page, page  # noqa: F401  (fixtures)
+from tests.browser_support import (  # noqa: F401  (fixtures)
+    browser,
+    close_browser,
+    live_url,
+    make_page,
+    page,
+)
+from tests.live import postgres_pair, server_pair  # noqa: F401  (fixtures)
 from tests.race_support import (  # noqa: F401  (fixtures)
     fast_countdown,
     finished_race,
@@ -51,6 +61,68 @@ os.environ["BACKGROUND_WORKER"] = "thread"  # so that a test's monkeypatched sol
 
 PASSWORD = "correct-horse-battery-9"
 
+BROWSER_FIXTURES = {"browser"}
+LIVE_FIXTURES = {"live_url", "server_pair", "postgres_pair"}
+REDIS_DATABASES = 16
+
+
+def pytest_configure(config):
+    """On PostgreSQL each test process's pool lets go of connections idle for 5 s (psycopg's
+    default is 10 minutes, for a server): four workers keeping every connection their threads
+    ever took, beside their servers' and the drills', ran a shared PostgreSQL out of its 100."""
+    from django.conf import settings
+
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    if isinstance(pool, dict):
+        pool["max_idle"] = 5
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config, specs):
+    """Each pytest-xdist worker gets a Redis database of its own: REDIS_URL's number plus the
+    worker's (gw0: REDIS_URL's own), in its environment before Django reads its settings, so
+    that its servers inherit it too. Its test database (pytest-django adds `_gw0`), the
+    databases its tests make (tests/live.py `worker_name`) and its ports (scripts/servers.py)
+    follow from PYTEST_XDIST_WORKER."""
+    url = os.environ.get("REDIS_URL", "")
+    if not url:
+        return
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    if base + len(specs) > REDIS_DATABASES:
+        raise pytest.UsageError(
+            f"REDIS_URL {url}: {len(specs)} workers need databases {base}-{base + len(specs) - 1}"
+        )
+    for number, spec in enumerate(specs):
+        spec.env["REDIS_URL"] = parts._replace(path=f"/{base + number}").geturl()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Markers that follow from fixtures (`browser`, `live`), and the order: slow tests first
+    (the long poles, started while the fast ones fill the other workers), then the browser
+    tests one after another (so that a worker launches its Chromium once), then the rest."""
+    for item in items:
+        fixtures = set(item.fixturenames)
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if fixtures & (LIVE_FIXTURES | BROWSER_FIXTURES):
+            item.add_marker(pytest.mark.live)
+
+    def rank(item) -> int:
+        if item.get_closest_marker("browser"):
+            return 1
+        return 0 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=rank)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the last of a run of browser tests, the worker's Chromium is closed: Playwright's
+    event loop must not stay marked running for the tests that follow (tests/browser_support)."""
+    if nextitem is None or not set(nextitem.fixturenames) & BROWSER_FIXTURES:
+        close_browser()
+
 
 @pytest.fixture(autouse=True)
 def announce_every_race_move(settings):
@@ -83,7 +155,10 @@ def password() -> str:
 
 
 @pytest.fixture
-def user(db):
+def user(db, settings):
+    """An account with `password`, hashed with MD5 (as Django's testing docs advise): the real
+    hasher's million rounds cost half a second of CPU a hash."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return get_user_model().objects.create_user(username="bob", password=PASSWORD)
 
 
@@ -175,13 +250,19 @@ def no_search(monkeypatch):
 
 @pytest.fixture(scope="session", autouse=True)
 def writer_connection_closed_at_the_end(django_db_setup, django_db_blocker):
-    """The move writer's thread keeps its connection; give it back before the test database
-    is dropped."""
+    """Threads that ran the tests' ORM calls keep their last connection checked out of the
+    pool, where dropping the test database would find it ("being accessed by other users"):
+    the move writer's thread, and asgiref's one thread for `database_sync_to_async` (the async
+    tests' ORM calls) give theirs back before it is dropped; Django closes the pool then."""
     yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
     from games.storage import close_writer_connection
 
     with django_db_blocker.unblock():
         close_writer_connection()
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 @pytest.fixture(autouse=True)

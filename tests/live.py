@@ -9,6 +9,11 @@ answers, and stops the process on the way out. Give two servers the same DATABAS
 REDIS_URL) to run one service on two processes. The server processes come from
 scripts/servers.py, which load runs and drills use too. `Visitor` is a browser's cookies and
 sockets for them; `postgres_url` names a database on the PostgreSQL server of the settings.
+
+The session's servers (one Daphne `live_url` in tests/browser_support.py, the pair
+`server_pair` here) are started by the first test of a pytest-xdist worker that asks for them
+and serve every later one. Under pytest-xdist every name a test makes on a shared service
+carries the worker's name (`worker_name`): its databases, and its ports (scripts/servers.py).
 """
 
 from __future__ import annotations
@@ -17,29 +22,66 @@ import asyncio
 import contextlib
 import http.cookiejar
 import json
+import os
 import socket
 import tempfile
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 import websockets
 from django.conf import settings
 
 from scripts.servers import Daphne, free_port, migrate, server_env
 
 __all__ = [
+    "ServerPair",
     "Visitor",
     "expect",
     "free_port",
     "live_server_process",
+    "local_redis_url",
     "postgres_url",
+    "server_pair",
     "two_servers_on_postgres",
+    "worker_name",
 ]
 
 LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
+LOCAL_REDIS_DATABASE = 10
+"""With REDIS_URL unset, tests that need Redis use the local one's database 10 (+ the worker's
+number under pytest-xdist)."""
+
+
+def worker_index() -> int:
+    """This pytest-xdist worker's number (gw3: 3), 0 without xdist."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) if worker.startswith("gw") else 0
+
+
+def worker_name(name: str) -> str:
+    """`name`, with this pytest-xdist worker's name after it (a database of its own)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return f"{name}_{worker}" if worker else name
+
+
+def local_redis_url() -> str:
+    """The Redis of the settings, else a database of this worker's on the local Redis; the test
+    is unavailable (skipped, or failed under CI) when it does not answer."""
+    import redis
+
+    from tests.required import unavailable
+
+    url = settings.REDIS_URL or f"redis://127.0.0.1:6379/{LOCAL_REDIS_DATABASE + worker_index()}"
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except redis.RedisError:
+        unavailable(f"no Redis at {url}: two processes need a shared channel layer")
+    return url
 
 
 def check_port_free(port: int) -> None:
@@ -88,18 +130,12 @@ def two_servers_on_postgres(
     `database` and one Redis, as two processes behind a load balancer. Unavailable (skipped;
     failed under CI) when the settings' database is not PostgreSQL, as SQLite serialises every
     write, or when there is no Redis for the channel layer they share."""
-    import redis
-
     from scripts.servers import create_database
     from tests.required import unavailable
 
-    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    if not on_postgres():
         unavailable("DATABASE_URL is not PostgreSQL: SQLite serialises every write")
-    redis_url = settings.REDIS_URL or "redis://127.0.0.1:6379/0"
-    try:
-        redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
-    except redis.RedisError:
-        unavailable(f"no Redis at {redis_url}: two processes need a shared channel layer")
+    redis_url = local_redis_url()
     database_url = postgres_url(database)
     create_database(database_url, drop=True)
     full = {**(env or {}), "DATABASE_URL": database_url, "REDIS_URL": redis_url}
@@ -107,8 +143,56 @@ def two_servers_on_postgres(
         yield a, b, database_url
 
 
+def on_postgres() -> bool:
+    return settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
+@dataclass
+class ServerPair:
+    """Two Daphnes serving one service: one database, one Redis."""
+
+    a: str
+    b: str
+    database_url: str
+    postgres: bool
+
+
+PAIR_ENV = {"QUICK_RACE_LOBBY_S": "3"}
+"""The pair's settings beyond the tests' own: quick-race lobbies of 3 s, not 15."""
+
+
+@pytest.fixture(scope="session")
+def server_pair() -> Iterator[ServerPair]:
+    """Two Daphnes on one database and one Redis, shared by every test of the worker that asks
+    (mark the module `pytest.mark.xdist_group("server_pair")` so they run on one worker): a
+    fresh PostgreSQL database when the tests run on PostgreSQL, else one SQLite file."""
+    if on_postgres():
+        with two_servers_on_postgres("solitaire_pair_test", PAIR_ENV) as (a, b, url):
+            yield ServerPair(a, b, url, postgres=True)
+        return
+    redis_url = local_redis_url()
+    with tempfile.TemporaryDirectory(prefix="server-pair-") as tmp:
+        url = f"sqlite:///{Path(tmp) / 'pair.sqlite3'}"
+        env = {**PAIR_ENV, "DATABASE_URL": url, "REDIS_URL": redis_url}
+        with live_server_process(env=dict(env)) as a, live_server_process(env=dict(env)) as b:
+            yield ServerPair(a, b, url, postgres=False)
+
+
+@pytest.fixture
+def postgres_pair(request) -> ServerPair:
+    """The session's pair, for a test that needs two processes writing at once: unavailable
+    (skipped, failed under CI) when the tests run on SQLite, which serialises every write."""
+    from tests.required import unavailable
+
+    if not on_postgres():
+        unavailable("DATABASE_URL is not PostgreSQL: SQLite serialises every write")
+    return request.getfixturevalue("server_pair")
+
+
 def postgres_url(name: str) -> str:
-    """A database `name` on the PostgreSQL server of the settings (the local one otherwise)."""
+    """A database `name` on the PostgreSQL server of the settings (the local one otherwise);
+    under pytest-xdist the worker's own (`worker_name`)."""
+    name = worker_name(name)
     db = settings.DATABASES["default"]
     if db["ENGINE"] == "django.db.backends.postgresql":
         user = db.get("USER") or "postgres"

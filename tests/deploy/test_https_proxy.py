@@ -29,7 +29,7 @@ from scripts.servers import migrate, server_env, start_daphnes
 from tests.live import Visitor, expect
 from tests.required import unavailable
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("https_proxy")]
 
 
 def self_signed(folder: Path) -> tuple[Path, Path]:

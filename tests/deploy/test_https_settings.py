@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PRODUCTION = {
@@ -29,6 +31,7 @@ def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # over a second of CPU: in make test, not make check
 def test_check_deploy_warns_four_times_on_plain_http_and_is_clean_with_https():
     plain = run(PRODUCTION, "manage.py", "check", "--deploy")
     assert plain.returncode == 0, plain.stderr

@@ -20,7 +20,6 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
-import redis
 import websockets
 from django.conf import settings
 
@@ -28,12 +27,10 @@ from scripts.client import Browser
 from scripts.loadtest import create_race, join_race
 from scripts.proxy import BEHIND_PROXY, collect_static, nginx_binary, proxy_for
 from scripts.servers import migrate, server_env, start_daphnes
-from tests.live import expect
+from tests.live import expect, local_redis_url
 from tests.required import unavailable
 
-pytestmark = pytest.mark.slow
-
-DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("proxy")]
 
 
 @pytest.fixture(scope="module")
@@ -42,11 +39,7 @@ def stack():
     (nginx, [daphne_a, daphne_b], static_root)."""
     if nginx_binary() is None:
         unavailable("nginx is not installed (apt-get install nginx): the proxy cannot be tested")
-    redis_url = settings.REDIS_URL or DEFAULT_REDIS
-    try:
-        redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
-    except redis.RedisError:
-        unavailable(f"no Redis at {redis_url}: two Daphnes need a shared channel layer")
+    redis_url = local_redis_url()
     with tempfile.TemporaryDirectory(prefix="proxy-test-") as tmp:
         env = server_env(f"sqlite:///{Path(tmp) / 'db.sqlite3'}", redis_url)
         migrate(env)

@@ -13,15 +13,9 @@ import pytest
 import websockets
 from websockets.frames import Close
 
-from tests.live import Visitor, live_server_process
+from tests.live import Visitor
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def live_url():
-    with live_server_process() as url:
-        yield url
 
 
 def socket_url(base: str) -> str:

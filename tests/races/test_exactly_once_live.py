@@ -25,23 +25,21 @@ import pytest
 
 from scripts.client import query
 from scripts.practice_load import CONFIG_PATTERN
-from tests.live import Visitor, expect, two_servers_on_postgres
+from tests.live import Visitor, expect
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server_pair")]
 
 ROUNDS = 20
 ROUND_S = 0.5
 """At least this long a round (a move and a ping per socket): 30 frames in 5 s is a socket's
 budget."""
-DATABASE = "solitaire_exactly_once_test"
 SEED = 7318420953371  # a Penelope's Web deal with moves to make
 
 
-@pytest.fixture(scope="module")
-def servers():
-    """Two Daphnes on one PostgreSQL database (fresh) and one Redis."""
-    with two_servers_on_postgres(DATABASE) as servers:
-        yield servers
+@pytest.fixture
+def servers(postgres_pair):
+    """Two Daphnes on one PostgreSQL database and one Redis (the session's pair)."""
+    return postgres_pair.a, postgres_pair.b, postgres_pair.database_url
 
 
 def stored_log(database_url: str, game: str) -> list[str]:

@@ -18,20 +18,17 @@ import concurrent.futures
 import pytest
 
 from scripts import quick_crowd
-from tests.live import two_servers_on_postgres
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server_pair")]
 
 PLAYERS = 200
-DATABASE = "solitaire_quick_crowd_test"
 
 
-@pytest.fixture(scope="module")
-def servers():
-    """Two Daphnes on one fresh PostgreSQL database and one Redis; a 3 s lobby."""
-    env = {"QUICK_RACE_LOBBY_S": "3", "WINNABLE_POOL_REFILL": "0"}
-    with two_servers_on_postgres(DATABASE, env) as (a, b, database_url):
-        yield [a, b], database_url
+@pytest.fixture
+def servers(postgres_pair):
+    """Two Daphnes on one PostgreSQL database and one Redis (the session's pair, whose quick
+    races wait 3 s)."""
+    return [postgres_pair.a, postgres_pair.b], postgres_pair.database_url
 
 
 @pytest.mark.parametrize("variant", ["penguin", "any"])

@@ -141,3 +141,50 @@ async def test_another_servers_figures_ride_in_this_servers_next_tick(open_duo, 
     assert by_id[duo.ids["bob"]] == elsewhere
     progress = [f for f in bob.seen if f["type"] == "progress"]
     assert progress[progress.index(first) :] == [first, both]
+
+
+@pytest.mark.usefixtures("fast_countdown")
+async def test_of_two_figures_of_a_racer_from_elsewhere_the_newest_is_sent(open_duo, settings):
+    """Figures of one racer handed over twice within a tick, the newer first (channel messages
+    from two processes may cross): the next frame carries the newer, not the last to arrive."""
+    duo = await open_duo(start=True)
+    settings.RACE_PROGRESS_TICK_MS = 1000
+    ann, bob = duo.sockets["ann"], duo.sockets["bob"]
+    await ann.request({"type": "move", "move": QUIET, "seq": 0}, "ack")
+    first = await bob.expect("progress", timeout=5)  # the first of a while goes at once
+    figures = {"id": duo.ids["bob"], "cards": 0, "cards_at_ms": 0, "status": "playing"}
+    newer = {**figures, "moves": 9, "at_ms": first["at_ms"] + 20}
+    older = {**figures, "moves": 7, "at_ms": first["at_ms"] + 10}
+    for racers in ([newer], [older]):
+        part = {"type": "race.live", "race": duo.race.pk, "from": "another", "racers": racers}
+        await get_channel_layer().group_send(race_play.live_group(duo.race), part)
+    await ann.request({"type": "move", "move": HOME, "seq": 1}, "ack")
+    both = await bob.expect("progress", timeout=5)
+    assert {r["id"]: r for r in both["racers"]}[duo.ids["bob"]] == newer
+
+
+@pytest.mark.usefixtures("fast_countdown")
+async def test_a_racer_who_wins_within_a_tick_is_left_out_of_it(open_duo, near_win_for, settings):
+    """Ann moves and then wins within one tick: her win reaches Bob as a numbered `progress`
+    event, and that tick's live frame (which carries Bob's move too) leaves her out."""
+    duo = await open_duo(start=True, before_start=lambda d: near_win_for(d.clients["ann"].player))
+    settings.RACE_PROGRESS_TICK_MS = 2000
+    ann, bob = duo.sockets["ann"], duo.sockets["bob"]
+    await ann.request({"type": "move", "move": "t0-t1", "seq": 0}, "ack")
+    await bob.expect("progress", timeout=5)  # the first of a while goes at once
+    await ann.request({"type": "move", "move": "t1-t2", "seq": 1}, "ack")  # in the next tick
+    await ann.request({"type": "move", "move": "t2-f3", "seq": 2}, "ack")  # won, before it
+    await bob.request({"type": "move", "move": QUIET, "seq": 0}, "ack")
+    frames = [await bob.expect("progress", timeout=5)]
+    while not [f for f in frames if "event" not in f and duo.ids["bob"] in ids(f)]:
+        frames.append(await bob.expect("progress", timeout=5))
+    if not [f for f in frames if "event" in f]:
+        frames.append(await bob.expect("progress", timeout=5))
+    (won,) = [f for f in frames if "event" in f]
+    assert [(r["id"], r["status"]) for r in won["racers"]] == [(duo.ids["ann"], "won")]
+    live = [r for f in frames if "event" not in f for r in f["racers"]]
+    assert [r["status"] for r in live if r["id"] == duo.ids["ann"]] in ([], ["playing"])
+
+
+def ids(frame: dict) -> list[str]:
+    return [racer["id"] for racer in frame["racers"]]

@@ -101,8 +101,13 @@ async def test_countdown_carries_the_servers_clock(lobby):
     assert countdown["race"]["ends_at"] - countdown["race"]["starts_at"] == 60_000
 
 
-async def test_no_board_and_no_move_before_the_start(lobby):
+async def test_no_board_and_no_move_before_the_start(lobby, monkeypatch):
     """During the countdown a move is refused (`not_started`) and no board has been sent."""
+    from races import lifecycle
+
+    # 2 s, not the module's 0.3: the move must arrive inside the countdown on a loaded machine
+    # too (under a load of 17 it came after the start, and was refused as illegal instead).
+    monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", 2000)
     race, ann_socket, bob_socket = lobby
     await ann_socket.request({"type": "start"}, "countdown")
     error = await ann_socket.error({"type": "move", "move": "t0-t1", "seq": 0})

@@ -1,7 +1,7 @@
 """Two Daphne processes, one race: players on different processes race together.
 
-The processes share a SQLite file (the record) and Redis (the channel layer and the
-leaderboards). Ann's socket is on process A, Bob's on process B; every event reaches both. Bob
+The processes share a database (the record: one SQLite file, or PostgreSQL when the tests run
+on it) and Redis (the channel layer and the leaderboards): the session's `server_pair`. Ann's socket is on process A, Bob's on process B; every event reaches both. Bob
 then drops his socket and comes back on the other process with ?since=N, and gets exactly what
 he missed and his board as it was: nothing lives only in one process's memory.
 """
@@ -12,51 +12,25 @@ import asyncio
 import concurrent.futures
 import json
 import re
-import tempfile
-from pathlib import Path
 
 import pytest
-import redis
-from django.conf import settings
 
-from tests.live import Visitor, expect, live_server_process
-from tests.required import unavailable
+from tests.live import Visitor, expect
 
-pytestmark = pytest.mark.slow
-
-DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> str:
-    url = settings.REDIS_URL or DEFAULT_REDIS
-    try:
-        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
-    except redis.RedisError:
-        unavailable(f"no Redis at {url}: two processes need a shared channel layer")
-    return url
-
-
-@pytest.fixture(scope="module")
-def two_servers(redis_url):
-    """Base URLs of two Daphnes serving one service (one SQLite file, one Redis)."""
-    with tempfile.TemporaryDirectory(prefix="race-live-") as tmp:
-        env = {"DATABASE_URL": f"sqlite:///{Path(tmp) / 'race.sqlite3'}", "REDIS_URL": redis_url}
-        with live_server_process(env=dict(env)) as a, live_server_process(env=dict(env)) as b:
-            yield a, b
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server_pair")]
 
 
 def race_code(url: str) -> str:
     return re.search(r"/races/([A-Z0-9]{6})/", url).group(1)
 
 
-def test_racers_on_two_processes_race_together(two_servers):
+def test_racers_on_two_processes_race_together(server_pair):
     """Start, moves, progress and the finish reach both processes; a reconnect on the other
     process resumes exactly."""
     # Its own thread and event loop: a session's Playwright (sync API) keeps a loop running
     # in the main thread, where asyncio.run() would refuse to start another.
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, race_on_two_processes(*two_servers)).result()
+        pool.submit(asyncio.run, race_on_two_processes(server_pair.a, server_pair.b)).result()
 
 
 async def race_on_two_processes(a: str, b: str) -> None:

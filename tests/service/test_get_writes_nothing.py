@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.sessions.models import Session
 from django.test import Client
+from django.utils import timezone
 
 from daily.models import DailyAttempt
 from games.models import Game, Move, Player
@@ -27,6 +28,7 @@ def race(make_race, make_client):
 
 
 def pages(race) -> list[str]:
+    today = timezone.now().date().isoformat()
     return [
         "/play/penguin/42/",
         "/play/queenie/7/",
@@ -35,6 +37,13 @@ def pages(race) -> list[str]:
         "/races/",
         "/accounts/nickname/",
         "/",
+        "/daily/",
+        "/daily/penguin/",
+        f"/daily/penguin/{today}/",
+        "/leaderboards/",
+        "/leaderboards/races/",
+        f"/players/{race.host_id}/",
+        "/api/daily/",
     ]
 
 

@@ -123,6 +123,7 @@ def test_never_empties_agrees_with_plain_search(left):
     assert tally["too big"] <= 10, tally
 
 
+@pytest.mark.slow  # over a second of CPU: in make test, not make check
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**9), left=st.integers(36, 64))
 def test_never_empties_is_sound_on_random_positions(seed, left):

@@ -167,6 +167,7 @@ def test_relaxed_game_proves_a_small_known_loss_the_fixpoint_misses():
     assert not Relaxation(8).lost(rules.start[0], rules.start[1])
 
 
+@pytest.mark.slow  # over a second of CPU: in make test, not make check
 def test_relaxed_loss_is_a_real_loss():
     """Positions met in searches of deals whose relaxed game is lost: the plain depth-first
     search (dead-position fixpoint alone) never wins from them, and proves many of them lost."""
@@ -261,6 +262,7 @@ def test_pinned_relaxed_loss_is_a_real_loss():
     assert proved >= 8
 
 
+@pytest.mark.slow  # over a second of CPU: in make test, not make check
 def test_shared_search_expands_each_position_once():
     """The phases of the search share one graph: no position has its moves generated twice,
     and the later phases walk the positions the earlier ones expanded."""
@@ -279,6 +281,7 @@ def test_shared_search_expands_each_position_once():
     assert len(expanded) == len(set(expanded)) > 1_000
 
 
+@pytest.mark.slow  # over a second of CPU: in make test, not make check
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**9), left=st.integers(24, 44))
 def test_shared_search_agrees_with_plain_depth_first(seed, left):
@@ -297,6 +300,7 @@ def test_shared_search_agrees_with_plain_depth_first(seed, left):
         assert replays_to_a_win(state, result.moves)
 
 
+@pytest.mark.slow  # over a second of CPU: in make test, not make check
 def test_one_pass_relaxed_test_is_the_two_tests():
     """``lost_either`` (one pass, the moves of each relaxed position remembered for its pinned
     variants) answers ``lost or lost_pinned`` on positions met in searches of deals, whichever

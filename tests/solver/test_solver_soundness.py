@@ -18,6 +18,18 @@ QUICK_DEALS = {
 # Endgames small enough for the engine-only exhaustive search (Spiderweb's are larger).
 ENDGAME_VARIANTS = ["penelopes-web", "eighty-thieves", "penguin", "queenie"]
 
+# The sweep's budget in positions, not seconds, so that a loaded machine checks the same lines:
+# each is over twice the most any of the sweep's wins takes (Spiderweb 79,388 positions,
+# Penelope's Web 18,658, Penguin 10,184, Queenie 5,564, Eighty Thieves 837), and the sweep wins
+# the deals and endgames the old 3-second budget won (Eighty Thieves' other 25 ran the 3 s out).
+SWEEP_NODES = {
+    "spiderweb": 200_000,
+    "penelopes-web": 50_000,
+    "penguin": 50_000,
+    "queenie": 20_000,
+    "eighty-thieves": 5_000,
+}
+
 
 @pytest.mark.parametrize(
     ("variant", "seed"), [(v, s) for v, seeds in QUICK_DEALS.items() for s in seeds]
@@ -84,13 +96,13 @@ def test_every_won_line_replays_on_many_deals(variant):
     won = 0
     for seed in range(100, 125):
         game = new_game(variant, seed)
-        result = solve(game, max_seconds=3)
+        result = solve(game, max_nodes=SWEEP_NODES[variant])
         if result.verdict == Verdict.WON:
             won += 1
             assert replays_to_a_win(game.to_dict(), result.moves), seed
     for seed in range(10):
         state = endgame(variant, seed, left=20)
-        result = solve(state, max_seconds=3)
+        result = solve(state, max_nodes=SWEEP_NODES[variant])
         if result.verdict == Verdict.WON:
             won += 1
             assert replays_to_a_win(state, result.moves), seed
