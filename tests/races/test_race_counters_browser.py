@@ -1,8 +1,8 @@
 """A racer's own counters follow their acks at once, in a real browser against a live Daphne.
 
-A module of its own, so a Chromium of its own: the test reroutes the page's websocket through
-Playwright (`route_web_socket`), and the next test's context close in the same browser hung for
-the whole timeout in two whole-suite runs (never when run alone)."""
+The test reroutes the page's websocket through Playwright (`route_web_socket`); in an earlier
+round the next test's context close in the same browser hung for the whole timeout in two
+whole-suite runs (never when run alone), not seen since (tests/races/test_race_full_browser.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,11 @@
 """A full race seen from outside, in a real browser against a live Daphne: the join form gives
 way to "full" and comes back when a seat frees.
 
-A module of its own, so a Chromium of its own. Closing this test's three contexts hung for the
-whole timeout in three of four whole-suite runs (never when run alone), once with this module's
-own browser too; the test now waits for the leaver's reload to finish before it ends."""
+Closing this test's three contexts hung for the whole timeout in three of four whole-suite runs
+of an earlier round (never when run alone), once with a Chromium of the module's own; the test
+now waits for the leaver's reload to finish before it ends. Since then it shares the worker's
+Chromium and has not hung in five whole-suite runs; PLAYWRIGHT_DEBUG=pw:protocol
+(docs/testing.md) logs what the browser answers, should it hang again."""
 
 from __future__ import annotations
 
