@@ -68,7 +68,7 @@ def test_the_help_takes_the_focus_and_gives_it_back(make_page, live_url):
     page.focus('#board [data-pile="t2"]')
     page.keyboard.press("?")
     page.wait_for_selector("#help:popover-open")
-    assert page.evaluate(ACTIVE)["inHelp"]
+    page.wait_for_function(f"() => ({ACTIVE})().inHelp", timeout=5_000)
     page.keyboard.press("Escape")
     page.wait_for_selector("#help:popover-open", state="detached")
     assert page.evaluate(ACTIVE)["pile"] == "t2"

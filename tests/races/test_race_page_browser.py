@@ -8,9 +8,11 @@ browser; the deal is the server's, so the tests read the legal moves from its fr
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from games.engine import VARIANTS
 
@@ -72,7 +74,13 @@ def test_a_running_race_fits_a_phone(make_page, live_url, variant):
     solo_race(page, live_url, variant)
     for width, height in [(390, 844), (360, 740), (430, 932), (844, 390), (740, 360)]:
         page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)  # the board measures itself again on resize
+        # The board measures itself again on resize: wait until it has (or the checks below
+        # say what is wrong after 5 s).
+        settled = (
+            f"() => {{ const f = ({FITS})(); return f.scroll <= f.width && !f.outside.length; }}"
+        )
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(settled, timeout=5_000)
         fit = page.evaluate(FITS)
         assert fit["piles"] >= 8 and fit["standings"], fit
         assert fit["scroll"] <= fit["width"], f"{width}x{height}: scrolls sideways {fit}"
