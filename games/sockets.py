@@ -22,8 +22,10 @@ from enum import Enum
 from typing import Any
 
 import orjson
+from channels.auth import AuthMiddleware
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.sessions import CookieMiddleware, InstanceSessionWrapper, SessionMiddleware
 
 from games import play
 from games.errors import ActionError, Unavailable
@@ -291,6 +293,23 @@ class FrameBudget:
 
 
 # ------------------------------------------------------------------ the socket
+
+
+class SocketSessionMiddleware(SessionMiddleware):
+    """Channels' `SessionMiddleware` for websockets: the session in the scope, `send` passed as
+    it is. Channels wraps `send` so that an HTTP response saves a modified session and sets its
+    cookie; a websocket message never does either, yet the wrapper looked at the session on
+    every frame a socket sent (docs/performance.md). Sockets read the session; pages write it."""
+
+    async def __call__(self, scope, receive, send):
+        wrapper = InstanceSessionWrapper(scope, send)
+        await wrapper.resolve_session()
+        return await self.inner(wrapper.scope, receive, send)
+
+
+def SocketAuthMiddlewareStack(inner):  # noqa: N802 (named like Channels' AuthMiddlewareStack)
+    """Cookies, the session (read only) and the user, as `AuthMiddlewareStack` gives them."""
+    return CookieMiddleware(SocketSessionMiddleware(AuthMiddleware(inner)))
 
 
 class PlaySocket(AsyncWebsocketConsumer):

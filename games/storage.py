@@ -38,7 +38,6 @@ from typing import Any
 
 import orjson
 import psycopg
-from asgiref.sync import SyncToAsync
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -98,7 +97,11 @@ def off_loop(function, thread: ThreadPoolExecutor | None = None):
     if _on_sqlite():
         return database_sync_to_async(function)
     if thread is not None:
-        return SyncToAsync(function, thread_sensitive=False, executor=thread)
+
+        async def on_thread(*args):
+            return await asyncio.get_running_loop().run_in_executor(thread, function, *args)
+
+        return on_thread
 
     @functools.wraps(function)
     def run_and_close(*args, **kwargs):

@@ -1,7 +1,8 @@
 """The ASGI application Daphne serves: HTTP (static files, then Django) and websockets.
 
 Websockets pass the Origin check against ALLOWED_HOSTS (read once, when this module is
-imported), then get the session and user in their scope (Channels' `AuthMiddlewareStack`),
+imported), then get the session and user in their scope (games/sockets.py,
+`SocketAuthMiddlewareStack`: Channels' stack without its wrapper around every frame sent),
 then the URL router of solitaire_site/routing.py.
 """
 
@@ -16,11 +17,11 @@ from solitaire_site.http_handler import get_asgi_application  # noqa: E402
 
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
+from games.sockets import SocketAuthMiddlewareStack  # noqa: E402
 from solitaire_site.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -29,7 +30,7 @@ application = ProtocolTypeRouter(
         # of it) and hands every other request to Django.
         "http": ASGIStaticFilesHandler(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            SocketAuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }
 )

@@ -49,10 +49,11 @@ async def test_pages_are_served_through_django():
     assert response["status"] == 200 and response["body"] == b'{"ok": true}'
 
 
-async def test_a_socket_gets_the_session_and_user():
-    """The websocket stack puts the session and the user in the scope (a visitor without a
-    session is anonymous)."""
-    from channels.auth import AuthMiddlewareStack
+async def test_a_socket_gets_the_session_and_user_and_sends_unwrapped():
+    """The websocket stack puts the session and the user in the scope and hands the consumer
+    the server's own `send`: a socket never saves the session, so nothing looks at it on every
+    frame (games/sockets.py)."""
+    from games.sockets import SocketAuthMiddlewareStack
 
     seen = {}
 
@@ -63,6 +64,7 @@ async def test_a_socket_gets_the_session_and_user():
         pass
 
     scope = {"type": "websocket", "path": "/ws/game/x/", "headers": HOST, "query_string": b""}
-    await AuthMiddlewareStack(consumer)(scope, None, server_send)
+    await SocketAuthMiddlewareStack(consumer)(scope, None, server_send)
+    assert seen["send"] is server_send
     assert "session" in seen["scope"] and "user" in seen["scope"]
     assert not seen["scope"]["user"].is_authenticated
