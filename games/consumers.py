@@ -25,6 +25,7 @@ from games.sockets import (
     PlayMove,
     PlaySocket,
     Undo,
+    Verdict,
     error_frame,
     parse,
     pong_frame,
@@ -91,7 +92,9 @@ class GameConsumer(PlaySocket):
     # ------------------------------------------------------------------ incoming frames
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not await self.admit():
+        verdict = self.budget.charge()
+        if verdict is not Verdict.OK:
+            await self.over_budget(verdict)
             return
         ref = None
         try:

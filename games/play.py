@@ -269,10 +269,6 @@ class GameUpdate:
     duplicate: bool = False
     write: GameWrite | None = None
 
-    @property
-    def elapsed_ms(self) -> int:
-        return elapsed_ms(self.game)
-
 
 def update_of(live: LiveGame, played=(), legal=None, **kw) -> GameUpdate:
     """The player's update for the game as `live` holds it now."""
@@ -309,10 +305,6 @@ class InPlay:
     """Another process has a socket showing this game: every change is published."""
     store: Callable | None = None
     """What stores its writes: the loop's writer, for an entry the loop's games hold."""
-
-    @property
-    def watched(self) -> bool:
-        return self.watched_elsewhere or self.sockets > 1
 
 
 class Games:

@@ -192,8 +192,6 @@ def iso(moment: datetime | None) -> str | None:
 def game_frame(frame_type: str, update: play.GameUpdate) -> dict:
     """A `state` or `ack` frame: the position the player may see, with the server's clock."""
     game = update.game
-    started, finished = game.started_at, game.finished_at
-    end = finished or datetime.now(started.tzinfo)
     return {
         "type": frame_type,
         "game": game.public_id,
@@ -204,10 +202,9 @@ def game_frame(frame_type: str, update: play.GameUpdate) -> dict:
         "status": game.status,
         "moves": game.move_count,
         "can_undo": update.can_undo,
-        "started_at": started.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        "elapsed_ms": max(0, int((end - started).total_seconds() * 1000)),
-        "finished_at": finished
-        and finished.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "started_at": iso(game.started_at),
+        "elapsed_ms": play.elapsed_ms(game),
+        "finished_at": iso(game.finished_at),
     }
 
 
@@ -332,21 +329,17 @@ class PlaySocket(AsyncWebsocketConsumer):
         self.budget = budget
         self.shown: dict[str, play.InPlay] = {}
 
-    async def admit(self) -> bool:
-        """Charge an incoming frame to the socket's `budget`: False when it is refused (the
-        client told `rate_limited`), or when the socket floods and is closed."""
-        verdict = self.budget.charge()
-        if verdict is Verdict.OK:
-            return True
+    async def over_budget(self, verdict: Verdict) -> None:
+        """A frame past the socket's budget (`self.budget.charge()` said so): the client is
+        told `rate_limited`, or the flooding socket is closed."""
         if verdict is Verdict.FLOOD:
             logger.warning("closing a flooding socket on %s", self.scope.get("path"))
             await self.close(code=CLOSE_FLOOD)
-            return False
+            return
         limit, window = self.budget.limit, self.budget.window
         await self.send_frame(
             error_frame("rate_limited", f"more than {limit} frames in {window:g} s; slow down")
         )
-        return False
 
     async def refuse(self, exc: Exception, ref: str | None) -> None:
         """The frame was refused: tell the client why (nothing changed)."""

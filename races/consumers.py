@@ -30,6 +30,7 @@ from games.sockets import (
     FrameBudget,
     Ping,
     PlaySocket,
+    Verdict,
     error_frame,
     parse,
     pong_frame,
@@ -182,7 +183,9 @@ class RaceConsumer(PlaySocket):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.race is None:
             return
-        if not await self.admit():
+        verdict = self.budget.charge()
+        if verdict is not Verdict.OK:
+            await self.over_budget(verdict)
             return
         ref = None
         try:

@@ -49,8 +49,6 @@ from races.models import Race, Racer
 logger = logging.getLogger(__name__)
 
 MESSAGE = "race.live"
-LIVE_FIELDS = ("cards", "cards_at_ms", "moves", "status")
-"""What a live `progress` frame says of a racer: where they are, nothing that an event changes."""
 
 
 @dataclass
@@ -234,7 +232,8 @@ def _race_act(race, player, action, seq, move=None) -> GameUpdate:
     if update.write is not None and seat.racer.status not in DONE:
         # No tick here: every process's relay hears of it at once.
         at_ms = max(0, int(time.time() * 1000) - seat.starts_ms)
-        group_send_nowait(live_group(seat.race), part_message(seat.race, [seat.racer], at_ms))
+        part = part_message(seat.race.pk, [live_racer(seat.racer)], at_ms)
+        group_send_nowait(live_group(seat.race), part)
     return update
 
 
@@ -263,13 +262,14 @@ def live_progress_frame(racers: list[dict], at_ms: int, now: int) -> dict:
     return {"type": "progress", "racers": racers, "at_ms": at_ms, "now": now}
 
 
-def part_message(race: Race, racers: list[Racer], at_ms: int, sender: str = "") -> dict:
-    """A process's racers' figures for the other processes of the race, each with when."""
+def part_message(race_pk: int, figures: list[dict], at_ms: int, sender: str = "") -> dict:
+    """A process's racers' figures (`live_racer`) for the other processes of the race, each
+    with when, in ms from the start."""
     return {
         "type": MESSAGE,
-        "race": race.pk,
+        "race": race_pk,
         "from": sender,
-        "racers": [{**live_racer(racer), "at_ms": at_ms} for racer in racers],
+        "racers": [{**racer, "at_ms": at_ms} for racer in figures],
     }
 
 
@@ -322,11 +322,7 @@ class RaceRelay:
         self.last = loop.time()
         now = int(time.time() * 1000)
         at_ms = max(0, now - self.starts_ms)
-        part = None
-        if own:
-            racers = [{**figures, "at_ms": at_ms} for figures in own]
-            part = {"type": MESSAGE, "race": self.race.pk, "from": self.relays.name}
-            part["racers"] = racers
+        part = part_message(self.race.pk, own, at_ms, self.relays.name) if own else None
         text = None
         if self.sockets:
             # With no racer of its own, this process's race may be as read before the start (no
