@@ -1,21 +1,28 @@
 """Everything that changes the daily challenge: picking a day's deal, starting an attempt,
-resigning it, and keeping each attempt's result (and the boards) in step with its game.
+resigning it, and keeping each attempt's result in step with its game.
 
 Views and consumers call these; the game itself is played through games.actions like any other.
+What follows a ranked attempt's new result (the boards) belongs to whoever registers it in
+`AFTER_RANKED_RESULT` (the records app does, in its apps.ready).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from daily import dealpick, leaderboard
+from daily import dealpick
 from daily.models import DailyAttempt, DailyChallenge, GhostRace
-from daily.scoring import cards_home
 from games.actions import do_create_game, elapsed_ms, load
 from games.models import Game, Player
+from games.play import cards_home
+
+AFTER_RANKED_RESULT: list[Callable[[int], None]] = []
+"""Called with a ranked attempt's pk after the commit that changed its result (or started it)."""
 
 
 class AttemptRefused(Exception):
@@ -112,7 +119,7 @@ def start_ghost_race(player: Player, recorded: Game) -> Game:
 
     A daily run gets a practice daily attempt on its challenge; a race's run a practice game
     on the race's deal (the race is over, so its deal is no secret). Callers check first that
-    the player may watch the run (daily.replay.check_replay).
+    the player may watch the run (records.public_replays.check_replay).
     """
     attempt = getattr(recorded, "daily_attempt", None)
     if attempt is not None:
@@ -150,11 +157,12 @@ def do_resign(game: Game) -> Game:
 
 
 def sync_attempt(attempt: DailyAttempt, game: Game, record: bool = False) -> None:
-    """Bring an attempt's result in step with its game, and its boards after the commit.
+    """Bring an attempt's result in step with its game, and what follows a ranked result after
+    the commit (AFTER_RANKED_RESULT).
 
     Called whenever a daily game's row is saved (daily/signals.py), whatever saved it, so a
-    move played through any socket or view reaches the boards. ``record`` puts a ranked attempt
-    on its boards even if nothing changed (a fresh start).
+    move played through any socket or view reaches the boards. ``record`` follows a ranked
+    attempt up even if nothing changed (a fresh start).
     """
     fields = []
     home = cards_home(game.state or {})
@@ -169,5 +177,21 @@ def sync_attempt(attempt: DailyAttempt, game: Game, record: bool = False) -> Non
     if fields:
         attempt.save(update_fields=fields)
     if attempt.ranked and (fields or record):
-        attempt_pk = attempt.pk
-        transaction.on_commit(lambda: leaderboard.record_attempt(attempt_pk))
+        for follow in AFTER_RANKED_RESULT:
+            transaction.on_commit(functools.partial(follow, attempt.pk))
+
+
+def attempts_today(player, today) -> dict[str, dict]:
+    """The player's attempts at today's challenges, per variant: the ranked one and any other."""
+    if player is None:
+        return {}
+    found: dict[str, dict] = {}
+    attempts = DailyAttempt.objects.filter(
+        player=player, challenge__day=today, game__ghost_race__isnull=True
+    ).select_related("game", "challenge")
+    for attempt in attempts.order_by("created_at"):
+        slot = found.setdefault(attempt.challenge.variant, {"ranked": None, "latest": None})
+        if attempt.ranked:
+            slot["ranked"] = attempt
+        slot["latest"] = attempt
+    return found

@@ -1,12 +1,10 @@
 """Daily challenges and their results in the admin."""
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.html import format_html
 
-from daily import leaderboard
-from daily.boards import DAILY, Board
 from daily.models import DailyAttempt, DailyChallenge, GhostRace
 
 
@@ -36,7 +34,6 @@ class DailyChallengeAdmin(admin.ModelAdmin):
     search_fields = ["seed"]
     readonly_fields = ["variant", "day", "seed", "candidate", "proof", "solution", "created_at"]
     inlines = [AttemptInline]
-    actions = ["rebuild_boards"]
 
     def get_queryset(self, request):
         return (
@@ -64,15 +61,6 @@ class DailyChallengeAdmin(admin.ModelAdmin):
     @admin.display(description="board")
     def board(self, challenge) -> str:
         return format_html('<a href="{}">board</a>', challenge.get_absolute_url())
-
-    @admin.action(description="Rebuild the live boards of the selected days from the database")
-    def rebuild_boards(self, request, queryset) -> None:
-        entries = sum(
-            leaderboard.rebuild(Board(DAILY, c.variant, c.day)) for c in queryset.iterator()
-        )
-        self.message_user(
-            request, f"Rebuilt {queryset.count()} boards ({entries} entries).", messages.SUCCESS
-        )
 
 
 @admin.register(DailyAttempt)
@@ -103,7 +91,7 @@ class DailyAttemptAdmin(admin.ModelAdmin):
         if not attempt.game.is_over:
             return "–"
         return format_html(
-            '<a href="{}">replay</a>', reverse("daily:replay", args=[attempt.game.public_id])
+            '<a href="{}">replay</a>', reverse("records:replay", args=[attempt.game.public_id])
         )
 
 

@@ -1,6 +1,6 @@
 """The daily challenge: one deal per variant per UTC day, and every attempt at it.
 
-The database is the record. The live boards in Redis (daily/leaderboard.py) are an index built
+The database is the record. The live boards in Redis (records/leaderboard.py) are an index built
 from these rows and rebuilt from them whenever Redis has lost them.
 """
 
@@ -40,7 +40,7 @@ class DailyChallenge(models.Model):
         return f"{self.get_variant_display()} {self.day.isoformat()}"
 
     def get_absolute_url(self) -> str:
-        return reverse("daily:board", args=[self.variant, self.day.isoformat()])
+        return reverse("records:board", args=[self.variant, self.day.isoformat()])
 
 
 class DailyAttempt(models.Model):
@@ -105,7 +105,7 @@ class GhostRace(models.Model):
 
 class LosingMove(models.Model):
     """Where a finished game was thrown away, as the solver found it off the request
-    (daily/analysis.py): the replay frame right after the first move from a position proved
+    (records/analysis.py): the replay frame right after the first move from a position proved
     winnable to one proved lost, or none. Kept for the log length it was found for: a stuck
     practice game undone and played on is looked at again."""
 
@@ -124,7 +124,7 @@ class LosingMove(models.Model):
 
 class DailyStreak(models.Model):
     """A player's run of consecutive days with a ranked daily win, per variant, kept as wins are
-    recorded (daily/streakbook.py) so the streak board never reads history."""
+    recorded (records/streakbook.py) so the streak board never reads history."""
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="daily_streaks")
     variant = models.CharField(max_length=16, choices=Variant.choices)

@@ -1,11 +1,11 @@
-"""Keeps daily attempts (and their boards) in step with their games.
+"""Keeps daily attempts in step with their games.
 
 A daily move takes the move path like every other (games/play.py): the attempt's new result is
 its part of the game's write (`AttemptWrite`, added by `attempt_part` for every daily game when
-it is loaded), stored in the same statement, and once the batch is stored the boards of ranked
-attempts are written (`record_ranked`). A daily game saved any other way (a resignation) is
-heard by the `post_save` receiver below, and so is a player's new nickname (the boards' cached
-rows show names).
+it is loaded), stored in the same statement, and once the batch is stored what follows a ranked
+attempt's new result runs (`record_ranked`: daily.actions.AFTER_RANKED_RESULT, where the
+records app puts its boards). A daily game saved any other way (a resignation) is heard by the
+`post_save` receiver below.
 """
 
 from __future__ import annotations
@@ -13,17 +13,14 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from django.db import transaction
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from daily import analysis, leaderboard
-from daily.actions import sync_attempt
+from daily.actions import AFTER_RANKED_RESULT, sync_attempt
 from daily.models import DailyAttempt
-from daily.races import forget_newest
-from games.models import Game, Player
+from games.models import Game
 from games.play import OVER, WRITE_PARTS
-from games.storage import ON_END, BatchPart, register
+from games.storage import BatchPart, register
 
 
 @receiver(post_save, sender=Game, dispatch_uid="daily.signals.sync_daily_attempt")
@@ -34,36 +31,6 @@ def sync_daily_attempt(sender, instance: Game, created: bool, raw: bool = False,
     attempt = DailyAttempt.objects.filter(game=instance).first()
     if attempt is not None:
         sync_attempt(attempt, instance)
-
-
-@receiver(post_save, sender=Player, dispatch_uid="daily.signals.renamed")
-def renamed(sender, instance: Player, created: bool, raw: bool = False, **kwargs) -> None:
-    """A saved player may have a new nickname: the boards' cached rows show names (the saves
-    are rare: a nickname, a sign-up). A new player is on no board yet."""
-    update_fields = kwargs.get("update_fields")
-    if raw or created or (update_fields is not None and "nickname" not in update_fields):
-        return
-
-    transaction.on_commit(leaderboard.names_changed)
-
-
-@receiver(post_delete, sender=Player, dispatch_uid="daily.signals.player_gone")
-def player_gone(sender, instance: Player, **kwargs) -> None:
-    """A guest merged into an account is deleted: its rows go, the account's show instead."""
-
-    transaction.on_commit(leaderboard.names_changed)
-
-
-@receiver(post_save, sender="races.Race", dispatch_uid="daily.signals.race_finished")
-def race_finished(sender, instance, created: bool, raw: bool = False, **kwargs) -> None:
-    """A race that finishes heads the recent races list at once (daily/races.py): its newest
-    race is forgotten now and again after the commit (a list read between the two may have
-    remembered the race before it)."""
-    if raw or instance.status != instance.Status.FINISHED:
-        return
-
-    forget_newest()
-    transaction.on_commit(forget_newest)
 
 
 @dataclass
@@ -77,7 +44,7 @@ class AttemptWrite:
     elapsed_ms: int | None
     announce: bool = False
     follow_up: bool = False
-    """A ranked attempt's boards are written after the commit."""
+    """A ranked attempt's new result is followed up after the commit (AFTER_RANKED_RESULT)."""
 
     def row(self) -> dict:
         return {
@@ -134,15 +101,14 @@ def write_attempts(pairs) -> None:
 
 
 def record_ranked(attempts: list[AttemptWrite]) -> None:
-    """The boards of ranked attempts a stored batch of moves changed."""
+    """What follows the new results of ranked attempts a stored batch of moves changed."""
 
     for attempt in attempts:
-        leaderboard.record_attempt(attempt.pk)
+        for follow in AFTER_RANKED_RESULT:
+            follow(attempt.pk)
 
 
-# The attempt's part of every daily game's move batch (its result in the batch's statement,
-# the boards after the commit), and the losing-move search of the games a batch ended.
+# The attempt's part of every daily game's move batch: its result in the batch's statement,
+# what follows a ranked result after the commit.
 WRITE_PARTS[Game.Kind.DAILY] = attempt_part
 register(BatchPart(name="attempt", sql=ATTEMPT_SQL, orm=write_attempts, after_commit=record_ranked))
-ON_END.append(analysis.request)
-post_save.connect(analysis.after_save, sender=Game, dispatch_uid="daily.analysis")

@@ -1,29 +1,14 @@
-"""Pages and JSON API of the daily challenge, the leaderboards, player pages and replays."""
+"""Pages of the daily challenge: a variant's start page, starting, playing and resigning."""
 
 from django.urls import path
 
-from daily import api, views
+from daily import views
 
 app_name = "daily"
 
 urlpatterns = [
-    path("daily/", views.home, name="home"),
     path("daily/play/<str:public_id>/", views.play, name="play"),
     path("daily/play/<str:public_id>/resign/", views.resign, name="resign"),
     path("daily/<str:variant>/", views.variant_page, name="variant"),
     path("daily/<str:variant>/start/", views.start, name="start"),
-    path("daily/<str:variant>/<str:day>/", views.daily_board, name="board"),
-    path("leaderboards/", views.leaderboards, name="leaderboards"),
-    path("leaderboards/races/", views.races_board, name="races"),
-    path("leaderboards/<str:kind>/<str:variant>/", views.all_time_board, name="all_time"),
-    path("players/<int:player_id>/", views.player_page, name="player"),
-    path("replay/<str:public_id>/", views.replay_page, name="replay"),
-    path("ghost/<str:public_id>/", views.ghost, name="ghost"),
-    # The JSON API (docs/api.md)
-    path("api/daily/", api.daily_index, name="api_daily"),
-    path("api/leaderboards/races/", api.recent_races, name="api_races"),
-    path("api/leaderboards/daily/<str:variant>/<str:day>/", api.daily_board, name="api_board"),
-    path("api/leaderboards/<str:kind>/<str:variant>/", api.all_time_board, name="api_all_time"),
-    path("api/players/<str:player_id>/", api.player, name="api_player"),
-    path("api/replays/<str:public_id>/", api.game_replay, name="api_replay"),
 ]

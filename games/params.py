@@ -9,10 +9,11 @@ import re
 from collections.abc import Callable
 from functools import wraps
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Player, Variant
 
 MAX_PER_PAGE = 100
@@ -36,6 +37,13 @@ def variant(value: str) -> str:
             "variant", f"unknown variant {value!r}; one of {', '.join(Variant.values)}"
         )
     return value
+
+
+def known_variant(value: str) -> dict:
+    """A page's variant: its VARIANT_INFO entry with its id; 404 for an unknown variant."""
+    if value not in VARIANTS:
+        raise Http404(f"There is no variant called “{value}”.")
+    return {"id": value, **VARIANT_INFO[value]}
 
 
 def day(value: str) -> dt.date:
@@ -106,6 +114,4 @@ def json_get(view: Callable) -> Callable:
 
 def bad_request(request: HttpRequest, reason: str) -> HttpResponse:
     """A page's answer to a parameter it cannot use: 400, with the reason."""
-    return HttpResponseBadRequest(
-        render(request, "daily/bad_request.html", {"reason": reason}).content
-    )
+    return HttpResponseBadRequest(render(request, "bad_request.html", {"reason": reason}).content)

@@ -402,3 +402,15 @@ def forget() -> None:
     """Drop every game held in memory, in every loop (as if the process had restarted)."""
     for held in GAMES.values():
         held.clear()
+
+
+def cards_home(state: dict) -> int:
+    """Cards on the foundations for good, from an engine state dict.
+
+    In Spiderweb an empty foundation doubles as a cell: a lone card parked there is not home,
+    only complete suits (13 cards) are.
+    """
+    piles = state.get("foundations", [])
+    if state.get("variant") == "spiderweb":
+        return sum(len(pile) for pile in piles if len(pile) == 13)
+    return sum(len(pile) for pile in piles)

@@ -21,6 +21,7 @@ from games.engine import VARIANT_INFO, VARIANTS, new_game
 from games.forms import NicknameForm, SignUpForm
 from games.identity import attach_user, current_player
 from games.models import MAX_SEED, Game
+from games.params import known_variant
 from games.sockets import deal_frame
 from games.winnable import (
     PRACTICE_SEED_BOUND,
@@ -41,13 +42,6 @@ SINCE_PATTERN = re.compile(r"[0-9]{1,15}")
 # "New winnable deal" with an empty pool: the waiting page asks for news this often (its script;
 # without one, it reloads itself as often).
 WINNABLE_POLL_S = 2
-
-
-def check_variant(variant: str) -> dict:
-    """The variant's VARIANT_INFO entry; 404 for an unknown variant."""
-    if variant not in VARIANTS:
-        raise Http404(f"There is no variant called “{variant}”.")
-    return VARIANT_INFO[variant]
 
 
 def check_seed(seed: str) -> int:
@@ -78,7 +72,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 def new_deal(request: HttpRequest, variant: str) -> HttpResponse:
     """A new random deal of the variant: a redirect to its own address, which can be shared."""
-    check_variant(variant)
+    known_variant(variant)
     return redirect("play", variant=variant, seed=str(random_seed(variant, RANDOM_SEED_BOUND)))
 
 
@@ -93,7 +87,8 @@ def new_winnable_deal(request: HttpRequest, variant: str) -> HttpResponse:
     the search ended with no deal proved, a page that says so with a plain random deal one click
     away. Taking the deal writes no player, session or game: only the pool's row goes.
     """
-    info = check_variant(variant)
+    known_variant(variant)
+    info = VARIANT_INFO[variant]
     context = {"variant": variant, "variant_info": info, "budget_s": SEARCH_BUDGET_S}
     if not offers_winnable(variant):
         return render(request, "games/no_winnable_deal.html", {**context, "never_proved": True})
@@ -119,7 +114,7 @@ def new_winnable_deal(request: HttpRequest, variant: str) -> HttpResponse:
 def winnable_status(request: HttpRequest, variant: str) -> JsonResponse:
     """For the waiting page: `{"status": "searching" | "ready" | "none"}` for a wait that began
     at `?since=` (ms); starts or joins the background search as the page does, never searches."""
-    check_variant(variant)
+    known_variant(variant)
     if not offers_winnable(variant):
         return JsonResponse({"status": "none"})
     wait = wait_for_deal(variant, Use.PRACTICE, _since(request))
@@ -151,7 +146,8 @@ def play(request: HttpRequest, variant: str, seed: str) -> HttpResponse:
     deal as dealt. The game starts with the first action: the page POSTs here (JSON answer,
     or a redirect back for a plain form) and then opens the game on the socket.
     """
-    info = check_variant(variant)
+    known_variant(variant)
+    info = VARIANT_INFO[variant]
     number = check_seed(seed)
     if str(number) != seed:  # "007" is deal 7: one address per deal
         return redirect("play", variant=variant, seed=str(number))

@@ -1,6 +1,6 @@
 """Race standings as one number per racer: a race's order is sorted by it (from the racer rows,
 at most eight), and the daily boards keep the same numbers in Redis sorted sets
-(daily/scoring.py).
+(records/scoring.py).
 
 The order (best first): racers who won, by winning time; then everyone else by cards on
 foundations, most first; then by when they reached that count, earliest first. Redis sorts

@@ -121,7 +121,7 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         "variant_name": info["name"],
         "layout": info,
         "results_url": f"{race.get_absolute_url()}results/",
-        "player_url": reverse("daily:player", args=[0]),
+        "player_url": reverse("records:player", args=[0]),
     }
     context = {
         "race": race,

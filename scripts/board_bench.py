@@ -49,10 +49,10 @@ def line(name: str, values: list[float]) -> str:
 def streak_scan(variant: str) -> dict[str, float]:
     """The streak board's scores as its rebuild computed them before DailyStreak: every ranked
     win of the variant, read and counted."""
-    from daily import scoring
-    from daily.board_scores import ranked_attempts
-    from daily.streaks import longest_streak
     from games.models import Game
+    from records import scoring
+    from records.board_scores import ranked_attempts
+    from records.streaks import longest_streak
 
     days: dict[int, list] = defaultdict(list)
     wins = ranked_attempts(variant).filter(game__status=Game.Status.WON)
@@ -71,10 +71,10 @@ def main() -> None:
     import django
 
     django.setup()
-    from daily import board_scores, leaderboard
-    from daily.boards import DAILY, FASTEST, STREAK, WINS, Board
     from daily.models import DailyAttempt, DailyChallenge, DailyStreak
     from games.models import Game
+    from records import board_scores, leaderboard
+    from records.boards import DAILY, FASTEST, STREAK, WINS, Board
 
     days = list(
         DailyChallenge.objects.filter(variant=args.variant)

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "games",
     "races",
     "daily",
+    "records",
 ]
 
 MIDDLEWARE = [
@@ -182,7 +183,7 @@ DAILY_WARMUP = env_bool("DAILY_WARMUP", default=True)
 WINNABLE_POOL_REFILL = env_bool("WINNABLE_POOL_REFILL", default=True)
 
 # A game that ends is handed to the background worker, which searches for the move that lost it
-# (daily/analysis.py), for its replay; `manage.py analyse_replays` (the scheduler, every minute)
+# (records/analysis.py), for its replay; `manage.py analyse_replays` (the scheduler, every minute)
 # catches what it missed. The tests turn it off.
 REPLAY_ANALYSIS = env_bool("REPLAY_ANALYSIS", default=True)
 

@@ -1,4 +1,4 @@
-"""The site's URLs: the games app, accounts (Django's auth views) and the admin."""
+"""The site's URLs: each app's, accounts (Django's auth views) and the admin."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -10,8 +10,9 @@ from django.views.generic import RedirectView
 urlpatterns = [
     path("", include("games.urls")),
     path("races/", include("races.urls")),
-    path("", include("races.ratings.urls")),  # before daily's leaderboards/<kind>/…
-    path("", include("daily.urls")),
+    path("", include("races.ratings.urls")),  # before records' leaderboards/<kind>/…
+    path("", include("daily.urls")),  # before records' daily/<variant>/<day>/
+    path("", include("records.urls")),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),

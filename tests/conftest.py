@@ -132,8 +132,8 @@ def announce_every_race_move(settings):
 @pytest.fixture(autouse=True)
 def no_newest_race_remembered():
     """The races list remembers its newest race in the cache, which outlives a test's database
-    rows: each test starts with it forgotten (daily/races.py)."""
-    from daily.races import forget_newest
+    rows: each test starts with it forgotten (records/recent_races.py)."""
+    from records.recent_races import forget_newest
 
     forget_newest()
 

@@ -42,7 +42,7 @@ def board(variant: str, page: int, per_page: int) -> dict:
                 "player": {
                     "id": row.player_id,
                     "nickname": row.player.nickname,
-                    "url": reverse("daily:player", args=[row.player_id]),
+                    "url": reverse("records:player", args=[row.player_id]),
                 },
                 "rating": shown,
                 "races": row.races,

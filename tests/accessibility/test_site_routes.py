@@ -15,7 +15,7 @@ def test_every_route_outside_the_admin_is_listed():
     """Named routes of every app are listed under their namespaces; Django's admin is not."""
     names = {route.name for route in site_routes()}
     assert {"home", "play", "signup", "races:list", "races:race", "ratings:board"} <= names
-    assert {"daily:replay", "daily:player", "login", "favicon.ico"} <= names
+    assert {"records:replay", "records:player", "login", "favicon.ico"} <= names
     assert not [name for name in names if name.startswith("admin")]
 
 
@@ -35,8 +35,8 @@ def test_a_new_route_is_listed_without_anyone_adding_it(monkeypatch, settings):
 def test_path_parameters_are_filled_by_name():
     """Each `<converter:name>` takes the sample value of that name; a name with no sample is
     an error that names the route."""
-    route = Route("daily:board", "daily/<str:variant>/<str:day>/", ("variant", "day"))
+    route = Route("records:board", "daily/<str:variant>/<str:day>/", ("variant", "day"))
     values = {"variant": "penguin", "day": "2026-11-26"}
     assert route_path(route, values) == "/daily/penguin/2026-11-26/"
-    with pytest.raises(KeyError, match="daily:board.*day"):
+    with pytest.raises(KeyError, match="records:board.*day"):
         route_path(route, {"variant": "penguin"})

@@ -7,12 +7,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from daily import dealpick, leaderboard
+from daily import dealpick
 from daily.actions import get_challenge
 from daily.models import DailyAttempt
 from games.identity import player_for_user
 from games.models import Game, Player
 from games.rankstore import RedisRankStore, get_rank_store
+from records import leaderboard
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""A board page's rows are cached under the board's stamp (daily/tables.py): read again, a page
+"""A board page's rows are cached under the board's stamp (records/tables.py): read again, a page
 runs no query; anything its rows show that changes (a result, a game's status, a nickname, the
 clock passing midnight) shows at the next read."""
 
@@ -14,11 +14,11 @@ from django.contrib.messages.storage.cookie import CookieStorage
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from daily import leaderboard, page_cache, tables
 from daily.actions import start_attempt
-from daily.boards import DAILY, FASTEST, Board
 from daily.models import DailyAttempt
 from games.models import Game
+from records import leaderboard, page_cache, tables
+from records.boards import DAILY, FASTEST, Board
 
 pytestmark = pytest.mark.django_db
 

@@ -5,13 +5,13 @@ import datetime as dt
 import pytest
 from django.db import IntegrityError, transaction
 
-from daily import leaderboard
 from daily.actions import AttemptRefused, do_resign, start_attempt
-from daily.boards import DAILY, Board
 from daily.models import DailyAttempt
 from games import actions
 from games.engine import new_game
 from games.models import Game
+from records import leaderboard
+from records.boards import DAILY, Board
 
 pytestmark = pytest.mark.django_db
 

@@ -5,9 +5,9 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from daily import leaderboard
-from daily.boards import WINS, Board
 from games.rankstore import MemoryRankStore
+from records import leaderboard
+from records.boards import WINS, Board
 
 BOARD = Board(WINS, "penguin")
 

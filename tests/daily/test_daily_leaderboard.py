@@ -5,10 +5,10 @@ import datetime as dt
 import pytest
 from django.core.management import call_command
 
-from daily import leaderboard
 from daily.actions import start_attempt
-from daily.boards import DAILY, FASTEST, STREAK, WINS, Board
 from games.rankstore import RedisRankStore, get_rank_store
+from records import leaderboard
+from records.boards import DAILY, FASTEST, STREAK, WINS, Board
 
 pytestmark = pytest.mark.django_db
 

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from daily import replay
 from daily.actions import do_resign, start_attempt
-from daily.scoring import cards_home
 from games import actions
+from games import replay as game_replay
 from games.engine import VARIANTS, new_game
+from games.play import cards_home
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +59,7 @@ def test_replay_steps_lead_through_the_positions_of_the_log(client, account, fin
     assert view == position(engine.to_dict()) and data["deal"]["ms"] == 0
     for (move, _, cards, edits), row in zip(steps, game.moves.order_by("seq"), strict=True):
         engine.undo() if row.move == "undo" else engine.play(row.move)
-        view = replay.apply(view, edits)
+        view = game_replay.apply(view, edits)
         assert move == row.move
         assert view == position(engine.to_dict())
         assert cards == cards_home(view)
@@ -77,10 +77,10 @@ def test_a_splice_turns_any_pile_into_any_other(before, after):
     """Whatever two piles are, the edit between them leads from one to the other, and keeps
     what they share at both ends out of the edit."""
     if before == after:
-        assert replay.edits({"stock": before}, {"stock": after}) == []
+        assert game_replay.edits({"stock": before}, {"stock": after}) == []
         return
-    (edit,) = replay.edits({"stock": before}, {"stock": after})
-    assert replay.apply({"stock": before}, [edit])["stock"] == after
+    (edit,) = game_replay.edits({"stock": before}, {"stock": after})
+    assert game_replay.apply({"stock": before}, [edit])["stock"] == after
     start, removed, *added = edit[1:]
     pairs = zip(before, after, strict=False)
     shared = next((i for i, (a, b) in enumerate(pairs) if a != b), None)

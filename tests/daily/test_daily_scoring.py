@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from daily.scoring import (
+from records.scoring import (
     MS_LIMIT,
     DailyResult,
     count_score,

@@ -5,13 +5,13 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 
-from daily import leaderboard
 from daily.actions import start_attempt
-from daily.boards import DAILY, Board
 from games import consumers
 from games.actions import do_create_game
 from games.sockets import FrameBudget
 from games.throttles import PlayerBudget
+from records import leaderboard
+from records.boards import DAILY, Board
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

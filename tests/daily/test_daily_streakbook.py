@@ -7,12 +7,12 @@ from django.core.management import call_command
 from hypothesis import given
 from hypothesis import strategies as st
 
-from daily import leaderboard
 from daily.actions import start_attempt
-from daily.boards import STREAK, Board
 from daily.models import DailyAttempt, DailyStreak
-from daily.streakbook import Run, advance, run_of
-from daily.streaks import current_streak, longest_streak
+from records import leaderboard
+from records.boards import STREAK, Board
+from records.streakbook import Run, advance, run_of
+from records.streaks import current_streak, longest_streak
 
 D = dt.date(2026, 11, 22)
 

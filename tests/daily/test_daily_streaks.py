@@ -4,7 +4,7 @@ import datetime as dt
 
 import pytest
 
-from daily.streaks import current_streak, longest_streak
+from records.streaks import current_streak, longest_streak
 
 D = dt.date(2026, 11, 22)
 

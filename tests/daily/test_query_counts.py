@@ -21,14 +21,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from daily import page_cache, replay, tables, views
-from daily import races as races_list
 from daily.dealpick import utc_day
-from daily.demo import own_timestamps, play_long
 from daily.models import DailyAttempt, DailyChallenge
 from games.identity import player_for_user
 from games.models import Game, Move, Player, Variant
 from races.models import Race, Racer
+from records import page_cache, tables, views
+from records import public_replays as replay
+from records import recent_races as races_list
+from records.demo import own_timestamps, play_long
 
 VARIANT = "penguin"
 VARIANTS = [VARIANT, *(v for v in Variant.values if v != VARIANT)]
@@ -210,10 +211,10 @@ class World:
 def world(db, monkeypatch) -> World:
     # The losing-move search is not what is counted here (and takes seconds): none at all.
     monkeypatch.setattr(replay, "first_losing_move_from", lambda *a, **k: None, raising=False)
-    # The races list's cache (daily/races.py) would answer the counted request with one query:
+    # The races list's cache (records/recent_races.py) would answer the counted request with one query:
     # counted and explained here are the queries that build a page.
     monkeypatch.setattr(races_list, "CACHE_SECONDS", 0)
-    monkeypatch.setattr(tables, "ROWS_CACHE_SECONDS", 0)  # and the boards' rows (daily/tables.py)
+    monkeypatch.setattr(tables, "ROWS_CACHE_SECONDS", 0)  # and the boards' rows (records/tables.py)
     monkeypatch.setattr(views, "ROWS_HTML_SECONDS", 0)  # their tables
     monkeypatch.setattr(page_cache, "PAGE_SECONDS", 0)  # and whole pages for anonymous visitors
     with own_timestamps(Game):  # games played in the past, not all this instant

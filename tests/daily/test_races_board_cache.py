@@ -1,4 +1,4 @@
-"""The recent races list is cached under its newest race (daily/races.py), itself remembered
+"""The recent races list is cached under its newest race (records/recent_races.py), itself remembered
 until a race finishes: a page read again costs no query, and a race that finishes is listed at
 once, not when the cache expires."""
 
@@ -83,7 +83,7 @@ def test_a_page_read_again_shows_the_same_table_without_rendering_it(client, url
     finish_race("AAAAAA", 20, ["ann", "bob"])
     first = client.get(url).content.decode()
     rendered = []
-    from daily import views
+    from records import views
 
     monkeypatch.setattr(views, "_races_table", lambda data: rendered.append(data) or "")
     again = client.get(url).content.decode()

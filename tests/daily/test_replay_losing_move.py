@@ -1,5 +1,5 @@
 """The replay marks the move that threw a winnable game away (games.solver.first_losing_move),
-found off the request (daily/analysis.py) and stored."""
+found off the request (records/analysis.py) and stored."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.core.management import call_command
 
-from daily import analysis
 from daily.models import LosingMove
 from games import actions, worker
 from games.engine import new_game
 from games.models import Game
+from records import analysis
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from daily import replay
 from games import actions
+from games import replay as game_replay
 from games.engine import VARIANTS, new_game
 from games.models import Game, Move
 
@@ -66,19 +66,19 @@ def test_the_replay_is_computed_once_per_log(player, monkeypatch):
     """A finished game's replay is kept per game and log length: the next view replays
     nothing, and a longer log (a stuck game played on) is replayed afresh."""
     game = long_game(player, "penguin", 20)
-    first = replay.cached_replay(game)
-    monkeypatch.setattr(replay, "replay", None)
-    assert replay.cached_replay(game) == first
+    first = game_replay.cached_replay(game)
+    monkeypatch.setattr(game_replay, "replay", None)
+    assert game_replay.cached_replay(game) == first
     game.seq += 1
     with pytest.raises(TypeError):
-        replay.cached_replay(game)
+        game_replay.cached_replay(game)
 
 
 def test_the_compact_config_script_escapes_as_json_script_does():
     """Written without spaces, and nothing in it can close the script element early."""
     from django.utils.html import json_script
 
-    from daily.views import json_script_compact
+    from records.views import json_script_compact
 
     value = {"nickname": "</script><script>alert(1)</script>&", "steps": [[1, 2]]}
     compact = json_script_compact(value, "replay-config")

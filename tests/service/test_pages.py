@@ -40,7 +40,7 @@ def test_home_lists_the_five_variants(client):
 def test_every_page_links_the_sections(client):
     """The header links practice, races, the daily challenge and the leaderboards."""
     page = client.get(reverse("home")).content.decode()
-    for name in ("home", "races:list", "daily:home", "daily:leaderboards"):
+    for name in ("home", "races:list", "records:today", "records:leaderboards"):
         assert f'href="{reverse(name)}"' in page
 
 

@@ -1,4 +1,4 @@
-// A replay's positions from what the server sends (daily/replay.py, docs/api.md): the deal in
+// A replay's positions from what the server sends (records/public_replays.py, docs/api.md): the deal in
 // full and one step a log row, [move, ms, cards home, edits], the edits turning the position
 // before it into the one after. Pure: no DOM, so Node's test runner can load it.
 

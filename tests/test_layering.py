@@ -1,0 +1,69 @@
+"""The apps' dependencies point one way (docs/architecture.md, "Layers"): games is the base and
+knows nothing above it; races and daily know games; records knows all three; no app imports
+the project package. No module hides an import inside a function but the few listed here,
+each for its reason."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ("games", "races", "daily", "records")
+MAY_IMPORT = {
+    "games": set(),
+    "races": {"games"},
+    "daily": {"games"},
+    "records": {"games", "races", "daily"},
+}
+# Function-local imports in the apps (the file and what it imports), each with its reason.
+# An app's receivers and registrations load in its AppConfig.ready, once the models can.
+LOCAL_IMPORTS = {
+    ("games/apps.py", "games.identity"),
+    ("races/apps.py", "races.actions"),
+    ("daily/apps.py", "daily.signals"),
+    ("records/apps.py", "records.signals"),
+}
+
+
+def modules(app: str):
+    for path in sorted((ROOT / app).rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        yield path, ast.parse(path.read_text(), str(path))
+
+
+def imported(node: ast.AST) -> list[str]:
+    """The modules (or names in them) an import statement brings in."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [f"{node.module}.{alias.name}" for alias in node.names]
+    return []
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_an_app_imports_only_the_apps_below_it(app):
+    wrong = []
+    for path, tree in modules(app):
+        for node in ast.walk(tree):
+            for name in imported(node):
+                top = name.split(".")[0]
+                if top in (*APPS, "solitaire_site") and top != app and top not in MAY_IMPORT[app]:
+                    wrong.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {name}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_imports_inside_functions_are_the_listed_few():
+    found = set()
+    for app in APPS:
+        for path, tree in modules(app):
+            for function in ast.walk(tree):
+                if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for node in ast.walk(function):
+                    for name in imported(node):
+                        found.add((str(path.relative_to(ROOT)), name))
+    assert found == LOCAL_IMPORTS
