@@ -5,7 +5,8 @@ a link preview) sees exactly what every such visitor sees: no name in the header
 their own, no message. For them a board page is kept whole in the cache under its address and
 what else decides it (the board's stamp, whether its day's replays are open, today's date; the
 newest race for the races lists, records/recent_races.py); the one part that is theirs, the CSRF token of
-the ghost forms, goes into its slot as the page is served. Everyone else gets the page built, with its rows table from the cache (daily/views.py).
+the ghost forms, goes into its slot as the page is served. Everyone else gets the page built,
+with its rows table from the cache (records/views.py).
 """
 
 from __future__ import annotations

@@ -129,7 +129,10 @@ def pages() -> list[tuple[str, str]]:
     )
     heavy, heavy_games = counts[0]
     light, light_games = min(counts, key=lambda c: abs(c[1] - 10))
-    day = (utc_day(timezone.now()) - dt.timedelta(days=1)).isoformat()
+    today = utc_day(timezone.now())
+    day = (today - dt.timedelta(days=1)).isoformat()
+    # A board more than 8 days old has left Redis: it is read from PostgreSQL.
+    old_day = (today - dt.timedelta(days=20)).isoformat()
     long_game = (
         Game.objects.filter(moves__isnull=False).order_by("-seq").values_list("public_id", "seq")[0]
     )
@@ -138,6 +141,8 @@ def pages() -> list[tuple[str, str]]:
         ("daily home", "/daily/"),
         ("daily board (yesterday)", f"/daily/penguin/{day}/"),
         ("daily board, page 20", f"/daily/penguin/{day}/?page=20"),
+        ("daily board (20 days ago)", f"/daily/penguin/{old_day}/"),
+        ("api daily board (20 days ago)", f"/api/leaderboards/daily/penguin/{old_day}/"),
         ("leaderboards", "/leaderboards/"),
         ("races board", "/leaderboards/races/"),
         ("races board, page 40", "/leaderboards/races/?page=40"),

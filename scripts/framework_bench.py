@@ -5,14 +5,24 @@ in turn, round after round (alternated, so a machine that drifts moves every var
 
 - `project`: the service as it runs (solitaire_site.asgi and settings);
 - `django-handler`: Django's own `ASGIHandler` instead of `solitaire_site/http_handler.py`;
-- `no-pool`: Django's Redis cache without the shared pool (`solitaire_site/cache_pool.py`).
+- `no-pool`: Django's Redis cache without the shared pool (`solitaire_site/cache_pool.py`);
+- `no-page-cache`: board pages built for every visitor (`records/page_cache.py` off);
+- `no-table-cache`: a board page's rows table rendered on every request (records/views.py);
+- `no-row-cache`: a board page's rows' names and games read on every request (records/tables.py);
+- `no-board-caches`: the three above off at once.
 
-Each request is sent one at a time over a kept-alive connection; the figures are the Daphne's
-CPU per request (from /proc, user + system) and the wall time, medians over the rounds, and each
-variant's ratio to `project` in the same rounds.
+A cache is turned off by giving its module Django's dummy cache, in the variant's ASGI module.
+Each request is sent one at a time over a kept-alive connection, as a visitor who brings
+nothing or, with `--session`, as one with a session cookie (whom the whole-page cache does not
+serve); the figures are the Daphne's CPU per request (from /proc, user + system) and the wall
+time, medians over the rounds, and each variant's ratio to `project` in the same rounds.
 
     .venv/bin/python scripts/framework_bench.py --database-url postgres://postgres@127.0.0.1:5432/fw \\
-        --redis-url redis://127.0.0.1:6379/7 --rounds 5 --requests 200
+        --redis-url redis://127.0.0.1:6379/7 --rounds 5 --requests 200 \\
+        [--variants project,no-page-cache] [--paths /leaderboards/,/daily/] [--session]
+
+The database is seeded with a small data set unless it has players already (a million games
+from scripts/browse_bench.py serve as well).
 """
 
 from __future__ import annotations
@@ -51,7 +61,24 @@ SETTINGS = {
         "CACHES['default'] = {**CACHES['default'], 'OPTIONS': {\n"
         "    k: v for k, v in CACHES['default'].get('OPTIONS', {}).items() if k != 'pool_class'}}\n"
     ),
+    "no-page-cache": None,
+    "no-table-cache": None,
+    "no-row-cache": None,
+    "no-board-caches": None,
 }
+CACHES_OFF = {  # variant: the modules whose cache is Django's dummy one
+    "no-page-cache": ["records.page_cache"],
+    "no-table-cache": ["records.views"],
+    "no-row-cache": ["records.tables"],
+    "no-board-caches": ["records.page_cache", "records.views", "records.tables"],
+}
+CACHE_OFF_ASGI = """
+from solitaire_site.asgi import application  # noqa: F401  (Django is set up)
+from importlib import import_module
+from django.core.cache.backends.dummy import DummyCache
+for name in {modules!r}:
+    import_module(name).cache = DummyCache("off", {{}})
+"""
 
 PLAIN_ASGI = """
 import os
@@ -72,6 +99,18 @@ def variant_files(folder: Path) -> None:
             text = "from solitaire_site.settings import *  # noqa: F403\n" + change
             (folder / f"{module}.py").write_text(text)
     (folder / "bench_plain_asgi.py").write_text(PLAIN_ASGI)
+    for name, modules in CACHES_OFF.items():
+        text = CACHE_OFF_ASGI.format(modules=modules)
+        (folder / f"bench_{name.replace('-', '_')}_asgi.py").write_text(text)
+
+
+def app_of(name: str) -> str | None:
+    """The variant's ASGI application, if not the project's."""
+    if name == "django-handler":
+        return "bench_plain_asgi:application"
+    if name in CACHES_OFF:
+        return f"bench_{name.replace('-', '_')}_asgi:application"
+    return None
 
 
 def cpu_seconds(pid: int) -> float:
@@ -79,13 +118,16 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def ask(port: int, path: str, count: int) -> tuple[float, int]:
+def ask(port: int, path: str, count: int, session: bool = False) -> tuple[float, int]:
     """`count` GETs of `path`, one at a time on one kept-alive connection: (seconds, status)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    headers = {"Host": "127.0.0.1"}
+    if session:  # a session the server does not know: a visitor the page cache does not serve
+        headers["Cookie"] = "sessionid=benchnotasession0000000000000000"
     status = 0
     start = time.perf_counter()
     for _ in range(count):
-        conn.request("GET", path, headers={"Host": "127.0.0.1"})
+        conn.request("GET", path, headers=headers)
         reply = conn.getresponse()
         reply.read()
         status = reply.status
@@ -100,8 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis-url", required=True)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--variants", help="Comma-separated variants (default: all).")
+    parser.add_argument("--paths", help=f"Comma-separated paths (default: {','.join(PATHS)}).")
+    parser.add_argument("--session", action="store_true", help="Send a session cookie.")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    args.paths = args.paths.split(",") if args.paths else PATHS
+    chosen = args.variants.split(",") if args.variants else list(SETTINGS)
+    unknown = set(chosen) - set(SETTINGS)
+    if unknown or "project" not in chosen:
+        parser.error(f"variants: 'project' and any of {', '.join(SETTINGS)}")
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -117,13 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         seed += ["--races", "100", "--games", "5000"]
         subprocess.run(seed, cwd=ROOT, env=base, check=False, capture_output=True)
         servers: dict[str, Daphne] = {}
-        for name, change in SETTINGS.items():
+        for name in chosen:
             env = dict(base)
-            if change is not None:
+            if SETTINGS[name] is not None:
                 env["DJANGO_SETTINGS_MODULE"] = f"bench_{name.replace('-', '_')}"
             daphne = Daphne(free_port(), env, folder / f"{name}.log")
-            if name == "django-handler":
-                daphne.app = "bench_plain_asgi:application"
+            daphne.app = app_of(name) or daphne.app
             servers[name] = daphne.start()
         try:
             figures = measure(servers, args)
@@ -143,18 +192,18 @@ def measure(servers: dict[str, Daphne], args) -> dict:
     wall: dict[tuple[str, str], list[float]] = {}
     statuses: dict[tuple[str, str], int] = {}
     load_before = load_average()
-    for path in PATHS:  # warm every cache and connection first
+    for path in args.paths:  # warm every cache and connection first
         for name in names:
-            ask(servers[name].port, path, 20)
-    total = args.rounds * len(names) * len(PATHS)
+            ask(servers[name].port, path, 20, args.session)
+    total = args.rounds * len(names) * len(args.paths)
     done = 0
     for round_no in range(args.rounds):
         order = names[round_no % len(names) :] + names[: round_no % len(names)]
-        for path in PATHS:
+        for path in args.paths:
             for name in order:
                 daphne = servers[name]
                 before = cpu_seconds(daphne.pid)
-                seconds, status = ask(daphne.port, path, args.requests)
+                seconds, status = ask(daphne.port, path, args.requests, args.session)
                 used = cpu_seconds(daphne.pid) - before
                 cpu.setdefault((name, path), []).append(used * 1000 / args.requests)
                 wall.setdefault((name, path), []).append(seconds * 1000 / args.requests)
@@ -163,7 +212,7 @@ def measure(servers: dict[str, Daphne], args) -> dict:
                 print(f"\r  {done}/{total} runs", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     rows = []
-    for path in PATHS:
+    for path in args.paths:
         for name in names:
             mine, theirs = cpu[(name, path)], cpu[("project", path)]
             ratios = [m / t for m, t in zip(mine, theirs, strict=True) if t > 0]
@@ -181,6 +230,7 @@ def measure(servers: dict[str, Daphne], args) -> dict:
     return {
         "rounds": args.rounds,
         "requests": args.requests,
+        "session": args.session,
         "load_average_before": load_before,
         "load_average_after": load_average(),
         "rows": rows,
@@ -192,15 +242,16 @@ def print_figures(figures: dict) -> None:
         f"{figures['rounds']} rounds x {figures['requests']} requests a page and variant; "
         f"load average {figures['load_average_before']} before, "
         f"{figures['load_average_after']} after"
+        + ("; with a session cookie" if figures["session"] else "")
     )
     print(
-        f"{'page':<20} {'variant':<15} {'status':>6} {'CPU ms':>8} {'spread':>15} "
+        f"{'page':<36} {'variant':<16} {'status':>6} {'CPU ms':>8} {'spread':>15} "
         f"{'wall ms':>8} {'CPU vs project':>15}"
     )
     for row in figures["rows"]:
         spread = f"{row['cpu_ms_spread'][0]}-{row['cpu_ms_spread'][1]}"
         print(
-            f"{row['path']:<20} {row['variant']:<15} {row['status']:>6} {row['cpu_ms']:>8} "
+            f"{row['path']:<36} {row['variant']:<16} {row['status']:>6} {row['cpu_ms']:>8} "
             f"{spread:>15} {row['wall_ms']:>8} {row['cpu_vs_project']:>15}"
         )
 
