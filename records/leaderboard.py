@@ -9,6 +9,10 @@ ones (``--days 2``: mends a write lost while Redis was unreachable). A read of a
 its marker (not built yet, or a daily board past ``PAST_DAY_TTL``, which leaves Redis with its
 marker) reads the board's rows from the database instead, as when the store cannot be reached;
 the streak board's rows are one per player (records/streakbook.py), never the attempts' history.
+A daily board past ``PAST_DAY_TTL`` can no longer change (its attempts ended days ago; only a
+rebuild writes it again): its rows, once read from the database, are kept in Django's cache
+(`frozen_key`) and its pages carry a stamp, so the caches of records/tables.py and
+records/page_cache.py serve them as they serve a live board's.
 
 Every change to a board also counts up its version (and a change to any nickname, the names'
 version), so a page read from a built board carries a `stamp` that changes whenever anything its
@@ -17,12 +21,14 @@ rows show may have: records/tables.py keeps a page's rows from the database unde
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import logging
 import time
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db import DatabaseError
 from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
@@ -38,6 +44,7 @@ logger = logging.getLogger(__name__)
 
 KEY_PREFIX = "lb"  # tests give each run its own prefix
 PAST_DAY_TTL = 8 * 24 * 3600  # a past day's board leaves Redis this long after its day ends
+FROZEN_SECONDS = 24 * 3600  # how long a board that can no longer change stays in Django's cache
 BUILT = "built"
 VERSION = "version"
 
@@ -73,12 +80,26 @@ def names_key() -> str:
     return f"{KEY_PREFIX}:{database_epoch()}:names"
 
 
+def frozen_key(board: Board) -> str:
+    return f"{key(board)}:frozen"
+
+
+def _day_left(board: Board) -> float:
+    """Seconds until a daily board's day has been over for PAST_DAY_TTL (negative: it has)."""
+    end = dt.datetime.combine(board.day + dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
+    return (end - timezone.now()).total_seconds() + PAST_DAY_TTL
+
+
 def _day_ttl(board: Board) -> int | None:
     """Seconds a daily board stays in Redis: until PAST_DAY_TTL after its day ends."""
     if board.kind != DAILY:
         return None
-    end = dt.datetime.combine(board.day + dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
-    return max(60, int((end - timezone.now()).total_seconds()) + PAST_DAY_TTL)
+    return max(60, int(_day_left(board)))
+
+
+def is_frozen(board: Board) -> bool:
+    """A daily board whose day ended more than PAST_DAY_TTL ago: nothing changes it any more."""
+    return board.kind == DAILY and _day_left(board) <= 0
 
 
 # ------------------------------------------------------------------ writing
@@ -100,6 +121,8 @@ def rebuild(board: Board, store: RankStore | None = None) -> int:
     if ttl is not None:  # the marker leaves with its board; an all-time board's stays
         store.expire(marker_key(board), ttl)
     _changed(board, store)
+    if is_frozen(board):
+        cache.delete(frozen_key(board))
     return len(wanted)
 
 
@@ -186,7 +209,8 @@ class BoardPage:
     rows: list[Row]
     player_row: Row | None  # the asked-for player's row, wherever it is on the board
     # What the board looked like when read: changes whenever its rows or their players' names
-    # may have (a build, a write, a nickname); None when read from the database.
+    # may have (a build, a write, a nickname); None when read from the database (but for a
+    # board that can no longer change, `_read_frozen`).
     stamp: str | None = None
 
     @property
@@ -286,8 +310,26 @@ def read_page(
         found = _read(board, page, per_page, player_id, store, stamped=True)
         if found is not None:
             return found
+        if is_frozen(board):
+            return _read_frozen(board, page, per_page, player_id, store)
     except (RedisError, OSError):
         logger.exception("the rank store failed; reading %s from the database", board.name)
     fallback = MemoryRankStore()
     fallback.set_many(key(board), board_scores.scores(board))
     return _read(board, page, per_page, player_id, fallback)
+
+
+def _read_frozen(
+    board: Board, page: int, per_page: int, player_id: int | None, store: RankStore
+) -> BoardPage:
+    """A board that can no longer change: its rows from Django's cache (read from the database
+    the first time), stamped with the names' version (what its rows show that still may)."""
+    scores = cache.get(frozen_key(board))
+    if scores is None:
+        scores = board_scores.scores(board)
+        cache.set(frozen_key(board), scores, FROZEN_SECONDS)
+    names = store.score(names_key(), VERSION)
+    held = MemoryRankStore()
+    held.set_many(key(board), scores)
+    found = _read(board, page, per_page, player_id, held)
+    return dataclasses.replace(found, stamp=f"frozen:{names or 0:.0f}")

@@ -121,6 +121,49 @@ def test_a_board_read_from_the_database_is_not_cached(challenge, enter):
     assert read(unbuilt)[1] > 0 and read(unbuilt)[1] > 0
 
 
+@pytest.fixture
+def frozen_board(make_account, make_challenge, set_result, today):
+    """A day 20 days ago, past PAST_DAY_TTL: two ranked wins; its board has left Redis."""
+    old = make_challenge("penguin", day=today - dt.timedelta(days=20))
+    for i, name in enumerate(["ann", "bob"]):
+        run, _ = start_attempt(make_account(name), old)
+        DailyAttempt.objects.filter(pk=run.pk).update(ranked=True)  # played on its day
+        set_result(run, won_ms=1000 * (i + 1))
+    return Board(DAILY, "penguin", old.day)
+
+
+def test_a_board_that_can_no_longer_change_is_read_from_the_database_once(frozen_board):
+    assert leaderboard.is_frozen(frozen_board) and not leaderboard.is_built(frozen_board)
+    first, queries = read(frozen_board)
+    assert [row["player"]["nickname"] for row in first["rows"]] == ["ann", "bob"] and queries > 0
+    again, queries = read(frozen_board)
+    assert again == first and queries == 0, "its rows and their facts come from the caches"
+    assert leaderboard.read_page(frozen_board).stamp.startswith("frozen:")
+
+
+def test_a_frozen_board_shows_a_new_nickname_and_a_rebuild(
+    frozen_board, django_capture_on_commit_callbacks
+):
+    read(frozen_board)
+    ann = Game.objects.filter(player__nickname="ann").first().player
+    with django_capture_on_commit_callbacks(execute=True):
+        ann.nickname = "anna"
+        ann.save(update_fields=["nickname"])  # the names' version moves on: the stamp changes
+    renamed, _ = read(frozen_board)
+    assert renamed["rows"][0]["player"]["nickname"] == "anna"
+    DailyAttempt.objects.filter(player=ann).delete()  # a result taken off (an admin's act)
+    assert read(frozen_board)[0]["rows"][0]["player"]["nickname"] == "anna", "kept as it was"
+    leaderboard.rebuild(frozen_board)
+    leaderboard.get_rank_store().delete(leaderboard.marker_key(frozen_board))
+    rebuilt, _ = read(frozen_board)
+    assert [row["player"]["nickname"] for row in rebuilt["rows"]] == ["bob"]
+
+
+def test_a_board_whose_day_is_recent_is_not_frozen(challenge):
+    assert not leaderboard.is_frozen(Board(DAILY, challenge.variant, challenge.day))
+    assert not leaderboard.is_frozen(Board(FASTEST, challenge.variant))
+
+
 # ------------------------------------------------------------------ the page's rows table
 
 
