@@ -7,7 +7,7 @@ from records import api, views
 app_name = "records"
 
 urlpatterns = [
-    path("daily/", views.today, name="today"),
+    path("daily/", views.today_page, name="today"),
     path("daily/<str:variant>/<str:day>/", views.daily_board, name="board"),
     path("leaderboards/", views.leaderboards, name="leaderboards"),
     path("leaderboards/races/", views.races_board, name="races"),

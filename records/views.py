@@ -60,7 +60,7 @@ _ONE_DAY = dt.timedelta(days=1)
 
 
 @require_GET
-def today(request: HttpRequest) -> HttpResponse:
+def today_page(request: HttpRequest) -> HttpResponse:
     """Today's five challenges, the countdown to tomorrow's, and the top of each board."""
     now = timezone.now()
     today = utc_day(now)
