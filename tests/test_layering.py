@@ -6,6 +6,7 @@ each for its reason."""
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,12 @@ def test_imports_inside_functions_are_the_listed_few():
                     for name in imported(node):
                         found.add((str(path.relative_to(ROOT)), name))
     assert found == LOCAL_IMPORTS
+
+
+def test_every_app_is_in_the_installed_package():
+    """`pip install .` (the image) ships every app: pyproject.toml lists each package."""
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    listed = {
+        name.rstrip("*") for name in found["tool"]["setuptools"]["packages"]["find"]["include"]
+    }
+    assert {*APPS, "solitaire_site"} <= listed
