@@ -71,7 +71,7 @@ async def run_race(base: str) -> tuple[str, dict[str, dict[int, dict]]]:
             ack = await act(sockets[name], frame)
             views[name][ack["seq"]] = ack["view"]
             last[name] = ack
-            await asyncio.sleep(0.25)  # moments apart on the race's clock
+            await asyncio.sleep(0.5)  # moments apart on the race's clock (4 s in all)
 
         await move("Ann")
         await move("Bob")
@@ -168,14 +168,21 @@ def test_the_race_again_shows_each_board_as_the_server_had_it(make_page, live_ur
     assert "resigned" in page.text_content("#rr-standings")
     order = page.eval_on_selector_all("#rr-standings li", "rows => rows.map(r => r.dataset.racer)")
     assert order == [r["id"] for r in sorted(data["racers"], key=lambda r: r["place"])]
+    # Space plays (1x: the race lasts seconds) and pauses; 16x plays on to the end and stops.
     page.keyboard.press("Home")
-    page.check('input[name="rr-speed"][value="16"]')
-    page.evaluate("document.activeElement.blur()")  # Space on the page, not on the radio
     page.keyboard.press(" ")
     page.wait_for_function("Number(document.querySelector('#race-replay').dataset.t) > 0")
     page.keyboard.press(" ")
     assert page.get_attribute("#race-replay", "data-playing") == "0"
-    assert "t=" in page.url
+    paused = int(page.get_attribute("#race-replay", "data-t"))
+    assert 0 < paused < data["end_ms"] and f"t={paused}" in page.url
+    page.wait_for_timeout(300)
+    assert page.get_attribute("#race-replay", "data-t") == str(paused)
+    page.check('input[name="rr-speed"][value="16"]')
+    page.click('[data-step="play"]')
+    page.wait_for_selector('#race-replay[data-playing="0"]')
+    assert page.get_attribute("#race-replay", "data-t") == str(data["end_ms"])
+    assert page.text_content("#rr-live").startswith("The end.")
 
     # The story: one sentence a racer, and each racer's row links to the race with their board.
     assert page.locator("#rr-verdicts li").count() == 3
