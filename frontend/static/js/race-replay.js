@@ -83,6 +83,9 @@ const boards = race.racers.map((racer) => {
   return { racer, node, board, swap, now, frame: -1 };
 });
 
+// Side by side: the more racers, the narrower each board (two, three or four to a row at 1280).
+document.getElementById("rr-boards").style.setProperty("--rr-board-min", boards.length <= 2 ? "26rem" : boards.length <= 4 ? "20rem" : "17rem");
+
 function setBig(id) {
   for (const entry of boards) {
     const big = entry.racer.id === id;
