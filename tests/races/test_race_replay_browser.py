@@ -186,6 +186,8 @@ def test_the_race_again_shows_each_board_as_the_server_had_it(make_page, live_ur
 
     # The story: one sentence a racer, and each racer's row links to the race with their board.
     assert page.locator("#rr-verdicts li").count() == 3
+    assert "Ann's game is still being analysed" in page.text_content("#rr-verdicts")
+    losing_move_shown(page, live_url, code, data)
     phone = make_page(390, 844)
     carol = data["racers"][2]
     phone.goto(f"{live_url}/races/{code}/results/")
@@ -198,3 +200,29 @@ def test_the_race_again_shows_each_board_as_the_server_had_it(make_page, live_ur
     bob.click()
     assert phone.get_attribute("#race-replay", "data-big") == data["racers"][1]["id"]
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def losing_move_shown(page, live_url: str, code: str, data: dict) -> None:
+    """Ann's losing move, as if the search had stored her second move (the live server runs
+    none: REPLAY_ANALYSIS=0 in tests): her sentence names it by its cards, a mark on her lane,
+    and its button shows that moment with her board large."""
+
+    def stored(route) -> None:
+        response = route.fetch()
+        body = response.text().replace(
+            '"analysed":false,"losing_frame":null', '"analysed":true,"losing_frame":2', 1
+        )
+        route.fulfill(response=response, body=body)
+
+    page.route(re.compile(rf"/replay/race/{code}/"), stored)
+    page.goto(f"{live_url}/replay/race/{code}/")
+    page.wait_for_selector('#race-replay[data-ready="1"]')
+    verdicts = page.text_content("#rr-verdicts")
+    assert re.search(
+        r"Ann's 2nd move, .+, lost the game: before it the deal was still winnable\.", verdicts
+    )
+    assert page.locator(".rr-lane .rr-lost").count() == 1
+    page.locator("#rr-verdicts li.rr-lost button").click()
+    assert page.get_attribute("#race-replay", "data-t") == str(data["racers"][0]["steps"][1][1])
+    assert page.get_attribute("#race-replay", "data-big") == data["racers"][0]["id"]
+    page.unroute(re.compile(rf"/replay/race/{code}/"))
