@@ -47,8 +47,8 @@ def race_finished(sender, instance, created: bool, raw: bool = False, **kwargs) 
     transaction.on_commit(forget_newest)
     update_fields = kwargs.get("update_fields")
     if update_fields is None or "status" in update_fields:
-        # Its games to the losing-move search: a game the close or a resignation ended was
-        # saved past the post_save below (an update), and the race replay shows every mark.
+        # Its games to the losing-move search: a resignation and the close end a game with an
+        # update, which the Game post_save below never sees; the race replay shows every mark.
         analysis.request(instance.racers.exclude(game=None).values_list("game_id", flat=True))
 
 
