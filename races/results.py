@@ -21,6 +21,7 @@ class Row:
     moves: int
     cards: int
     replay: str | None
+    racer: str = ""  # the racer's public id: the race replay opens on their board
     rating: dict | None = None
     """A rated race's change to the racer's rating (races/rating_updates.change_dict)."""
 
@@ -54,6 +55,7 @@ def rows(race: Race) -> list[Row]:
             moves=r.moves,
             cards=r.cards,
             replay=f"/replay/{r.game.public_id}/" if r.game_id else None,
+            racer=r.public_id,
             rating=changes.get(r.player_id),
         )
         for r in racers

@@ -16,7 +16,7 @@ from games.engine import VARIANT_INFO, VARIANTS
 from games.identity import current_player
 from games.models import Game, Player
 from games.params import error, json_get
-from records import leaderboard, stats
+from records import leaderboard, race_replays, stats
 from records import public_replays as replay
 from records.boards import ALL_TIME, DAILY, Board
 from records.recent_races import recent_races_page
@@ -114,4 +114,21 @@ def game_replay(request: HttpRequest, public_id: str) -> HttpResponse:
     except replay.ReplayRefused as exc:
         return error(403, "not_yet", str(exc))
     body = orjson.dumps(replay.replay_dict(game, timezone.now()))  # steps: JSON text already
+    return HttpResponse(body, content_type="application/json")
+
+
+@json_get
+def race_replay(request: HttpRequest, code: str) -> HttpResponse:
+    """Every racer's game of a finished race on the race's clock, in one document."""
+    params.allowed(request.GET, set())
+    race = race_replays.find(code)
+    if race is None:
+        return error(404, "not_found", f"there is no race {code}")
+    try:
+        race_replays.check_race_replay(race)
+    except race_replays.RaceReplayGone as exc:
+        return error(404, "not_found", str(exc))
+    except replay.ReplayRefused as exc:
+        return error(403, "not_yet", str(exc))
+    body = orjson.dumps(race_replays.race_replay_dict(race))  # steps: JSON text already
     return HttpResponse(body, content_type="application/json")

@@ -39,12 +39,17 @@ def player_gone(sender, instance: Player, **kwargs) -> None:
 def race_finished(sender, instance, created: bool, raw: bool = False, **kwargs) -> None:
     """A race that finishes heads the recent races list at once (records/recent_races.py): its
     newest race is forgotten now and again after the commit (a list read between the two may
-    have remembered the race before it)."""
+    have remembered the race before it); and its racers' games go to the losing-move search."""
     if raw or instance.status != instance.Status.FINISHED:
         return
 
     forget_newest()
     transaction.on_commit(forget_newest)
+    update_fields = kwargs.get("update_fields")
+    if update_fields is None or "status" in update_fields:
+        # Its games to the losing-move search: a resignation and the close end a game with an
+        # update, which the Game post_save below never sees; the race replay shows every mark.
+        analysis.request(instance.racers.exclude(game=None).values_list("game_id", flat=True))
 
 
 # A ranked daily result goes on its boards after the commit that changed it; a game that ends

@@ -14,6 +14,7 @@ urlpatterns = [
     path("leaderboards/<str:kind>/<str:variant>/", views.all_time_board, name="all_time"),
     path("players/<int:player_id>/", views.player_page, name="player"),
     path("replay/<str:public_id>/", views.replay_page, name="replay"),
+    path("replay/race/<str:code>/", views.race_replay_page, name="race_replay"),
     path("ghost/<str:public_id>/", views.ghost, name="ghost"),
     # The JSON API (docs/api.md)
     path("api/daily/", api.daily_index, name="api_daily"),
@@ -22,4 +23,5 @@ urlpatterns = [
     path("api/leaderboards/<str:kind>/<str:variant>/", api.all_time_board, name="api_all_time"),
     path("api/players/<str:player_id>/", api.player, name="api_player"),
     path("api/replays/<str:public_id>/", api.game_replay, name="api_replay"),
+    path("api/races/<str:code>/replay/", api.race_replay, name="api_race_replay"),
 ]

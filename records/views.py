@@ -32,7 +32,7 @@ from games.identity import current_player
 from games.models import Game, Player
 from games.params import bad_request, known_variant
 from games.sockets import iso
-from records import analysis, leaderboard, page_cache, stats
+from records import analysis, leaderboard, page_cache, race_replays, stats
 from records import public_replays as replay
 from records import recent_races as races_list
 from records.boards import ALL_TIME, DAILY, TITLES, Board
@@ -315,3 +315,30 @@ def replay_page(request: HttpRequest, public_id: str) -> HttpResponse:
         "config_script": json_script_compact(config, "replay-config"),
     }
     return render(request, "records/replay.html", context)
+
+
+@require_GET
+def race_replay_page(request: HttpRequest, code: str) -> HttpResponse:
+    """A finished race again: every racer's board side by side on the race's clock, the
+    standings as they were, and what the race turned on. The page carries the API's document
+    (records/race_replays.py); its script builds every position in the browser."""
+    race = race_replays.find(code)
+    if race is None:
+        raise Http404("There is no race with this code.")
+    try:
+        race_replays.check_race_replay(race)
+    except race_replays.RaceReplayGone as exc:
+        raise Http404(str(exc)) from exc
+    except replay.ReplayRefused as exc:
+        context = {"reason": str(exc), "race": race}
+        return render(request, "records/replay_refused.html", context, status=403)
+    data = race_replays.race_replay_dict(race)
+    info = known_variant(race.variant)
+    config = {"variant": race.variant, "layout": info, "replay": data}
+    context = {
+        "race": race,
+        "variant": info,
+        "data": data,
+        "config_script": json_script_compact(config, "race-replay-config"),
+    }
+    return render(request, "records/race_replay.html", context)

@@ -154,6 +154,7 @@ def pages() -> list[tuple[str, str]]:
         (f"replay, {long_game[1]} moves", f"/replay/{long_game[0]}/"),
         ("races", "/races/"),
         ("race results", f"/races/{race.code}/results/"),
+        ("race replay", f"/replay/race/{race.code}/"),
         ("practice deal", "/play/penguin/42/"),
         ("api daily", "/api/daily/"),
         ("api races", "/api/leaderboards/races/?variant=penguin"),
@@ -161,6 +162,7 @@ def pages() -> list[tuple[str, str]]:
         ("api most wins", f"/api/leaderboards/wins/penguin/?player={heavy}"),
         (f"api player, {heavy_games} games", f"/api/players/{heavy}/"),
         (f"api replay, {long_game[1]} moves", f"/api/replays/{long_game[0]}/"),
+        ("api race replay", f"/api/races/{race.code}/replay/"),
     ]
 
 

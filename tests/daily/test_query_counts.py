@@ -50,6 +50,7 @@ PAGES = [
     "/races/",
     "/races/{race}/",
     "/races/{race}/results/",
+    "/replay/race/{race}/",
     "/api/daily/",
     "/api/leaderboards/races/",
     "/api/leaderboards/races/?variant=penguin",
@@ -60,6 +61,7 @@ PAGES = [
     "/api/leaderboards/streak/penguin/",
     "/api/players/{player}/",
     "/api/replays/{game}/",
+    "/api/races/{race}/replay/",
 ]
 
 

@@ -18,10 +18,11 @@ pytestmark = pytest.mark.django_db
 PAGE_LIMIT = 100 * 1024
 
 
-def long_game(player, variant: str, rows: int, seed: int = 1) -> Game:
-    """A resigned practice game of `rows` log rows (random legal moves, an undo now and then),
-    its log written at once, a second apart."""
-    rng = random.Random(seed)
+def long_game(player, variant: str, rows: int, seed: int = 1, playout: int | None = None) -> Game:
+    """A resigned practice game of deal `seed` and `rows` log rows (random legal moves, an undo
+    now and then; `playout` seeds another line of play on the same deal), its log written at
+    once, a second apart."""
+    rng = random.Random(seed if playout is None else f"{seed}:{playout}")
     engine = new_game(variant, seed)
     log: list[str] = []
     while len(log) < rows:

@@ -143,7 +143,10 @@ def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811
         player.page.click("#results-link")
         player.wait("#results-chart")
     assert ann.page.locator("#results-chart polyline").count() == 2
-    assert ann.page.locator("#results a[href^='/replay/']").count() == 2
+    assert (
+        ann.page.locator("#results a[href^='/replay/']:not([href^='/replay/race/'])").count() == 2
+    )
+    assert ann.page.locator("#results a[href^='/replay/race/']").count() == 2  # each in the race
     assert eve.page.locator("#rematch").count() == 0, "spectators cannot ask for a rematch"
     bob.page.wait_for_function("document.body.dataset.raceResults === 'open'", polling=100)
 

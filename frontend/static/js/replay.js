@@ -14,6 +14,7 @@
 import { Board } from "./board.js";
 import { cardText } from "./cards.js";
 import { framesOf } from "./replay-steps.js";
+import { copyLinkButton } from "./share-link.js";
 
 const config = JSON.parse(document.getElementById("replay-config").textContent);
 const frames = framesOf(config.replay);
@@ -128,15 +129,7 @@ document.addEventListener("keydown", (e) => {
   if (how !== "play") stop();
   step(how);
 });
-document.querySelector(".copy-link").addEventListener("click", async (e) => {
-  try {
-    await navigator.clipboard.writeText(location.href);
-    e.target.textContent = "Copied";
-  } catch (err) {
-    e.target.textContent = location.href;
-  }
-  setTimeout(() => (e.target.textContent = "Copy link"), 2000);
-});
+copyLinkButton(document.querySelector(".copy-link"));
 
 const start = Number(new URL(location.href).searchParams.get("at")) || 0;
 show(start);
