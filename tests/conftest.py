@@ -75,6 +75,31 @@ def pytest_configure(config):
     pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
     if isinstance(pool, dict):
         pool["max_idle"] = 5
+    if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        from django.db.backends.postgresql.operations import DatabaseOperations
+
+        DatabaseOperations.sql_flush = flush_by_delete(DatabaseOperations.sql_flush)
+
+
+def flush_by_delete(truncate):
+    """A `transaction=True` test's flush on PostgreSQL deletes the rows instead of truncating the
+    tables: TRUNCATE gives each of the ~30 tables new files, 1.1 s a flush on this machine
+    against 13 ms for the DELETEs of a test's few rows (docs/testing.md). The same tables are
+    emptied in the flush's transaction; the foreign keys, all deferred, are checked at its
+    commit, when every table is empty. Sequences are left as TRUNCATE without RESTART IDENTITY
+    leaves them; a flush that resets them or cascades truncates as before."""
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if reset_sequences or allow_cascade or not tables:
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        return [
+            "SET CONSTRAINTS ALL DEFERRED;",
+            *(f"DELETE FROM {self.quote_name(table)};" for table in tables),
+        ]
+
+    return sql_flush
 
 
 @pytest.hookimpl(optionalhook=True)
