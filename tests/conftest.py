@@ -63,6 +63,10 @@ PASSWORD = "correct-horse-battery-9"
 
 BROWSER_FIXTURES = {"browser"}
 LIVE_FIXTURES = {"live_url", "server_pair", "postgres_pair"}
+# Servers of their own, seeded, that a module (`screens`, tests/browser/test_screens.py) or a
+# worker's session (`seeded_site`, tests/seeded_site.py) starts: their tests go to one worker
+# (pytest-xdist's loadgroup), which starts the server once instead of each worker its own.
+ONE_WORKER_FIXTURES = {"screens", "seeded_site"}
 REDIS_DATABASES = 16
 
 
@@ -122,16 +126,20 @@ def pytest_xdist_setupnodes(config, specs):
         spec.env["REDIS_URL"] = parts._replace(path=f"/{base + number}").geturl()
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group markers
 def pytest_collection_modifyitems(config, items):
-    """Markers that follow from fixtures (`browser`, `live`), and the order: slow tests first
-    (the long poles, started while the fast ones fill the other workers), then the browser
-    tests one after another (so that a worker launches its Chromium once), then the rest."""
+    """Markers that follow from fixtures (`browser`, `live`, `xdist_group`), and the order: slow
+    tests first (the long poles, started while the fast ones fill the other workers), then the
+    browser tests one after another (so that a worker launches its Chromium once), then the
+    rest."""
     for item in items:
         fixtures = set(item.fixturenames)
         if fixtures & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
         if fixtures & (LIVE_FIXTURES | BROWSER_FIXTURES):
             item.add_marker(pytest.mark.live)
+        for name in sorted(fixtures & ONE_WORKER_FIXTURES):
+            item.add_marker(pytest.mark.xdist_group(name))
 
     def rank(item) -> int:
         if item.get_closest_marker("browser"):
