@@ -129,7 +129,8 @@ class Session:
         if self.origin is not None:
             headers.append((b"origin", self.origin))
         self.communicator = WebsocketCommunicator(application, self.path, headers=headers)
-        connected, _ = await self.communicator.connect()
+        # Channels' 1 s for the accept ran out on a loaded machine (tests/support.py).
+        connected, _ = await self.communicator.connect(timeout=10)
         return connected
 
     async def receive(self, timeout: float = 3) -> dict:

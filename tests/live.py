@@ -95,12 +95,14 @@ def check_port_free(port: int) -> None:
 
 @contextlib.contextmanager
 def live_server_process(
-    port: int | None = None, env: dict[str, str] | None = None, timeout: float = 30.0
+    port: int | None = None, env: dict[str, str] | None = None, timeout: float = 120.0
 ) -> Iterator[str]:
     """Yield the base URL of a Daphne serving the project on 127.0.0.1:`port` (free if None).
 
     `env` adds to or overrides the server's environment (DATABASE_URL, REDIS_URL, DEBUG…);
-    without a DATABASE_URL the server gets its own SQLite file, deleted afterwards.
+    without a DATABASE_URL the server gets its own SQLite file, deleted afterwards. A server is
+    given `timeout` seconds to answer /healthz: at load 20 (a whole run beside others') a
+    worker's Daphne had written nothing yet after 30 s.
     """
     port = port or free_port()
     check_port_free(port)

@@ -26,18 +26,26 @@ def log_in_as_guest(client, player: Player) -> None:
 
 
 class RecordingCommunicator(WebsocketCommunicator):
-    """A WebsocketCommunicator that keeps every frame the server sent, for leak checks."""
+    """A WebsocketCommunicator that keeps every frame the server sent, for leak checks.
+
+    It waits longer than Channels' defaults (1 s for the accept, 1 s for a frame): on a loaded
+    machine (a whole run beside others, load 14) a consumer's accept, which reads the session
+    on the database thread, took over a second. A frame that comes is taken at once; only a
+    test that fails waits the whole bound."""
 
     def __init__(self, *args, log: list, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.log = log
 
-    async def receive_from(self, timeout: float = 2) -> str:
+    async def connect(self, timeout: float = 10):
+        return await super().connect(timeout)
+
+    async def receive_from(self, timeout: float = 10) -> str:
         text = await super().receive_from(timeout)
         self.log.append(text)
         return text
 
-    async def receive_json_from(self, timeout: float = 2) -> dict:
+    async def receive_json_from(self, timeout: float = 10) -> dict:
         return json.loads(await self.receive_from(timeout))
 
     async def send_frame(self, frame: dict) -> dict:

@@ -19,10 +19,29 @@ from records import leaderboard
 @pytest.fixture(autouse=True)
 def board_prefix(monkeypatch):
     """Every test writes its boards under its own prefix, so runs never see each other's."""
-    prefix = f"test:daily:{uuid.uuid4().hex}"
-    monkeypatch.setattr(leaderboard, "KEY_PREFIX", prefix)
-    monkeypatch.setattr(leaderboard, "database_epoch", lambda: "db")
+    prefix = boards_of_their_own(monkeypatch)
     yield prefix
+    delete_boards(prefix)
+
+
+@pytest.fixture(scope="module")
+def module_board_prefix():
+    """One prefix for a module's boards, for data built once for the module (a module that uses
+    it overrides `board_prefix` with it)."""
+    with pytest.MonkeyPatch.context() as patch:
+        prefix = boards_of_their_own(patch)
+        yield prefix
+        delete_boards(prefix)
+
+
+def boards_of_their_own(patch: pytest.MonkeyPatch) -> str:
+    prefix = f"test:daily:{uuid.uuid4().hex}"
+    patch.setattr(leaderboard, "KEY_PREFIX", prefix)
+    patch.setattr(leaderboard, "database_epoch", lambda: "db")
+    return prefix
+
+
+def delete_boards(prefix: str) -> None:
     store = get_rank_store()
     if isinstance(store, RedisRankStore):
         for key in store.redis.scan_iter(f"{prefix}:*"):

@@ -7,17 +7,24 @@ count that grows with the data is a query per row (an N+1).
 
 On PostgreSQL the heavy world's queries are also explained with sequential scans turned off:
 a plan that still scans a big table has no index to use.
+
+The world is built once for the module (`worlds`): every case's light queries are taken, then
+it grows and is analysed once, and each test asks its page of the heavy world.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import random
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
+from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -25,11 +32,14 @@ from daily.dealpick import utc_day
 from daily.models import DailyAttempt, DailyChallenge
 from games.identity import player_for_user
 from games.models import Game, Move, Player, Variant
+from games.play import forget as forget_games_in_play
 from races.models import Race, Racer
-from records import page_cache, tables, views
-from records import public_replays as replay
+from records import analysis, page_cache, tables, views
 from records import recent_races as races_list
 from records.demo import own_timestamps, play_long
+
+# The module's world is built once per worker that runs its tests: all of them on one worker.
+pytestmark = pytest.mark.xdist_group("query_counts")
 
 VARIANT = "penguin"
 VARIANTS = [VARIANT, *(v for v in Variant.values if v != VARIANT)]
@@ -209,22 +219,6 @@ class World:
         )
 
 
-@pytest.fixture
-def world(db, monkeypatch) -> World:
-    # The losing-move search is not what is counted here (and takes seconds): none at all.
-    monkeypatch.setattr(replay, "first_losing_move_from", lambda *a, **k: None, raising=False)
-    # The races list's cache (records/recent_races.py) would answer the counted request with one query:
-    # counted and explained here are the queries that build a page.
-    monkeypatch.setattr(races_list, "CACHE_SECONDS", 0)
-    monkeypatch.setattr(tables, "ROWS_CACHE_SECONDS", 0)  # and the boards' rows (records/tables.py)
-    monkeypatch.setattr(views, "ROWS_HTML_SECONDS", 0)  # their tables
-    monkeypatch.setattr(page_cache, "PAGE_SECONDS", 0)  # and whole pages for anonymous visitors
-    with own_timestamps(Game):  # games played in the past, not all this instant
-        made = World()
-        monkeypatch.setattr(made, "grow", own_timestamps(Game)(made.grow))
-    return made
-
-
 # Where who looks changes what is shown (own attempts, own replays, own row), also signed in.
 SIGNED_IN = [
     "/daily/",
@@ -255,13 +249,87 @@ def queries_of(client, url: str) -> list[str]:
     return [q["sql"] for q in captured.captured_queries]
 
 
+@dataclass
+class Worlds:
+    """The world grown heavy, and each case's queries (or what went wrong) while it was light."""
+
+    world: World
+    light: dict[tuple[str, str], list[str] | Exception]
+
+
+@pytest.fixture(scope="module")
+def worlds(django_db_setup, django_db_blocker, module_board_prefix) -> Iterator[Worlds]:
+    """One world for the module's cases, as Django's setUpTestData makes it: built in a
+    transaction the module's tests run inside (each test's own is a savepoint of it) and rolled
+    back after the last. Every case's light queries are taken first, each with a client of its
+    own; then the world grows, and on PostgreSQL is analysed, once."""
+    # What the root conftest's autouse fixtures set for each test, set before the module's
+    # first: no background daily picks, pool refills or replay searches, every race move
+    # announced, no newest race or game in play remembered from an earlier test.
+    quiet = override_settings(
+        DAILY_WARMUP=False,
+        WINNABLE_POOL_REFILL=False,
+        REPLAY_ANALYSIS=False,
+        BACKGROUND_WORKER="thread",
+        RACE_PROGRESS_TICK_MS=0,
+    )
+    races_list.forget_newest()
+    forget_games_in_play()
+    with quiet, contextlib.ExitStack() as stack, pytest.MonkeyPatch.context() as patch:
+        # The losing-move search is not what is counted here (and takes seconds): none at all.
+        patch.setattr(analysis, "first_losing_move_from", lambda *a, **k: None)
+        # The races list's cache (records/recent_races.py) would answer the counted request with one
+        # query: counted and explained here are the queries that build a page.
+        patch.setattr(races_list, "CACHE_SECONDS", 0)
+        patch.setattr(tables, "ROWS_CACHE_SECONDS", 0)  # and the boards' rows (records/tables.py)
+        patch.setattr(views, "ROWS_HTML_SECONDS", 0)  # their tables
+        patch.setattr(page_cache, "PAGE_SECONDS", 0)  # and whole pages for anonymous visitors
+        with django_db_blocker.unblock():
+            outer = transaction.atomic()
+            outer.__enter__()
+            stack.callback(roll_back, outer, django_db_blocker)
+            with own_timestamps(Game):  # games played in the past, not all this instant
+                made = World()
+            light: dict[tuple[str, str], list[str] | Exception] = {}
+            for page, who in CASES:
+                races_list.forget_newest()
+                try:
+                    light[page, who] = queries_of(client_of(Client(), made, who), made.url(page))
+                except Exception as error:  # the case's test raises it
+                    light[page, who] = error
+            with own_timestamps(Game):
+                made.grow()
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute("ANALYZE")
+        yield Worlds(made, light)
+
+
+def roll_back(outer, django_db_blocker) -> None:
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        outer.__exit__(None, None, None)
+
+
+@pytest.fixture
+def board_prefix(module_board_prefix):
+    """The boards are the module world's (tests/daily/conftest.py gives each test its own)."""
+    return module_board_prefix
+
+
+@pytest.fixture
+def world(db, worlds: Worlds) -> World:
+    """The heavy world; the test runs in a savepoint of the module's transaction."""
+    return worlds.world
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("page", "who"), CASES)
-def test_query_count_is_the_same_for_a_heavy_world(client, world, page, who):
-    viewer = client_of(client, world, who)
-    light = queries_of(viewer, world.url(page))
-    world.grow()
-    heavy = queries_of(viewer, world.url(page))
+def test_query_count_is_the_same_for_a_heavy_world(client, worlds, world, page, who):
+    light = worlds.light[page, who]
+    if isinstance(light, Exception):
+        raise light
+    heavy = queries_of(client_of(client, world, who), world.url(page))
     assert len(heavy) == len(light), "\n".join(heavy)
 
 
@@ -270,9 +338,6 @@ def test_query_count_is_the_same_for_a_heavy_world(client, world, page, who):
 @pytest.mark.parametrize(("page", "who"), CASES)
 def test_every_query_of_a_page_can_use_an_index(client, world, page, who):
     viewer = client_of(client, world, who)
-    world.grow()
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE")
     scans = []
     for sql in queries_of(viewer, world.url(page)):
         if not sql.lstrip().upper().startswith("SELECT"):

@@ -13,7 +13,7 @@ import django
 django.setup()
 from games import worker
 executor = worker._make("process", {"NAME": sys.argv[1]})
-print(executor.submit(os.getpid).result(timeout=60), flush=True)
+print(executor.submit(os.getpid).result(timeout=240), flush=True)
 executor.submit(time.sleep, 600)  # a long search in progress when the web process dies
 time.sleep(600)
 """
@@ -21,7 +21,7 @@ time.sleep(600)
 
 def test_the_worker_ends_with_the_web_process_that_started_it(tmp_path):
     """A killed Daphne's worker does not go on searching for nobody (nor beside the Daphne that
-    replaces it): it exits within seconds, in the middle of a job."""
+    replaces it): it exits in the middle of a job."""
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "solitaire_site.settings"}
     web = subprocess.Popen(
         [sys.executable, "-c", WEB_PROCESS, str(tmp_path / "db.sqlite3")],
@@ -37,7 +37,10 @@ def test_the_worker_ends_with_the_web_process_that_started_it(tmp_path):
     finally:
         web.kill()
         web.wait()
-    deadline = time.monotonic() + 10 * worker.PARENT_CHECK_S
+    # The worker looks every PARENT_CHECK_S, at a lower priority: on a loaded machine (a whole
+    # run beside other runs, load 19) its start took over 60 s; a worker that stays is still
+    # there after a minute, in the middle of its ten-minute job.
+    deadline = time.monotonic() + 60 * worker.PARENT_CHECK_S
     while time.monotonic() < deadline and _alive(child):
         time.sleep(0.1)
     assert not _alive(child)
