@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "races",
     "daily",
     "records",
+    "fairplay",
 ]
 
 MIDDLEWARE = [

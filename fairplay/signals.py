@@ -1,0 +1,34 @@
+"""When a ranked game may have ended, its assessment is asked for (fairplay/assess.py).
+
+- the move writer's batch that wins or sticks a game (`games.storage.ON_END`);
+- a game saved as ended outside the move path (a daily attempt resigned);
+- a race that finishes: every racer's game, those its close ended included (the close ends
+  them with an update, which no signal hears).
+
+Each hand-over is cheap (a set and an `on_commit`); the worker drops games that are not ranked.
+"""
+
+from __future__ import annotations
+
+from django.db.models.signals import post_save
+
+from fairplay.assess import ENDED, request
+from games.models import Game
+from games.storage import ON_END
+from races.models import Race
+
+
+def game_saved(sender, instance: Game, created: bool, raw: bool = False, **kwargs) -> None:
+    ended = instance.status in ENDED and instance.kind != Game.Kind.PRACTICE
+    if ended and not raw and not created:
+        request([instance.pk])
+
+
+def race_saved(sender, instance: Race, created: bool, raw: bool = False, **kwargs) -> None:
+    if not raw and instance.status == Race.Status.FINISHED and instance.rated:
+        request(instance.racers.exclude(game=None).values_list("game_id", flat=True))
+
+
+ON_END.append(request)
+post_save.connect(game_saved, sender=Game, dispatch_uid="fairplay.game_saved")
+post_save.connect(race_saved, sender=Race, dispatch_uid="fairplay.race_saved")

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from fairplay import views
+
+app_name = "fairplay"
+
+urlpatterns = [
+    path("report/<str:public_id>/", views.report, name="report"),
+]
