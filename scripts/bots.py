@@ -217,10 +217,14 @@ def solver_line(view: dict, max_seconds: float = 5.0) -> list[str]:
 def greedy_move(legal: list[str], rng: random.Random) -> str:
     """A foundation move if there is one, else any legal move."""
     home = [m for m in legal if re.search(r"-f\d", m)]
-    return (home or legal)[0] if home else rng.choice(legal)
+    return home[0] if home else rng.choice(legal)
 
 
 # ------------------------------------------------------------------ live play
+
+
+MAX_MOVES = 200
+"""A bot that has not won after this many moves (the greedy one wanders) stops and resigns."""
 
 
 class Player:
@@ -261,14 +265,18 @@ class Player:
             self.line = solver_line(frame["view"])
         return self.line.pop(0)
 
-    async def play_game(self, socket, frame: dict, game: str | None = None) -> dict:
-        """Play from this `state` frame until the game is over or stuck: one move in flight."""
-        while frame["status"] == "playing" and frame["legal"]:
-            await asyncio.sleep(next(self.waits))
-            message = {"type": "move", "move": self.next_move(frame), "seq": frame["seq"]}
-            if game is not None:
-                message["game"] = game
-            await socket.send(json.dumps(message))
+    async def play_game(self, socket, frame: dict) -> dict:
+        """Play from this `state` frame until the game is won or stuck, or MAX_MOVES are
+        played: one move in flight, each sent its wait after the one before (not before the
+        answer to it); the last frame."""
+        sent = time.monotonic()
+        for _ in range(MAX_MOVES):
+            if frame["status"] != "playing" or not frame["legal"]:
+                break
+            sent = max(sent + next(self.waits), time.monotonic())
+            await asyncio.sleep(sent - time.monotonic())
+            move = self.next_move(frame)
+            await socket.send(json.dumps({"type": "move", "move": move, "seq": frame["seq"]}))
             frame = await until(socket, {"ack", "state"})
         return frame
 
@@ -300,7 +308,10 @@ async def play_daily(bot: Player, variant: str) -> dict:
     ) as socket:
         await socket.send(json.dumps({"type": "open", "game": game}))
         frame = await until(socket, {"state"})
-        return {"game": game, **(await bot.play_game(socket, frame))}
+        last = await bot.play_game(socket, frame)
+    if last["status"] == "playing":
+        bot.browser.request("POST", f"/daily/play/{game}/resign/", {})
+    return {**last, "game": game}
 
 
 async def play_quick_race(bots: list[Player], variant: str) -> list[dict]:
@@ -326,9 +337,10 @@ async def play_quick_race(bots: list[Player], variant: str) -> list[dict]:
         ) as socket:
             frame = await until(socket, {"state"}, timeout=120)
             last = await bot.play_game(socket, frame)
-            if last["status"] == "playing" or last["status"] == "stuck":
+            if last["status"] in ("playing", "stuck"):
                 await socket.send(json.dumps({"type": "resign"}))
-            return {"code": code, **last}
+                await until(socket, {"progress", "finished"})
+            return {**last, "code": code}
 
     return await asyncio.gather(*(race(bot) for bot in bots))
 

@@ -1,0 +1,90 @@
+"""The three bots of scripts/bots.py, over the real sockets of a live Daphne, are held for
+review: on today's Penguin daily and in a rated quick race. The server assesses each game in
+its background worker after the game (or the race) ends; the test reads the stored verdict
+from the server's database."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from scripts import bots
+from scripts.client import query
+from tests.live import live_server_process
+
+pytestmark = [pytest.mark.slow, pytest.mark.live, pytest.mark.xdist_group("fairplay_bots")]
+
+ASSESSMENT_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def server():
+    """(base URL, database URL): a Daphne of its own, quick races starting 2 s after the
+    second player arrives."""
+    with tempfile.TemporaryDirectory(prefix="fairplay-bots-") as tmp:
+        database_url = f"sqlite:///{Path(tmp) / 'db.sqlite3'}"
+        env = {"DATABASE_URL": database_url, "QUICK_RACE_LOBBY_S": "2"}
+        with live_server_process(env=env) as url:
+            yield url, database_url
+
+
+def run(coroutine):
+    """In a thread of its own: a session's Playwright may keep a loop in the main thread."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def assessment_of(database_url: str, public_id: str) -> tuple[str, str, str]:
+    """(verdict, rule, status) of the game's assessment, waiting for the worker to store it."""
+    deadline = time.monotonic() + ASSESSMENT_TIMEOUT_S
+    while time.monotonic() < deadline:
+        rows = query(
+            database_url,
+            "SELECT a.verdict, a.rule, a.status FROM fairplay_assessment a"
+            " JOIN games_game g ON g.id = a.game_id WHERE g.public_id = %s",
+            [public_id],
+        )
+        if rows:
+            return rows[0]
+        time.sleep(0.5)
+    raise AssertionError(f"game {public_id} was not assessed in {ASSESSMENT_TIMEOUT_S} s")
+
+
+def signed_up(base: str, kind: str, name: str, seed: int = 0) -> bots.Player:
+    bot = bots.make_bot(base, kind, seed=seed)
+    bot.sign_up(name)
+    return bot
+
+
+@pytest.mark.parametrize("kind", sorted(bots.BOTS))
+def test_a_bot_is_held_on_the_daily(server, kind):
+    base, database_url = server
+    bot = signed_up(base, kind, f"daily-{kind}")
+    last = run(bots.play_daily(bot, "penguin"))
+    verdict, rule, status = assessment_of(database_url, last["game"])
+    assert verdict in ("review", "likely_bot"), (verdict, rule)
+    assert status == "pending"
+
+
+@pytest.mark.parametrize("kind", sorted(bots.BOTS))
+def test_bots_are_held_in_a_rated_quick_race(server, kind):
+    base, database_url = server
+    racers = [signed_up(base, kind, f"race-{kind}-{i}", seed=i) for i in range(2)]
+    run(bots.play_quick_race(racers, "penguin"))
+    games = query(
+        database_url,
+        "SELECT g.public_id FROM races_racer r JOIN games_game g ON g.id = r.game_id"
+        " JOIN auth_user u ON u.id = (SELECT user_id FROM games_player p WHERE p.id = r.player_id)"
+        " WHERE u.username LIKE %s",
+        [f"race-{kind}-%"],
+    )
+    assert len(games) == 2
+    for (public_id,) in games:
+        verdict, rule, status = assessment_of(database_url, public_id)
+        assert verdict in ("review", "likely_bot"), (verdict, rule)
+        assert status == "pending"
