@@ -22,8 +22,9 @@ Two ways to use them:
   frames' view, so it plays Penguin (every card face up: `Game.from_dict` of the view is the
   position) with the solver; the greedy bot plays any variant from the frame's `legal` list.
 
-    python scripts/bots.py http://127.0.0.1:8000 solver_fastest --daily penguin
-    python scripts/bots.py http://127.0.0.1:8000 greedy --quick penguin --players 2
+    python scripts/bots.py play http://127.0.0.1:8000 solver_fastest --daily penguin
+    python scripts/bots.py play http://127.0.0.1:8000 greedy --quick penguin --players 2
+    python scripts/bots.py simulate --games 10000     # the rules' verdicts, per kind of player
 """
 
 from __future__ import annotations
@@ -353,15 +354,48 @@ def make_bot(base: str, kind: str, seed: int = 0) -> Player:
     return Player(base, kind, pace, CHOOSERS[kind], seed=seed)
 
 
+def simulated_holds(games: int, seed: int = 26) -> dict[str, dict[str, int]]:
+    """Per kind of player (people, fast experts, each bot): how many of `games` simulated games
+    each verdict's rule gave."""
+    from collections import Counter
+
+    from fairplay.rules import assess
+
+    rng = random.Random(seed)
+    makers = {
+        "people": lambda: simulated_human_record(rng),
+        "fast experts": lambda: simulated_human_record(rng, fast_expert(rng)),
+        **{
+            name: (lambda name=name: simulated_bot_record(name, rng, rng.randint(15, 120)))
+            for name in BOTS
+        },
+    }
+    tallies = {}
+    for kind, make in makers.items():
+        judged = [assess(make()) for _ in range(games)]
+        tallies[kind] = dict(Counter(f"{j.verdict}:{j.rule}" for j in judged))
+    return tallies
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("base", help="the server, e.g. http://127.0.0.1:8000")
-    parser.add_argument("bot", choices=sorted(BOTS))
-    where = parser.add_mutually_exclusive_group(required=True)
+    commands = parser.add_subparsers(dest="command", required=True)
+    play = commands.add_parser("play", help="a bot plays on a running server")
+    play.add_argument("base", help="the server, e.g. http://127.0.0.1:8000")
+    play.add_argument("bot", choices=sorted(BOTS))
+    where = play.add_mutually_exclusive_group(required=True)
     where.add_argument("--daily", metavar="VARIANT")
     where.add_argument("--quick", metavar="VARIANT")
-    parser.add_argument("--players", type=int, default=2, help="bots in the quick race")
+    play.add_argument("--players", type=int, default=2, help="bots in the quick race")
+    simulate = commands.add_parser("simulate", help="the rules' verdicts on simulated games")
+    simulate.add_argument("--games", type=int, default=10_000, help="games of each kind")
+    simulate.add_argument("--seed", type=int, default=26)
     args = parser.parse_args(argv)
+    if args.command == "simulate":
+        for kind, tally in simulated_holds(args.games, args.seed).items():
+            held = sum(n for verdict, n in tally.items() if not verdict.startswith("clear"))
+            print(f"{kind}: {held} of {args.games} held ({held / args.games:.2%}); {tally}")
+        return 0
     stamp = int(time.time())
     if args.daily:
         bot = make_bot(args.base, args.bot)
