@@ -3,16 +3,13 @@ link to the game's replay; the actions "clear" and "confirm" (fairplay/actions.p
 
 from django.contrib import admin, messages
 from django.db.models import Case, IntegerField, Value, When
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from fairplay import actions
 from fairplay.chart import think_time_svg
 from fairplay.models import Assessment, FlaggedPlayer, Report
-
-REPLAY_URL_NAMES = ("records:replay", "daily:replay")
-"""The replay page's URL name, newest layout first."""
 
 FIGURE_LABELS = {
     "actions": "moves (an autoplay counts once)",
@@ -26,15 +23,6 @@ FIGURE_LABELS = {
     "solver_judged": "positions the solver answered",
     "solver_agreement": "share of those where the move was the solver's",
 }
-
-
-def replay_url(public_id: str) -> str | None:
-    for name in REPLAY_URL_NAMES:
-        try:
-            return reverse(name, args=[public_id])
-        except NoReverseMatch:
-            continue
-    return None
 
 
 @admin.register(Assessment)
@@ -115,8 +103,8 @@ class AssessmentAdmin(admin.ModelAdmin):
 
     @admin.display(description="replay")
     def replay(self, obj: Assessment) -> str:
-        url = replay_url(obj.game.public_id)
-        return format_html('<a href="{}">watch the replay</a>', url) if url else "-"
+        url = reverse("records:replay", args=[obj.game.public_id])
+        return format_html('<a href="{}">watch the replay</a>', url)
 
     @admin.action(description="Clear: the result is fair, publish it")
     def clear(self, request, queryset) -> None:

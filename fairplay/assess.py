@@ -17,12 +17,13 @@ again while no person has reviewed it.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Q
 
 from daily.models import DailyAttempt
 from fairplay import rules
@@ -45,12 +46,10 @@ QUEUE_LIMIT = 64
 ENDED = frozenset({Game.Status.WON, Game.Status.STUCK, Game.Status.RESIGNED})
 
 ON_ASSESSED: list[Callable[[Assessment], None]] = []
-"""Called with each assessment stored (held results leave the boards: fairplay/holds.py)."""
+"""Called in the web process with each assessment the worker stored (`after_assessment`): held
+results leave the boards and the ratings (fairplay/holds.py)."""
 
 logger = logging.getLogger(__name__)
-
-_queued: set[int] = set()
-_lock = threading.Lock()
 
 
 def ranked_kind(game: Game) -> tuple[str, datetime] | None:
@@ -151,40 +150,68 @@ def assess(game_pk: int) -> Assessment | None:
                 assessment = Assessment.objects.get(pk=known.pk)
     except IntegrityError:  # another process assessed it meanwhile
         return None
-    for hook in ON_ASSESSED:
-        hook(assessment)
     return assessment
+
+
+def after_assessment(assessment_pk: int) -> None:
+    """What follows a stored assessment (ON_ASSESSED), in this process: the boards an
+    in-memory rank store keeps are this process's, not the worker's."""
+    assessment = Assessment.objects.select_related("game").filter(pk=assessment_pk).first()
+    for hook in ON_ASSESSED if assessment is not None else ():
+        try:
+            hook(assessment)
+        except Exception:
+            logger.exception("after the assessment of game %s", assessment.game_id)
+
+
+def waiting(recent: int, limit: int) -> list[int]:
+    """Among the `recent` newest games, the ended ranked ones whose record has no assessment
+    yet, newest first (at most `limit`): what the worker missed (a restart, a full queue)."""
+    newest = Game.objects.order_by("-pk").values_list("pk", flat=True).first()
+    if newest is None:
+        return []
+    ranked = Q(daily_attempt__ranked=True) | Q(
+        racer__race__rated=True, racer__race__seed_chosen=False, racer__race__status="finished"
+    )
+    rows = (
+        Game.objects.filter(pk__gt=newest - recent, status__in=ENDED)
+        .filter(ranked)
+        .exclude(assessment__seq__gte=F("seq"))
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+    )
+    return list(rows[:limit])
 
 
 # ------------------------------------------------------------------ the worker
 
 
-def _work(game_pk: int) -> bool:
-    """One game's assessment, in the worker."""
+def _work(game_pk: int) -> int | None:
+    """One game's assessment, in the worker: the pk of the assessment made, if one was."""
     try:
-        return assess(game_pk) is not None
+        made = assess(game_pk)
     except Exception:
         logger.exception("the fair-play assessment of game %s failed", game_pk)
-        return False
+        return None
+    return None if made is None else made.pk
 
 
-def _submit(game_pk: int) -> None:
-    def done(_) -> None:
-        with _lock:
-            _queued.discard(game_pk)
+def _follow(assessment_pk: int | None) -> None:
+    """After the worker's job, in this process: what follows the assessment it made."""
+    if assessment_pk is not None:
+        try:
+            after_assessment(assessment_pk)
+        finally:
+            connection.close()  # the callback's thread keeps no connection
 
-    worker.submit(_work, game_pk, on_done=done)
+
+_queue = worker.JobQueue(_work, QUEUE_LIMIT, after=_follow)
 
 
 def request(game_pks) -> int:
-    """Hand games to the worker, each once while it waits, after the current transaction
-    commits; how many were queued. Games that are not ranked are dropped by the worker."""
-    queued = 0
-    for pk in game_pks:
-        with _lock:
-            if pk in _queued or len(_queued) >= QUEUE_LIMIT:
-                continue
-            _queued.add(pk)
-        transaction.on_commit(lambda pk=pk: _submit(pk))
-        queued += 1
-    return queued
+    """Hand games to the worker (if it is on), each once while it waits, after the current
+    transaction commits; how many were queued. Games that are not ranked are dropped by the
+    worker."""
+    if not settings.FAIRPLAY_ASSESSMENT:
+        return 0
+    return _queue.request(game_pks)

@@ -23,6 +23,8 @@ class Row:
     replay: str | None
     rating: dict | None = None
     """A rated race's change to the racer's rating (races/rating_updates.change_dict)."""
+    game: str | None = None
+    """The racer's game's public id."""
 
 
 def clock(ms: int | None) -> str | None:
@@ -55,6 +57,7 @@ def rows(race: Race) -> list[Row]:
             cards=r.cards,
             replay=f"/replay/{r.game.public_id}/" if r.game_id else None,
             rating=changes.get(r.player_id),
+            game=r.game.public_id if r.game_id else None,
         )
         for r in racers
     ]

@@ -16,6 +16,7 @@ from games.engine import new_game
 from games.identity import player_for_user
 from games.models import Game, Move, Player
 from games.solver import solve
+from races.codes import new_code
 from races.models import Race, Racer
 
 SEED = 42
@@ -71,7 +72,7 @@ def rated_race_game(make_account):
         player = player or make_account()
         now = timezone.now()
         race = Race.objects.create(
-            code=f"R{Race.objects.count():05d}",
+            code=new_code(),
             host=player,
             variant="penguin",
             seed=SEED,

@@ -82,18 +82,22 @@ def test_an_unrated_races_game_is_not(rated_race_game):
     assert assess.assess(play(rated_race_game(rated=False), [172] * 40).pk) is None
 
 
-def test_a_game_is_queued_once_while_it_waits(ranked_game, django_capture_on_commit_callbacks):
+def test_a_game_is_queued_once_while_it_waits(
+    ranked_game, settings, django_capture_on_commit_callbacks
+):
     """Two hand-overs of one game before the worker takes it: one job."""
+    settings.FAIRPLAY_ASSESSMENT = True
     with django_capture_on_commit_callbacks() as callbacks:
         assert assess.request([ranked_game.pk, ranked_game.pk]) == 1
         assert assess.request([ranked_game.pk]) == 0
     assert len(callbacks) == 1
-    assess._queued.clear()
+    assess._queue.waiting.clear()
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_winning_batch_hands_the_game_to_the_worker(account, challenge):
+def test_the_winning_batch_hands_the_game_to_the_worker(account, challenge, settings):
     """A ranked daily won through the move path is assessed off the request, after the commit."""
+    settings.FAIRPLAY_ASSESSMENT = True
     from daily.actions import start_attempt
     from games import actions
 
@@ -108,3 +112,26 @@ def test_the_winning_batch_hands_the_game_to_the_worker(account, challenge):
     made = Assessment.objects.get(game=game)
     # Played by a test as fast as the machine goes: a bot's pace.
     assert made.verdict == "likely_bot" and made.status == Assessment.Status.PENDING
+
+
+def test_nothing_is_queued_with_the_assessment_off(ranked_game, settings):
+    settings.FAIRPLAY_ASSESSMENT = False
+    assert assess.request([ranked_game.pk]) == 0
+
+
+def test_the_catch_up_command_assesses_what_the_worker_missed(ranked_game, rated_race_game):
+    """assess_games: the ended ranked games without an assessment of their record."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from races.models import Race
+
+    daily = play(ranked_game, [172] * 20)
+    race_game = play(rated_race_game(), [172] * 20)
+    Race.objects.filter(racers__game=race_game).update(status=Race.Status.FINISHED)
+    assert sorted(assess.waiting(1000, 10)) == sorted([daily.pk, race_game.pk])
+    out = StringIO()
+    call_command("assess_games", stdout=out)
+    assert "assessed 2 games" in out.getvalue()
+    assert assess.waiting(1000, 10) == []
