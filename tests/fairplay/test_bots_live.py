@@ -1,12 +1,15 @@
 """The three bots of scripts/bots.py, over the real sockets of a live Daphne, are held for
 review: on today's Penguin daily and in a rated quick race. The server assesses each game in
 its background worker after the game (or the race) ends; the test reads the stored verdict
-from the server's database."""
+from the server's database, then sees the held result leave the day's board (the JSON API) and
+the race's rating changes undone."""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import datetime as dt
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -55,6 +58,23 @@ def assessment_of(database_url: str, public_id: str) -> tuple[str, str, str]:
     raise AssertionError(f"game {public_id} was not assessed in {ASSESSMENT_TIMEOUT_S} s")
 
 
+def eventually(check, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} within {timeout:g} s")
+        time.sleep(0.5)
+
+
+def player_id(database_url: str, username: str) -> int:
+    return query(
+        database_url,
+        "SELECT p.id FROM games_player p JOIN auth_user u ON u.id = p.user_id"
+        " WHERE u.username = %s",
+        [username],
+    )[0][0]
+
+
 def signed_up(base: str, kind: str, name: str, seed: int = 0) -> bots.Player:
     bot = bots.make_bot(base, kind, seed=seed)
     bot.sign_up(name)
@@ -69,6 +89,17 @@ def test_a_bot_is_held_on_the_daily(server, kind):
     verdict, rule, status = assessment_of(database_url, last["game"])
     assert verdict in ("review", "likely_bot"), (verdict, rule)
     assert status == "pending"
+    me = player_id(database_url, f"daily-{kind}")
+    day = dt.datetime.now(dt.UTC).date().isoformat()
+
+    def off_the_board() -> bool:
+        _, _, text = bot.browser.request(
+            "GET", f"/api/leaderboards/daily/penguin/{day}/?player={me}"
+        )
+        board = json.loads(text)
+        return board["player"] is None and me not in [r["player"]["id"] for r in board["rows"]]
+
+    eventually(off_the_board, "the held result is off the day's board")
 
 
 @pytest.mark.parametrize("kind", sorted(bots.BOTS))
@@ -88,3 +119,16 @@ def test_bots_are_held_in_a_rated_quick_race(server, kind):
         verdict, rule, status = assessment_of(database_url, public_id)
         assert verdict in ("review", "likely_bot"), (verdict, rule)
         assert status == "pending"
+
+    def no_rating_changes() -> bool:
+        rows = query(
+            database_url,
+            "SELECT COUNT(*) FROM races_ratingchange c JOIN races_racer r"
+            " ON r.race_id = c.race_id JOIN auth_user u"
+            " ON u.id = (SELECT user_id FROM games_player p WHERE p.id = r.player_id)"
+            " WHERE u.username LIKE %s",
+            [f"race-{kind}-%"],
+        )
+        return rows[0][0] == 0
+
+    eventually(no_rating_changes, "the race's rating changes are undone")
