@@ -1,6 +1,7 @@
 """Assessing a ranked game from the server's record, off the request, once per record.
 
-A ranked game is a daily attempt with `ranked` set, or a racer's game in a rated, ranked race.
+A ranked game is a daily attempt with `ranked` set (an account's), or a signed-in racer's game
+in a rated, ranked race (guests race unrated).
 When one ends (the move writer's batch that wins or sticks it: `games.storage.ON_END`; a save
 that ends it; a race that finishes, for every racer in it) its pk is handed to the background
 worker (games/worker.py) after the commit, which reads the Move rows' server times, asks the
@@ -58,8 +59,9 @@ def ranked_kind(game: Game) -> tuple[str, datetime] | None:
         if DailyAttempt.objects.filter(game=game, ranked=True).exists():
             return Assessment.Kind.DAILY, game.started_at
     elif game.kind == Game.Kind.RACE:
-        racer = Racer.objects.filter(game=game).select_related("race").first()
-        if racer is not None and racer.race.rated and racer.race.ranked:
+        racer = Racer.objects.filter(game=game).select_related("race", "player").first()
+        rated = racer is not None and racer.race.rated and racer.race.ranked
+        if rated and racer.player.user_id is not None:  # guests race unrated
             return Assessment.Kind.RACE, racer.race.starts_at or game.started_at
     return None
 
@@ -171,7 +173,10 @@ def waiting(recent: int, limit: int) -> list[int]:
     if newest is None:
         return []
     ranked = Q(daily_attempt__ranked=True) | Q(
-        racer__race__rated=True, racer__race__seed_chosen=False, racer__race__status="finished"
+        racer__race__rated=True,
+        racer__race__seed_chosen=False,
+        racer__race__status="finished",
+        player__user__isnull=False,
     )
     rows = (
         Game.objects.filter(pk__gt=newest - recent, status__in=ENDED)

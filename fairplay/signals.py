@@ -4,7 +4,7 @@ When a ranked game may have ended, its assessment is asked for (fairplay/assess.
 
 - the move writer's batch that wins or sticks a game (`games.storage.ON_END`);
 - a game saved as ended outside the move path (a daily attempt resigned);
-- a race that finishes: every racer's game, those its close ended included (the close ends
+- a rated race that finishes: every signed-in racer's game, those its close ended included (the close ends
   them with an update, which no signal hears).
 
 Each hand-over is cheap (a set and an `on_commit`); the worker drops games that are not ranked.
@@ -31,7 +31,8 @@ def game_saved(sender, instance: Game, created: bool, raw: bool = False, **kwarg
 
 def race_saved(sender, instance: Race, created: bool, raw: bool = False, **kwargs) -> None:
     if not raw and instance.status == Race.Status.FINISHED and instance.rated:
-        assess.request(instance.racers.exclude(game=None).values_list("game_id", flat=True))
+        racers = instance.racers.exclude(game=None).filter(player__user__isnull=False)
+        assess.request(racers.values_list("game_id", flat=True))
 
 
 ON_END.append(assess.request)

@@ -78,6 +78,14 @@ def test_a_rated_races_game_is_assessed(rated_race_game):
     assert (made.kind, made.verdict) == ("race", "likely_bot")
 
 
+def test_a_guests_game_in_a_rated_race_is_not(rated_race_game):
+    """Guests race unrated: nothing of theirs to hold."""
+    from games.models import Player
+
+    game = play(rated_race_game(Player.objects.create()), [172] * 40)
+    assert assess.assess(game.pk) is None
+
+
 def test_an_unrated_races_game_is_not(rated_race_game):
     assert assess.assess(play(rated_race_game(rated=False), [172] * 40).pk) is None
 
