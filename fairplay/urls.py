@@ -7,7 +7,7 @@ app_name = "fairplay"
 urlpatterns = [
     path("report/<str:public_id>/", views.report, name="report"),
     path(
-        "report/daily/<str:variant>/<str:day>/<int:player_id>/",
+        "report/daily/<str:variant>/<str:day>/<int:ranked_player_id>/",
         views.report_daily,
         name="report_daily",
     ),

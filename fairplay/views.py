@@ -45,14 +45,16 @@ def report(request: HttpRequest, public_id: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def report_daily(request: HttpRequest, variant: str, day: str, player_id: int) -> HttpResponse:
+def report_daily(
+    request: HttpRequest, variant: str, day: str, ranked_player_id: int
+) -> HttpResponse:
     """The same for a row of a day's board: the player's ranked attempt of that day (a board
     names no game of today's, whose replay is not public yet)."""
     attempt = get_object_or_404(
         DailyAttempt.objects.select_related("game__player"),
         challenge__variant=variant,
         challenge__day=parse_date(day) if DAY.fullmatch(day) else None,
-        player_id=player_id,
+        player_id=ranked_player_id,
         ranked=True,
     )
     return _report(request, attempt.game)

@@ -104,12 +104,9 @@ busiest = (
     .annotate(n=Count("id")).order_by("-n", "player")[0]["player"]
 )
 longest = finished.order_by("-seq", "pk")[0]
-# a day the busiest account ranked on, if any (its row on that board can be reported)
-challenge = (
-    Challenge.objects.filter(variant=longest.variant, attempts__ranked=True, attempts__player=busiest)
-    .order_by("-day").first()
-    or Challenge.objects.filter(variant=longest.variant).annotate(n=Count("attempts")).filter(n__gt=0).order_by("-day")[0]
-)
+challenge = Challenge.objects.filter(variant=longest.variant).annotate(n=Count("attempts")).filter(n__gt=0).order_by("-day")[0]
+# a player ranked on that day (their board row's report link), else the busiest account
+ranked = challenge.attempts.filter(ranked=True).order_by("pk").values_list("player", flat=True)
 race = Race.objects.filter(status="finished").annotate(n=Count("racers")).order_by("-n", "pk")[0]
 print(json.dumps({
     "variant": longest.variant,
@@ -117,6 +114,7 @@ print(json.dumps({
     "kind": "wins",
     "day": challenge.day.isoformat(),
     "player_id": str(busiest),
+    "ranked_player_id": str(ranked.first() or busiest),
     "code": race.code,
     "public_id": longest.public_id,
 }))
@@ -126,8 +124,7 @@ print(json.dumps({
 def seeded_samples(env: dict[str, str]) -> dict[str, str]:
     """Path parameter values from the seeded database the server of `env` reads: the longest
     finished game (its variant, deal and replay), the busiest account, the newest daily board
-    with results (one the busiest account ranked on, where there is one), the finished race with
-    the most racers."""
+    with results and a player ranked on it, the finished race with the most racers."""
     out = subprocess.run(
         [sys.executable, "-c", SAMPLES_SCRIPT],
         cwd=ROOT,
