@@ -56,6 +56,12 @@ JOBS = (
         why="the losing-move marks of finished games no web process searched (restarts, races)",
     ),
     Job(
+        "assess_games",
+        (),
+        IntervalTrigger(minutes=1, timezone=UTC),
+        why="the fair-play assessments of ranked games no web process made (restarts, a full queue)",
+    ),
+    Job(
         "rebuild_leaderboards",
         ("--missing",),
         IntervalTrigger(minutes=1, timezone=UTC),

@@ -27,7 +27,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 
 import django
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +55,43 @@ def submit(function: Callable, *args, on_done: Callable[[Future], None] | None =
     if on_done is not None:
         future.add_done_callback(on_done)
     return True
+
+
+class JobQueue:
+    """Jobs of one kind for the worker, keyed (a game's pk): each key handed over once while it
+    waits, at most `limit` waiting (the rest are left to the job's catch-up command), each
+    submitted after the current transaction commits; `after(result)` then runs in this process.
+    `job` is a module-level function of the key (it is sent to the worker by name)."""
+
+    def __init__(
+        self, job: Callable, limit: int, after: Callable[[object], None] | None = None
+    ) -> None:
+        self.job = job
+        self.limit = limit
+        self.after = after
+        self.waiting: set = set()
+        self._lock = threading.Lock()
+
+    def request(self, keys) -> int:
+        """Hand these keys over; how many were queued."""
+        queued = 0
+        for key in keys:
+            with self._lock:
+                if key in self.waiting or len(self.waiting) >= self.limit:
+                    continue
+                self.waiting.add(key)
+            transaction.on_commit(lambda key=key: self._submit(key))
+            queued += 1
+        return queued
+
+    def _submit(self, key) -> None:
+        def done(future: Future | None) -> None:
+            with self._lock:
+                self.waiting.discard(key)
+            if self.after is not None and future is not None and future.exception() is None:
+                self.after(future.result())
+
+        submit(self.job, key, on_done=done)
 
 
 def drain(timeout: float = 60) -> None:

@@ -24,6 +24,8 @@ class Row:
     racer: str = ""  # the racer's public id: the race replay opens on their board
     rating: dict | None = None
     """A rated race's change to the racer's rating (races/rating_updates.change_dict)."""
+    game: str | None = None
+    """The racer's game's public id."""
 
 
 def clock(ms: int | None) -> str | None:
@@ -57,6 +59,7 @@ def rows(race: Race) -> list[Row]:
             replay=f"/replay/{r.game.public_id}/" if r.game_id else None,
             racer=r.public_id,
             rating=changes.get(r.player_id),
+            game=r.game.public_id if r.game_id else None,
         )
         for r in racers
     ]

@@ -20,10 +20,8 @@ without one asks the thread to look (never the request itself).
 from __future__ import annotations
 
 import logging
-import threading
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F, Q
 
 from daily.models import LosingMove
@@ -38,9 +36,6 @@ QUEUE_LIMIT = 64
 """Games waiting for the thread at most; more are left to ``analyse_replays``."""
 
 logger = logging.getLogger(__name__)
-
-_queued: set[int] = set()
-_lock = threading.Lock()
 
 
 def losing_frame_of(game: Game) -> int | None:
@@ -113,12 +108,7 @@ def _work(game_pk: int) -> bool:
         return False
 
 
-def _submit(game_pk: int) -> None:
-    def done(_) -> None:
-        with _lock:
-            _queued.discard(game_pk)
-
-    worker.submit(_work, game_pk, on_done=done)
+_queue = worker.JobQueue(_work, QUEUE_LIMIT)
 
 
 def request(game_pks) -> int:
@@ -126,15 +116,7 @@ def request(game_pks) -> int:
     transaction commits; how many were queued."""
     if not settings.REPLAY_ANALYSIS:
         return 0
-    queued = 0
-    for pk in game_pks:
-        with _lock:
-            if pk in _queued or len(_queued) >= QUEUE_LIMIT:
-                continue
-            _queued.add(pk)
-        transaction.on_commit(lambda pk=pk: _submit(pk))
-        queued += 1
-    return queued
+    return _queue.request(game_pks)
 
 
 ENDED = frozenset({Game.Status.WON, Game.Status.STUCK, Game.Status.RESIGNED})

@@ -6,18 +6,33 @@ are the games played on the same deal under the server's clock. A member is a pl
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from django.db.models import Count, Min
+from django.db.models import Count, Min, Q
 
 from daily.models import DailyAttempt, DailyStreak
 from games.models import Game
 from records import scoring
 from records.boards import DAILY, FASTEST, STREAK, WINS, Board
 
+WITHHELD: list[Callable[[], Q]] = []
+"""Ranked attempts kept off every board and streak, each a condition on DailyAttempt,
+registered by an app above (fairplay: results held for review, accounts confirmed as bots)."""
 
-def ranked_attempts(variant: str):
-    return DailyAttempt.objects.filter(ranked=True, challenge__variant=variant)
+
+def ranked_attempts(variant: str | None = None):
+    """The ranked attempts the boards count (of one variant, or all), the withheld left out."""
+    rows = DailyAttempt.objects.filter(ranked=True)
+    if variant is not None:
+        rows = rows.filter(challenge__variant=variant)
+    for withheld in WITHHELD:
+        rows = rows.exclude(withheld())
+    return rows
+
+
+def is_withheld(attempt_pk: int) -> bool:
+    """A ranked attempt the boards leave out (no query while nothing is registered)."""
+    return bool(WITHHELD) and not ranked_attempts().filter(pk=attempt_pk).exists()
 
 
 def attempt_result(attempt: DailyAttempt) -> scoring.DailyResult:

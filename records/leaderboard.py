@@ -178,7 +178,10 @@ def record_attempt(attempt_pk: int, store: RankStore | None = None) -> None:
         boards += [Board(kind, challenge.variant) for kind in ALL_TIME]
     try:
         if attempt.elapsed_ms is not None and attempt.won:
-            streakbook.record_win(attempt.player_id, challenge.variant, challenge.day)
+            if board_scores.is_withheld(attempt.pk):  # held for review, or a flagged account's
+                streakbook.recount(attempt.player_id, challenge.variant)
+            else:
+                streakbook.record_win(attempt.player_id, challenge.variant, challenge.day)
         for board in boards:
             _write(board, attempt.player_id, store)
     except Exception:

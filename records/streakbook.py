@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from daily.models import DailyAttempt, DailyStreak
+from daily.models import DailyStreak
+from records.board_scores import ranked_attempts
 from records.streaks import longest_streak
 
 _DAY = dt.timedelta(days=1)
@@ -54,11 +55,12 @@ def run_of(days) -> Run | None:
     return Run(longest_streak(played), current, played[-1])
 
 
-def won_days(attempts, player_id: int, variant: str) -> list[dt.date]:
+def won_days(player_id: int, variant: str) -> list[dt.date]:
+    """The days the player won, of the wins the boards count."""
     return list(
-        attempts.objects.filter(
-            ranked=True, player_id=player_id, challenge__variant=variant, game__status="won"
-        ).values_list("challenge__day", flat=True)
+        ranked_attempts(variant)
+        .filter(player_id=player_id, game__status="won")
+        .values_list("challenge__day", flat=True)
     )
 
 
@@ -72,22 +74,40 @@ def record_win(player_id: int, variant: str, day: dt.date) -> Run:
             .first()
         )
         old = None if row is None else Run(row.longest, row.current, row.last_day)
-        new = advance(old, day) or run_of(won_days(DailyAttempt, player_id, variant) + [day])
+        new = advance(old, day) or run_of(won_days(player_id, variant) + [day])
         if new != old:
-            DailyStreak.objects.update_or_create(
-                player_id=player_id,
-                variant=variant,
-                defaults={"longest": new.longest, "current": new.current, "last_day": new.last_day},
-            )
+            _keep(player_id, variant, new)
     return new
 
 
-def recount_all(attempts, streaks) -> int:
-    """Rebuild the table from every ranked win (models passed in: a migration's or the app's);
-    the number of rows."""
+def recount(player_id: int, variant: str) -> Run | None:
+    """The player's streak counted afresh from the wins the boards count (a win withheld or
+    published again); None, and no row, when none is left."""
+    with transaction.atomic():
+        DailyStreak.objects.select_for_update().filter(player_id=player_id, variant=variant).first()
+        run = run_of(won_days(player_id, variant))
+        if run is None:
+            DailyStreak.objects.filter(player_id=player_id, variant=variant).delete()
+        else:
+            _keep(player_id, variant, run)
+    return run
+
+
+def _keep(player_id: int, variant: str, run: Run) -> None:
+    DailyStreak.objects.update_or_create(
+        player_id=player_id,
+        variant=variant,
+        defaults={"longest": run.longest, "current": run.current, "last_day": run.last_day},
+    )
+
+
+def recount_all() -> int:
+    """Rebuild the table from every ranked win the boards count; the number of rows."""
     days: dict[tuple[int, str], list[dt.date]] = defaultdict(list)
-    wins = attempts.objects.filter(ranked=True, game__status="won").values_list(
-        "player_id", "challenge__variant", "challenge__day"
+    wins = (
+        ranked_attempts()
+        .filter(game__status="won")
+        .values_list("player_id", "challenge__variant", "challenge__day")
     )
     for player_id, variant, day in wins.iterator(chunk_size=10_000):
         days[player_id, variant].append(day)
@@ -95,7 +115,7 @@ def recount_all(attempts, streaks) -> int:
     for (player_id, variant), won in days.items():
         run = run_of(won)
         rows.append(
-            streaks(
+            DailyStreak(
                 player_id=player_id,
                 variant=variant,
                 longest=run.longest,
@@ -104,6 +124,6 @@ def recount_all(attempts, streaks) -> int:
             )
         )
     with transaction.atomic():
-        streaks.objects.all().delete()
-        streaks.objects.bulk_create(rows, batch_size=5_000)
+        DailyStreak.objects.all().delete()
+        DailyStreak.objects.bulk_create(rows, batch_size=5_000)
     return len(rows)

@@ -11,6 +11,7 @@
 | DAILY_WARMUP | 1 | 0: the daily page never picks missing deals in the background |
 | WINNABLE_POOL_REFILL | 1 | 0: no background searches fill the winnable-deal pools (only the command) |
 | REPLAY_ANALYSIS | 1 | 0: a game's losing move is searched only by `analyse_replays`, not by the background worker |
+| FAIRPLAY_ASSESSMENT | 1 | 0: ranked games are assessed only by `assess_games`, not by the background worker when they end |
 | BACKGROUND_WORKER | process | process or thread: where the solver's background searches run |
 | HTTPS | 0 | 1 behind a proxy that terminates TLS: secure cookies, SSL redirect, HSTS |
 | HSTS_SECONDS | 31536000 | with HTTPS=1, how long browsers keep to https (start small) |
@@ -74,6 +75,7 @@ INSTALLED_APPS = [
     "races",
     "daily",
     "records",
+    "fairplay",
 ]
 
 MIDDLEWARE = [
@@ -186,6 +188,11 @@ WINNABLE_POOL_REFILL = env_bool("WINNABLE_POOL_REFILL", default=True)
 # (records/analysis.py), for its replay; `manage.py analyse_replays` (the scheduler, every minute)
 # catches what it missed. The tests turn it off.
 REPLAY_ANALYSIS = env_bool("REPLAY_ANALYSIS", default=True)
+
+# A ranked game that ends is handed to the background worker, which assesses it for fair play
+# (fairplay/assess.py); `manage.py assess_games` (the scheduler, every minute) catches what it
+# missed. The tests turn it off.
+FAIRPLAY_ASSESSMENT = env_bool("FAIRPLAY_ASSESSMENT", default=True)
 
 # Where the solver's background searches run (games/worker.py): `process`, one worker
 # process of the web process's own at a lower priority; `thread`, a thread of the web process

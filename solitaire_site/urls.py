@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("races.ratings.urls")),  # before records' leaderboards/<kind>/…
     path("", include("daily.urls")),  # before records' daily/<variant>/<day>/
     path("", include("records.urls")),
+    path("fairplay/", include("fairplay.urls")),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),

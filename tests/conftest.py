@@ -267,11 +267,12 @@ async def connect(sent_frames):
 
 @pytest.fixture(autouse=True)
 def no_background_solving(settings):
-    """No daily deals picked, no winnable deals pooled and no losing moves searched in the
-    background, unless the test turns it on."""
+    """No daily deals picked, no winnable deals pooled, no losing moves searched and no games
+    assessed for fair play in the background, unless the test turns it on."""
     settings.DAILY_WARMUP = False
     settings.WINNABLE_POOL_REFILL = False
     settings.REPLAY_ANALYSIS = False
+    settings.FAIRPLAY_ASSESSMENT = False
     settings.BACKGROUND_WORKER = "thread"
 
 

@@ -105,6 +105,8 @@ busiest = (
 )
 longest = finished.order_by("-seq", "pk")[0]
 challenge = Challenge.objects.filter(variant=longest.variant).annotate(n=Count("attempts")).filter(n__gt=0).order_by("-day")[0]
+# a player ranked on that day (their board row's report link), else the busiest account
+ranked = challenge.attempts.filter(ranked=True).order_by("pk").values_list("player", flat=True)
 race = Race.objects.filter(status="finished").annotate(n=Count("racers")).order_by("-n", "pk")[0]
 print(json.dumps({
     "variant": longest.variant,
@@ -112,6 +114,7 @@ print(json.dumps({
     "kind": "wins",
     "day": challenge.day.isoformat(),
     "player_id": str(busiest),
+    "ranked_player_id": str(ranked.first() or busiest),
     "code": race.code,
     "public_id": longest.public_id,
 }))
@@ -121,7 +124,7 @@ print(json.dumps({
 def seeded_samples(env: dict[str, str]) -> dict[str, str]:
     """Path parameter values from the seeded database the server of `env` reads: the longest
     finished game (its variant, deal and replay), the busiest account, the newest daily board
-    with results, the finished race with the most racers."""
+    with results and a player ranked on it, the finished race with the most racers."""
     out = subprocess.run(
         [sys.executable, "-c", SAMPLES_SCRIPT],
         cwd=ROOT,

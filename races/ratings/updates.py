@@ -6,24 +6,48 @@ runs once (its status is checked under that lock), and the `RatingChange` rows' 
 (race, player) constraint is the last guard: a second application would fail and roll the
 whole close back. The rating rows are locked in player order, so two races closing at once
 with a racer in common never deadlock.
+
+A result can be withheld after the fact (`WITHHELD`, registered by an app above: fairplay holds
+a result for review, or a reviewer confirms a bot): `recompute` then rates the variant's races
+again from the start, in the order they closed, by the same rule, leaving the withheld racers
+out as if they had not raced; publishing the result again recomputes with it back in. A
+recompute of an unchanged history gives every rating exactly as it was.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
+from django.db import transaction
+
 from races import ratings
-from races.models import Race, Rating, RatingChange
+from races.models import Race, Racer, Rating, RatingChange
 from races.standings import progress_of
+
+WITHHELD: list[Callable[[Race], set[int]]] = []
+"""Per race, the players whose result in it counts for no rating (registered by fairplay)."""
+
+
+def rated_racers(race: Race) -> list[Racer]:
+    """The racers a rated race rates: signed in, their result not withheld; in player order."""
+    withheld = set().union(*(rule(race) for rule in WITHHELD))
+    return [
+        racer
+        for racer in race.racers.select_related("player").order_by("player_id")
+        if racer.player.user_id is not None and racer.player_id not in withheld
+    ]
+
+
+def rate_race(racers: list[Racer], before: list[ratings.Skill]) -> list[ratings.Skill]:
+    """The racers' skills after the race, from their skills before and its standings."""
+    places = ratings.ranks([progress_of(racer).score for racer in racers])
+    return ratings.rate(before, places)
 
 
 def apply_ratings(race: Race, now: datetime) -> dict[str, dict]:
     """Rate the finished race's signed-in racers; per racer id, what a page shows of it."""
-    racers = [
-        racer
-        for racer in race.racers.select_related("player").order_by("player_id")
-        if racer.player.user_id is not None
-    ]
+    racers = rated_racers(race)
     if len(racers) < ratings.MIN_RATED_RACERS:
         return {}
     player_ids = [racer.player_id for racer in racers]
@@ -40,8 +64,7 @@ def apply_ratings(race: Race, now: datetime) -> dict[str, dict]:
         .order_by("player_id")
     }
     before = [ratings.Skill(rows[p].mu, rows[p].sigma) for p in player_ids]
-    places = ratings.ranks([progress_of(racer).score for racer in racers])
-    after = ratings.rate(before, places)
+    after = rate_race(racers, before)
     changes, shown = [], {}
     for racer, old, new in zip(racers, before, after, strict=True):
         row = rows[racer.player_id]
@@ -62,6 +85,57 @@ def apply_ratings(race: Race, now: datetime) -> dict[str, dict]:
     RatingChange.objects.bulk_create(changes)
     Rating.objects.bulk_update(rows.values(), ["mu", "sigma", "races", "updated_at"])
     return shown
+
+
+def recompute(variant: str) -> int:
+    """Every rating in `variant` computed afresh from its finished rated races, in the order
+    they closed, by `rate_race`, what is withheld now left out: the ratings, and each race's
+    `RatingChange` rows, replaced in one transaction; the number of races rated."""
+    start = ratings.Skill(ratings.START_MU, ratings.START_SIGMA)
+    with transaction.atomic():
+        rows = {
+            row.player_id: row
+            for row in Rating.objects.select_for_update()
+            .filter(variant=variant)
+            .order_by("player_id")
+        }
+        when = dict(RatingChange.objects.filter(variant=variant).values_list("race_id", "at"))
+        races = Race.objects.filter(
+            variant=variant, rated=True, seed_chosen=False, status=Race.Status.FINISHED
+        ).order_by("finished_at", "pk")
+        skills: dict[int, ratings.Skill] = {}
+        counts: dict[int, int] = {}
+        changes = []
+        rated = 0
+        for race in races:
+            racers = rated_racers(race)
+            if len(racers) < ratings.MIN_RATED_RACERS:
+                continue
+            rated += 1
+            before = [skills.get(racer.player_id, start) for racer in racers]
+            for racer, old, new in zip(racers, before, rate_race(racers, before), strict=True):
+                skills[racer.player_id] = new
+                counts[racer.player_id] = counts.get(racer.player_id, 0) + 1
+                changes.append(
+                    RatingChange(
+                        race=race,
+                        player_id=racer.player_id,
+                        variant=variant,
+                        mu_before=old.mu,
+                        mu_after=new.mu,
+                        sigma_after=new.sigma,
+                        races=counts[racer.player_id],
+                        at=when.get(race.pk, race.finished_at),
+                    )
+                )
+        RatingChange.objects.filter(variant=variant).delete()
+        RatingChange.objects.bulk_create(changes)
+        Rating.objects.filter(variant=variant).exclude(player_id__in=list(skills)).delete()
+        for player_id, skill in skills.items():
+            row = rows.get(player_id) or Rating(player_id=player_id, variant=variant)
+            row.mu, row.sigma, row.races = skill.mu, skill.sigma, counts[player_id]
+            row.save()
+    return rated
 
 
 def change_dict(mu_before: float, mu_after: float, races: int) -> dict:

@@ -36,12 +36,14 @@ def test_a_started_scheduler_fills_the_days_pools_and_boards_at_once_and_then_on
     assert set(due) == {
         "close_overdue_races",
         "analyse_replays",
+        "assess_games",
         "rebuild_leaderboards",
         "rebuild_recent_leaderboards",
         "precompute_daily",
         "stock_winnable_deals",
     }
-    for every_minute in ("close_overdue_races", "analyse_replays", "rebuild_leaderboards"):
+    minutely = ("close_overdue_races", "analyse_replays", "assess_games", "rebuild_leaderboards")
+    for every_minute in minutely:
         assert dt.timedelta(0) < due[every_minute] - now <= dt.timedelta(minutes=1)
     assert due["rebuild_recent_leaderboards"].minute == 45
     assert (due["precompute_daily"].hour, due["precompute_daily"].minute) == (0, 5)

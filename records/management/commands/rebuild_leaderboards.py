@@ -8,7 +8,7 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from daily.dealpick import utc_day
-from daily.models import DailyAttempt, DailyChallenge, DailyStreak
+from daily.models import DailyChallenge
 from games.models import Variant
 from records import leaderboard, streakbook
 from records.boards import ALL_TIME, DAILY, Board
@@ -34,7 +34,7 @@ class Command(BaseCommand):
     def handle(self, *args, days: int | None = None, missing: bool = False, **options) -> None:
         full = days is None and not missing
         if full:  # everything from the record: the streaks too, counted from every win
-            streaks = streakbook.recount_all(DailyAttempt, DailyStreak)
+            streaks = streakbook.recount_all()
             self.stdout.write(f"Counted {streaks} streaks.")
         boards = [Board(kind, variant) for variant in Variant.values for kind in ALL_TIME]
         challenges = DailyChallenge.objects.order_by("-day", "variant")

@@ -1,0 +1,14 @@
+from django.urls import path
+
+from fairplay import views
+
+app_name = "fairplay"
+
+urlpatterns = [
+    path("report/<str:public_id>/", views.report, name="report"),
+    path(
+        "report/daily/<str:variant>/<str:day>/<int:ranked_player_id>/",
+        views.report_daily,
+        name="report_daily",
+    ),
+]

@@ -1,0 +1,145 @@
+"""An assessment of each ranked result, from the record, made once (fairplay/assess.py)."""
+
+import pytest
+from django.db import transaction
+
+from fairplay import assess
+from fairplay.models import Assessment
+from games import worker
+from games.models import Game
+from tests.fairplay.conftest import PERSON, play, winning_line
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_bots_ranked_daily_is_held(ranked_game):
+    """The solver's line at 6 moves a second: likely a bot, pending review."""
+    game = play(ranked_game, [172] * 40)
+    made = assess.assess(game.pk)
+    assert (made.kind, made.verdict, made.rule) == ("daily", "likely_bot", "inhuman_pace")
+    assert made.status == Assessment.Status.PENDING and made.is_held
+    assert made.seq == game.seq and made.player_id == game.player_id
+    assert made.figures["fast_share"] == 1.0
+    assert made.think_ms == [172] * 40
+
+
+def test_a_persons_ranked_daily_is_clear(ranked_game):
+    made = assess.assess(play(ranked_game, PERSON).pk)
+    assert (made.verdict, made.status) == ("clear", Assessment.Status.CLEARED)
+    assert not made.is_held
+
+
+def test_the_solver_is_asked_in_each_position(ranked_game, monkeypatch):
+    """Playing the solver's own line: its choice in (nearly) every position it answered."""
+    monkeypatch.setattr(assess, "SOLVER_NODES_PER_POSITION", 3000)
+    made = assess.assess(play(ranked_game, PERSON).pk)
+    assert made.figures["solver_judged"] >= 20
+    assert made.figures["solver_agreement"] >= 0.8
+
+
+def test_too_few_moves_are_clear(ranked_game):
+    made = assess.assess(play(ranked_game, [100] * 5).pk)
+    assert (made.verdict, made.rule) == ("clear", "too_few_moves")
+
+
+def test_assessing_twice_assesses_once(ranked_game):
+    """A retried finish finds the record assessed: nothing new is made."""
+    game = play(ranked_game, [172] * 40)
+    first = assess.assess(game.pk)
+    assert assess.assess(game.pk) is None
+    assert Assessment.objects.filter(game=game).count() == 1
+    assert Assessment.objects.get(game=game).created_at == first.created_at
+
+
+def test_a_longer_record_is_assessed_again_until_a_person_decides(ranked_game, admin_user):
+    """A stuck attempt that was undone and played on: the new record is assessed, unless a
+    reviewer has decided on the old one."""
+    game = play(ranked_game, PERSON)
+    assess.assess(game.pk)
+    Game.objects.filter(pk=game.pk).update(seq=game.seq + 1)
+    assert assess.assess(game.pk).seq == game.seq + 1
+    Assessment.objects.filter(game=game).update(reviewer=admin_user)
+    Game.objects.filter(pk=game.pk).update(seq=game.seq + 2)
+    assert assess.assess(game.pk) is None
+
+
+def test_games_that_are_not_ranked_are_not_assessed(account, make_game):
+    game = play(make_game(account, "penguin", 42), [172] * 40)
+    assert assess.assess(game.pk) is None
+    assert not Assessment.objects.exists()
+
+
+def test_a_game_in_play_is_not_assessed(ranked_game):
+    assert assess.assess(ranked_game.pk) is None
+
+
+def test_a_rated_races_game_is_assessed(rated_race_game):
+    made = assess.assess(play(rated_race_game(), [172] * 40).pk)
+    assert (made.kind, made.verdict) == ("race", "likely_bot")
+
+
+def test_a_guests_game_in_a_rated_race_is_not(rated_race_game):
+    """Guests race unrated: nothing of theirs to hold."""
+    from games.models import Player
+
+    game = play(rated_race_game(Player.objects.create()), [172] * 40)
+    assert assess.assess(game.pk) is None
+
+
+def test_an_unrated_races_game_is_not(rated_race_game):
+    assert assess.assess(play(rated_race_game(rated=False), [172] * 40).pk) is None
+
+
+def test_a_game_is_queued_once_while_it_waits(
+    ranked_game, settings, django_capture_on_commit_callbacks
+):
+    """Two hand-overs of one game before the worker takes it: one job."""
+    settings.FAIRPLAY_ASSESSMENT = True
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert assess.request([ranked_game.pk, ranked_game.pk]) == 1
+        assert assess.request([ranked_game.pk]) == 0
+    assert len(callbacks) == 1
+    assess._queue.waiting.clear()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_winning_batch_hands_the_game_to_the_worker(account, challenge, settings):
+    """A ranked daily won through the move path is assessed off the request, after the commit."""
+    settings.FAIRPLAY_ASSESSMENT = True
+    from daily.actions import start_attempt
+    from games import actions
+
+    attempt, _ = start_attempt(account, challenge)
+    live = attempt.game
+    for move in winning_line():
+        with transaction.atomic():
+            live = actions.do_play_move(live, move, live.seq).game
+    game = Game.objects.get(pk=attempt.game_id)
+    assert game.status == Game.Status.WON
+    worker.drain()
+    made = Assessment.objects.get(game=game)
+    # Played by a test as fast as the machine goes: a bot's pace.
+    assert made.verdict == "likely_bot" and made.status == Assessment.Status.PENDING
+
+
+def test_nothing_is_queued_with_the_assessment_off(ranked_game, settings):
+    settings.FAIRPLAY_ASSESSMENT = False
+    assert assess.request([ranked_game.pk]) == 0
+
+
+def test_the_catch_up_command_assesses_what_the_worker_missed(ranked_game, rated_race_game):
+    """assess_games: the ended ranked games without an assessment of their record."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from races.models import Race
+
+    daily = play(ranked_game, [172] * 20)
+    race_game = play(rated_race_game(), [172] * 20)
+    Race.objects.filter(racers__game=race_game).update(status=Race.Status.FINISHED)
+    assert sorted(assess.waiting(1000, 10)) == sorted([daily.pk, race_game.pk])
+    out = StringIO()
+    call_command("assess_games", stdout=out)
+    assert "assessed 2 games" in out.getvalue()
+    assert assess.waiting(1000, 10) == []

@@ -1,0 +1,134 @@
+"""The three bots of scripts/bots.py, over the real sockets of a live Daphne, are held for
+review: on today's Penguin daily and in a rated quick race. The server assesses each game in
+its background worker after the game (or the race) ends; the test reads the stored verdict
+from the server's database, then sees the held result leave the day's board (the JSON API) and
+the race's rating changes undone."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import datetime as dt
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from scripts import bots
+from scripts.client import query
+from tests.live import live_server_process
+
+pytestmark = [pytest.mark.slow, pytest.mark.live, pytest.mark.xdist_group("fairplay_bots")]
+
+ASSESSMENT_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def server():
+    """(base URL, database URL): a Daphne of its own, quick races starting 2 s after the
+    second player arrives."""
+    with tempfile.TemporaryDirectory(prefix="fairplay-bots-") as tmp:
+        database_url = f"sqlite:///{Path(tmp) / 'db.sqlite3'}"
+        env = {"DATABASE_URL": database_url, "QUICK_RACE_LOBBY_S": "2"}
+        with live_server_process(env=env) as url:
+            yield url, database_url
+
+
+def run(coroutine):
+    """In a thread of its own: a session's Playwright may keep a loop in the main thread."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def assessment_of(database_url: str, public_id: str) -> tuple[str, str, str]:
+    """(verdict, rule, status) of the game's assessment, waiting for the worker to store it."""
+    deadline = time.monotonic() + ASSESSMENT_TIMEOUT_S
+    while time.monotonic() < deadline:
+        rows = query(
+            database_url,
+            "SELECT a.verdict, a.rule, a.status FROM fairplay_assessment a"
+            " JOIN games_game g ON g.id = a.game_id WHERE g.public_id = %s",
+            [public_id],
+        )
+        if rows:
+            return rows[0]
+        time.sleep(0.5)
+    raise AssertionError(f"game {public_id} was not assessed in {ASSESSMENT_TIMEOUT_S} s")
+
+
+def eventually(check, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} within {timeout:g} s")
+        time.sleep(0.5)
+
+
+def player_id(database_url: str, username: str) -> int:
+    return query(
+        database_url,
+        "SELECT p.id FROM games_player p JOIN auth_user u ON u.id = p.user_id"
+        " WHERE u.username = %s",
+        [username],
+    )[0][0]
+
+
+def signed_up(base: str, kind: str, name: str, seed: int = 0) -> bots.Player:
+    bot = bots.make_bot(base, kind, seed=seed)
+    bot.sign_up(name)
+    return bot
+
+
+@pytest.mark.parametrize("kind", sorted(bots.BOTS))
+def test_a_bot_is_held_on_the_daily(server, kind):
+    base, database_url = server
+    bot = signed_up(base, kind, f"daily-{kind}")
+    last = run(bots.play_daily(bot, "penguin"))
+    verdict, rule, status = assessment_of(database_url, last["game"])
+    assert verdict in ("review", "likely_bot"), (verdict, rule)
+    assert status == "pending"
+    me = player_id(database_url, f"daily-{kind}")
+    day = dt.datetime.now(dt.UTC).date().isoformat()
+
+    def off_the_board() -> bool:
+        _, _, text = bot.browser.request(
+            "GET", f"/api/leaderboards/daily/penguin/{day}/?player={me}"
+        )
+        board = json.loads(text)
+        return board["player"] is None and me not in [r["player"]["id"] for r in board["rows"]]
+
+    eventually(off_the_board, "the held result is off the day's board")
+
+
+@pytest.mark.parametrize("kind", sorted(bots.BOTS))
+def test_bots_are_held_in_a_rated_quick_race(server, kind):
+    base, database_url = server
+    racers = [signed_up(base, kind, f"race-{kind}-{i}", seed=i) for i in range(2)]
+    run(bots.play_quick_race(racers, "penguin"))
+    games = query(
+        database_url,
+        "SELECT g.public_id FROM races_racer r JOIN games_game g ON g.id = r.game_id"
+        " JOIN auth_user u ON u.id = (SELECT user_id FROM games_player p WHERE p.id = r.player_id)"
+        " WHERE u.username LIKE %s",
+        [f"race-{kind}-%"],
+    )
+    assert len(games) == 2
+    for (public_id,) in games:
+        verdict, rule, status = assessment_of(database_url, public_id)
+        assert verdict in ("review", "likely_bot"), (verdict, rule)
+        assert status == "pending"
+
+    def no_rating_changes() -> bool:
+        rows = query(
+            database_url,
+            "SELECT COUNT(*) FROM races_ratingchange c JOIN races_racer r"
+            " ON r.race_id = c.race_id JOIN auth_user u"
+            " ON u.id = (SELECT user_id FROM games_player p WHERE p.id = r.player_id)"
+            " WHERE u.username LIKE %s",
+            [f"race-{kind}-%"],
+        )
+        return rows[0][0] == 0
+
+    eventually(no_rating_changes, "the race's rating changes are undone")
