@@ -196,13 +196,13 @@ def test_the_race_s_games_go_to_the_search_when_it_ends(
     closed games are updated past post_save): after the commit, each once."""
     settings.REPLAY_ANALYSIS = True
     submitted = []
-    monkeypatch.setattr(analysis, "_submit", submitted.append)
-    analysis._queued.clear()
+    monkeypatch.setattr(analysis._queue, "_submit", submitted.append)
+    analysis._queue.waiting.clear()
     with django_capture_on_commit_callbacks(execute=True):
         finish(trio)
     games = set(trio.racers.values_list("game_id", flat=True))
     assert set(submitted) == games and len(submitted) == len(games)
-    analysis._queued.clear()
+    analysis._queue.waiting.clear()
 
 
 def eight_long_runs(make_client, variant: str, rows: int) -> Race:
