@@ -267,17 +267,22 @@ class Player:
         return self.line.pop(0)
 
     async def play_game(self, socket, frame: dict) -> dict:
-        """Play from this `state` frame until the game is won or stuck, or MAX_MOVES are
-        played: one move in flight, each sent its wait after the one before (not before the
+        """Play from this `state` frame until the game is won or stuck (the greedy bot undoes
+        its way out of a stuck position), or MAX_MOVES are played: one move in flight, each sent its wait after the one before (not before the
         answer to it); the last frame."""
         sent = time.monotonic()
         for _ in range(MAX_MOVES):
-            if frame["status"] != "playing" or not frame["legal"]:
+            # The greedy bot wanders: stuck, it takes a move back and tries another.
+            wanders = self.chooser == "greedy" and frame["status"] == "stuck" and frame["can_undo"]
+            if not wanders and (frame["status"] != "playing" or not frame["legal"]):
                 break
             sent = max(sent + next(self.waits), time.monotonic())
             await asyncio.sleep(sent - time.monotonic())
-            move = self.next_move(frame)
-            await socket.send(json.dumps({"type": "move", "move": move, "seq": frame["seq"]}))
+            if wanders:
+                action = {"type": "undo", "seq": frame["seq"]}
+            else:
+                action = {"type": "move", "move": self.next_move(frame), "seq": frame["seq"]}
+            await socket.send(json.dumps(action))
             frame = await until(socket, {"ack", "state"})
         return frame
 
