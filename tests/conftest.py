@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from games.actions import do_create_game
+from games.identity import player_for_user
 from games.models import Game, Player
 from tests.browser_support import (  # noqa: F401  (fixtures)
     browser,
@@ -169,6 +170,23 @@ def no_newest_race_remembered():
     from records.recent_races import forget_newest
 
     forget_newest()
+
+
+@pytest.fixture
+def make_account(db):
+    """make(name=None) -> the Player of a new signed-up account."""
+    counter = iter(range(1, 10_000))
+
+    def make(name: str | None = None) -> Player:
+        user = get_user_model().objects.create_user(name or f"player{next(counter)}")
+        return player_for_user(user)
+
+    return make
+
+
+@pytest.fixture
+def account(make_account) -> Player:
+    return make_account("alice")
 
 
 @pytest.fixture

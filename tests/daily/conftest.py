@@ -4,13 +4,11 @@ import datetime as dt
 import uuid
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from daily import dealpick
 from daily.actions import get_challenge
 from daily.models import DailyAttempt
-from games.identity import player_for_user
 from games.models import Game, Player
 from games.rankstore import RedisRankStore, get_rank_store
 from records import leaderboard
@@ -67,22 +65,6 @@ def flush_boards(board_prefix):
 @pytest.fixture
 def today():
     return dealpick.utc_day(timezone.now())
-
-
-@pytest.fixture
-def make_account(db):
-    counter = iter(range(1, 10_000))
-
-    def make(name: str | None = None) -> Player:
-        user = get_user_model().objects.create_user(name or f"player{next(counter)}")
-        return player_for_user(user)
-
-    return make
-
-
-@pytest.fixture
-def account(make_account):
-    return make_account("alice")
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ import datetime as dt
 import functools
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from daily import dealpick
@@ -13,7 +12,6 @@ from daily.actions import start_attempt
 from daily.models import DailyChallenge
 from games import actions
 from games.engine import new_game
-from games.identity import player_for_user
 from games.models import Game, Move, Player
 from games.solver import solve
 from races.codes import new_code
@@ -27,22 +25,6 @@ def winning_line(variant: str = "penguin", seed: int = SEED) -> tuple[str, ...]:
     result = solve(new_game(variant, seed), max_nodes=20_000)
     assert result.verdict == "won"
     return tuple(result.moves)
-
-
-@pytest.fixture
-def make_account(db):
-    counter = iter(range(1, 10_000))
-
-    def make(name: str | None = None) -> Player:
-        user = get_user_model().objects.create_user(name or f"player{next(counter)}")
-        return player_for_user(user)
-
-    return make
-
-
-@pytest.fixture
-def account(make_account) -> Player:
-    return make_account("alice")
 
 
 @pytest.fixture
