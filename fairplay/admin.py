@@ -18,6 +18,7 @@ FIGURE_LABELS = {
     "think_min_ms": "shortest think time (ms)",
     "fast_share": "share of think times under 250 ms",
     "think_cv": "variation of think times (CV)",
+    "think_spread": "middle half of think times against the median ((Q3 - Q1) / median)",
     "fast_streak": "longest streak of moves under 250 ms",
     "ms_per_action": "finish time per move (ms)",
     "solver_judged": "positions the solver answered",

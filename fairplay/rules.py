@@ -74,6 +74,7 @@ class Figures:
     think_min_ms: int | None
     fast_share: float | None
     think_cv: float | None
+    think_spread: float | None
     fast_streak: int
     ms_per_action: int | None
     solver_judged: int
@@ -118,6 +119,16 @@ def think_times(record: Record) -> list[int]:
     return [b - a for a, b in zip(times, times[1:], strict=False)]
 
 
+def quartile_spread(thinks: Sequence[int]) -> float | None:
+    """The middle half's width against the median: (Q3 - Q1) / median. Unlike the CV it does
+    not move with a few long gaps (a busy server, a congested network, a bot's own hiccup), so
+    a machine-paced game stays narrow however many of its frames were held up on the way."""
+    if len(thinks) < 4:
+        return None
+    q1, median, q3 = statistics.quantiles(thinks, n=4)
+    return (q3 - q1) / median if median > 0 else None
+
+
 def longest_fast_streak(thinks: Sequence[int]) -> int:
     """The most consecutive think times under FAST_MS."""
     longest = run = 0
@@ -141,6 +152,7 @@ def figures_of(record: Record) -> Figures:
         think_min_ms=min(thinks) if thinks else None,
         fast_share=round(sum(t < FAST_MS for t in thinks) / len(thinks), 4) if thinks else None,
         think_cv=None if cv is None else round(cv, 4),
+        think_spread=None if (spread := quartile_spread(thinks)) is None else round(spread, 4),
         fast_streak=longest_fast_streak(thinks),
         ms_per_action=(
             round(record.finish_ms / actions) if record.finish_ms is not None and actions else None
@@ -194,6 +206,12 @@ RULES: tuple[Rule, ...] = (
         Verdict.REVIEW,
         "The time between moves varied less than a person's does over a whole game.",
         lambda f: _below(f.think_cv, 0.35) and _below(f.think_median_ms, 1500),
+    ),
+    Rule(
+        "steady_bulk",
+        Verdict.REVIEW,
+        "Most times between moves were nearly the same, apart from a few pauses.",
+        lambda f: _below(f.think_spread, 0.3) and _below(f.think_median_ms, 1500),
     ),
     Rule(
         "solver_line",

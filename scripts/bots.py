@@ -134,6 +134,16 @@ def person(rng: random.Random) -> Person:
     return fast_expert(rng) if rng.random() < 0.25 else ordinary_player(rng)
 
 
+def with_pauses(pace: Pace) -> Pace:
+    """A bot that hides its pace: one wait in ten is 1-5 s longer, as a person's pauses are."""
+
+    def waits(rng: random.Random) -> Iterator[float]:
+        for wait in pace(rng):
+            yield wait + (rng.uniform(1, 5) if rng.random() < 0.1 else 0.0)
+
+    return waits
+
+
 # ------------------------------------------------------------------ the simulated record
 
 
@@ -142,32 +152,44 @@ def transit_s(rng: random.Random) -> float:
     return min(0.2, 0.01 + rng.lognormvariate(math.log(0.02), 0.6))
 
 
+def held_up_transit_s(rng: random.Random) -> float:
+    """A busy server or a congested network: as `transit_s`, but one frame in fifteen is held up
+    0.3-1.5 s more (what a loaded test machine does to a bot's frames)."""
+    held_up = rng.uniform(0.3, 1.5) if rng.random() < 1 / 15 else 0.0
+    return transit_s(rng) + held_up
+
+
+Transit = Callable[[random.Random], float]
+
+
 def simulated_record(
     waits: Iterator[tuple[float, bool]],
     actions: int,
     rng: random.Random,
     agreement: float | None = None,
     solver_answers: float = 0.8,
+    transit: Transit = transit_s,
 ) -> Record:
     """The server's record of a game of `actions` actions played with these waits: each sent its
     wait after the one before, but not before that one's answer is back (one move in flight),
     and stored after its transit.
 
     `agreement`: the chance a move was the solver's choice (where the solver answered, with
-    chance `solver_answers`); None: the solver was not asked."""
+    chance `solver_answers`); None: the solver was not asked. `transit`: a frame's way, each
+    direction."""
     sent = answered = 0.0
     times, undo, choice = [], [], []
     for _ in range(actions):
         wait, is_undo = next(waits)
         sent = max(sent + wait, answered)
-        arrived = sent + transit_s(rng)
+        arrived = sent + transit(rng)
         times.append(max([round(arrived * 1000), *times[-1:]]))
         undo.append(is_undo)
         if agreement is None or is_undo or rng.random() >= solver_answers:
             choice.append(None)
         else:
             choice.append(rng.random() < agreement)
-        answered = arrived + transit_s(rng)
+        answered = arrived + transit(rng)
     return Record(
         times_ms=times,
         undo=undo,
@@ -191,9 +213,13 @@ from each position, which does not always start with the move the first search's
 with: 82-97% on Penguin deals)."""
 
 
-def simulated_bot_record(name: str, rng: random.Random, actions: int = 95) -> Record:
+def simulated_bot_record(
+    name: str, rng: random.Random, actions: int = 95, transit: Transit = transit_s
+) -> Record:
     pace, agreement = BOTS[name]
-    return simulated_record(moves_only(pace, rng), actions, rng, agreement=agreement)
+    return simulated_record(
+        moves_only(pace, rng), actions, rng, agreement=agreement, transit=transit
+    )
 
 
 def simulated_human_record(rng: random.Random, who: Person | None = None) -> Record:
@@ -320,10 +346,15 @@ async def play_daily(bot: Player, variant: str) -> dict:
     return {**last, "game": game}
 
 
-async def play_quick_race(bots: list[Player], variant: str) -> list[dict]:
+async def play_quick_race(
+    bots: list[Player], variant: str, on_start: Callable[[], None] | None = None
+) -> list[dict]:
     """Every bot presses Quick race for `variant` (they land in one race), waits for the start,
-    and plays; each bot's last frame."""
+    and plays; each bot's last frame. `on_start` is called once every bot has its board."""
     import websockets
+
+    dealt = 0
+    all_dealt = asyncio.Event()
 
     codes = set()
     for bot in bots:
@@ -342,6 +373,13 @@ async def play_quick_race(bots: list[Player], variant: str) -> list[dict]:
             bot.ws_url(f"/ws/race/{code}/"), additional_headers=bot.headers()
         ) as socket:
             frame = await until(socket, {"state"}, timeout=120)
+            nonlocal dealt
+            dealt += 1
+            if dealt == len(bots):
+                if on_start is not None:
+                    on_start()
+                all_dealt.set()
+            await all_dealt.wait()
             last = await bot.play_game(socket, frame)
             if last["status"] in ("playing", "stuck"):
                 await socket.send(json.dumps({"type": "resign"}))
@@ -352,6 +390,33 @@ async def play_quick_race(bots: list[Player], variant: str) -> list[dict]:
 
 
 CHOOSERS = {"solver_fastest": "solver", "solver_waits": "solver", "greedy": "greedy"}
+
+
+def play_in_process(base: str, kind: str, where: str, names: list[str], placing=None) -> list:
+    """Sign up one bot a name and play: `where` "daily" (the first name plays today's Penguin
+    daily) or "quick" (every name in one rated Penguin quick race). Synchronous and picklable,
+    for a process of its own: a bot's solver search in a thread would hold up the others' sends.
+    `placing`: a lock held from the first press until the race has started, so that bots
+    placed at once elsewhere do not land in this race. Each bot's last frame."""
+    bots = [make_bot(base, kind, seed=i) for i in range(len(names))]
+    for bot, name in zip(bots, names, strict=True):
+        bot.sign_up(name)
+    if where == "daily":
+        return [asyncio.run(play_daily(bots[0], "penguin"))]
+    if placing is None:
+        return asyncio.run(play_quick_race(bots, "penguin"))
+    held = placing.acquire()
+
+    def release() -> None:
+        nonlocal held
+        if held:
+            held = False
+            placing.release()
+
+    try:
+        return asyncio.run(play_quick_race(bots, "penguin", on_start=release))
+    finally:
+        release()  # the race failed before its start
 
 
 def make_bot(base: str, kind: str, seed: int = 0) -> Player:

@@ -2,14 +2,17 @@
 review: on today's Penguin daily and in a rated quick race. The server assesses each game in
 its background worker after the game (or the race) ends; the test reads the stored verdict
 from the server's database, then sees the held result leave the day's board (the JSON API) and
-the race's rating changes undone."""
+the race's rating changes undone.
+
+The six games are played at once, at the bots' own paces, each in a process of its own, before
+the first test (`played`): one after another they took 3-5 minutes of a worker's wall clock."""
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import datetime as dt
 import json
+import multiprocessing
 import tempfile
 import time
 from pathlib import Path
@@ -17,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from scripts import bots
-from scripts.client import query
+from scripts.client import Browser, query
 from tests.live import live_server_process
 
 pytestmark = [pytest.mark.slow, pytest.mark.live, pytest.mark.xdist_group("fairplay_bots")]
@@ -36,10 +39,36 @@ def server():
             yield url, database_url
 
 
-def run(coroutine):
-    """In a thread of its own: a session's Playwright may keep a loop in the main thread."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+@pytest.fixture(scope="module")
+def played(server):
+    """Every bot's daily and its quick race of two, all played at once: {(where, kind): each
+    bot's last frame, or what went wrong}. The quick races are placed one at a time (`placing`)
+    so that each kind's pair has a race of its own."""
+    base, _ = server
+    context = multiprocessing.get_context("spawn")  # no forked copy of this process's threads
+    jobs = {}
+    with (
+        context.Manager() as manager,
+        concurrent.futures.ProcessPoolExecutor(2 * len(bots.BOTS), mp_context=context) as pool,
+    ):
+        placing = manager.Lock()
+        for kind in sorted(bots.BOTS):
+            jobs["daily", kind] = pool.submit(
+                bots.play_in_process, base, kind, "daily", [f"daily-{kind}"]
+            )
+            names = [f"race-{kind}-{i}" for i in range(2)]
+            jobs["quick", kind] = pool.submit(
+                bots.play_in_process, base, kind, "quick", names, placing
+            )
+        concurrent.futures.wait(jobs.values())
+        return {key: job.exception() or job.result() for key, job in jobs.items()}
+
+
+def last_frames(played: dict, where: str, kind: str) -> list[dict]:
+    frames = played[where, kind]
+    if isinstance(frames, BaseException):
+        raise frames
+    return frames
 
 
 def assessment_of(database_url: str, public_id: str) -> tuple[str, str, str]:
@@ -75,17 +104,11 @@ def player_id(database_url: str, username: str) -> int:
     )[0][0]
 
 
-def signed_up(base: str, kind: str, name: str, seed: int = 0) -> bots.Player:
-    bot = bots.make_bot(base, kind, seed=seed)
-    bot.sign_up(name)
-    return bot
-
-
 @pytest.mark.parametrize("kind", sorted(bots.BOTS))
-def test_a_bot_is_held_on_the_daily(server, kind):
+def test_a_bot_is_held_on_the_daily(server, played, kind):
     base, database_url = server
-    bot = signed_up(base, kind, f"daily-{kind}")
-    last = run(bots.play_daily(bot, "penguin"))
+    [last] = last_frames(played, "daily", kind)
+    visitor = Browser(base)
     verdict, rule, status = assessment_of(database_url, last["game"])
     assert verdict in ("review", "likely_bot"), (verdict, rule)
     assert status == "pending"
@@ -93,9 +116,7 @@ def test_a_bot_is_held_on_the_daily(server, kind):
     day = dt.datetime.now(dt.UTC).date().isoformat()
 
     def off_the_board() -> bool:
-        _, _, text = bot.browser.request(
-            "GET", f"/api/leaderboards/daily/penguin/{day}/?player={me}"
-        )
+        _, _, text = visitor.request("GET", f"/api/leaderboards/daily/penguin/{day}/?player={me}")
         board = json.loads(text)
         return board["player"] is None and me not in [r["player"]["id"] for r in board["rows"]]
 
@@ -103,10 +124,9 @@ def test_a_bot_is_held_on_the_daily(server, kind):
 
 
 @pytest.mark.parametrize("kind", sorted(bots.BOTS))
-def test_bots_are_held_in_a_rated_quick_race(server, kind):
-    base, database_url = server
-    racers = [signed_up(base, kind, f"race-{kind}-{i}", seed=i) for i in range(2)]
-    run(bots.play_quick_race(racers, "penguin"))
+def test_bots_are_held_in_a_rated_quick_race(server, played, kind):
+    _, database_url = server
+    assert len(last_frames(played, "quick", kind)) == 2
     games = query(
         database_url,
         "SELECT g.public_id FROM races_racer r JOIN games_game g ON g.id = r.game_id"

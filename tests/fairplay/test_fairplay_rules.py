@@ -86,6 +86,21 @@ def test_a_steady_quick_pace_is_reviewed():
     assert (judgement.verdict, judgement.rule) == (Verdict.REVIEW, "steady_pace")
 
 
+def test_a_fixed_pace_broken_by_a_few_pauses_is_reviewed():
+    """A bot's 1/3 s pace with one gap in ten held up a second or more (its own pauses, or a
+    busy server's): the pauses lift the CV past every line above, but the middle half of the
+    gaps stays narrow."""
+    thinks = [333, 340, 330, 2100, 336, 329, 331, 338, 335, 332] * 3
+    figures = rules.figures_of(record(thinks))
+    assert figures.think_cv > 0.35 and figures.think_spread < 0.3
+    judgement = rules.assess(record(thinks))
+    assert (judgement.verdict, judgement.rule) == (Verdict.REVIEW, "steady_bulk")
+
+
+def test_a_persons_middle_half_is_wide():
+    assert rules.figures_of(record(PERSON)).think_spread > 0.3
+
+
 def test_playing_the_solvers_line_is_reviewed():
     """Nine moves in ten or more the solver's choice, over at least 30 it answered."""
     base = record(PERSON * 2)

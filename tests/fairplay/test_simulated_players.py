@@ -54,6 +54,35 @@ def test_every_bot_is_held_in_every_game(bot):
     assert verdicts[Verdict.CLEAR] == 0, verdicts
 
 
+@pytest.mark.parametrize("bot", ["greedy", "solver_fastest"])
+def test_a_machine_pace_with_pauses_of_its_own_is_held(bot):
+    """A fixed pace that hides behind pauses (one wait in ten 1-5 s longer): at least 97 games in
+    a hundred held, 15 to 120 actions each."""
+    pace, agreement = bots.BOTS[bot]
+    rng = random.Random(f"{bot}/pauses")
+    records = [
+        bots.simulated_record(
+            bots.moves_only(bots.with_pauses(pace), rng), rng.randint(15, 120), rng, agreement
+        )
+        for _ in range(BOT_GAMES)
+    ]
+    assert sum(held(r) for r in records) >= BOT_GAMES * 97 // 100
+
+
+@pytest.mark.parametrize("bot", ["greedy", "solver_fastest"])
+def test_a_machine_pace_is_held_through_a_busy_server(bot):
+    """One frame in fifteen held up 0.3-1.5 s on its way (a loaded machine, a congested
+    network): games of 40 to 200 actions, at least 98 in a hundred held."""
+    rng = random.Random(f"{bot}/held-up")
+    records = [
+        bots.simulated_bot_record(
+            bot, rng, actions=rng.randint(40, 200), transit=bots.held_up_transit_s
+        )
+        for _ in range(BOT_GAMES)
+    ]
+    assert sum(held(r) for r in records) >= BOT_GAMES * 98 // 100
+
+
 def test_the_fastest_bot_keeps_inside_the_frame_budget():
     """The first bot sends 29 frames in 5 s: the socket's budget is 30 (games/sockets.py)."""
     from games.sockets import FrameBudget
