@@ -127,12 +127,21 @@ def pytest_xdist_setupnodes(config, specs):
         spec.env["REDIS_URL"] = parts._replace(path=f"/{base + number}").geturl()
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group markers
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
-    """Markers that follow from fixtures (`browser`, `live`, `xdist_group`), and the order: slow
-    tests first (the long poles, started while the fast ones fill the other workers), then the
-    browser tests one after another (so that a worker launches its Chromium once), then the
-    rest."""
+    """Markers that follow from fixtures (`browser`, `live`, `xdist_group`), before any other
+    plugin's hook (pytest-xdist reads the groups in its own); and the order, after every other
+    plugin's: slow tests first (the long poles, started while the fast ones fill the other
+    workers), then the browser tests one after another (so that a worker launches its Chromium
+    once), then the rest.
+
+    pytest-django sorts by database use in its own hook (Django's order: tests in a transaction,
+    then `transaction=True` ones, then those without a database), which put every slow test
+    without a database (the solver, the drills, the browsers) at the end of the run: a tail of
+    minutes on a few workers. The sort here keeps that order within each rank (it is stable);
+    a `transaction=True` test may now come before one in a transaction, which only matters for
+    rows that migrations write, and ours write none that tests read (Django's flush writes the
+    content types and permissions again)."""
     for item in items:
         fixtures = set(item.fixturenames)
         if fixtures & BROWSER_FIXTURES:
@@ -141,6 +150,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.live)
         for name in sorted(fixtures & ONE_WORKER_FIXTURES):
             item.add_marker(pytest.mark.xdist_group(name))
+    result = yield
 
     def rank(item) -> int:
         if item.get_closest_marker("browser"):
@@ -148,6 +158,7 @@ def pytest_collection_modifyitems(config, items):
         return 0 if item.get_closest_marker("slow") else 2
 
     items.sort(key=rank)
+    return result
 
 
 @pytest.hookimpl(trylast=True)

@@ -95,14 +95,18 @@ def check_port_free(port: int) -> None:
 
 @contextlib.contextmanager
 def live_server_process(
-    port: int | None = None, env: dict[str, str] | None = None, timeout: float = 120.0
+    port: int | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120.0,
+    launcher: list[str] | None = None,
 ) -> Iterator[str]:
     """Yield the base URL of a Daphne serving the project on 127.0.0.1:`port` (free if None).
 
     `env` adds to or overrides the server's environment (DATABASE_URL, REDIS_URL, DEBUG…);
     without a DATABASE_URL the server gets its own SQLite file, deleted afterwards. A server is
     given `timeout` seconds to answer /healthz: at load 20 (a whole run beside others') a
-    worker's Daphne had written nothing yet after 30 s.
+    worker's Daphne had written nothing yet after 30 s. `launcher`: what runs the daphne
+    command line (scripts/servers.py `Daphne.launcher`), e.g. at another priority.
     """
     port = port or free_port()
     check_port_free(port)
@@ -113,6 +117,8 @@ def live_server_process(
         full_env = server_env(database_url=database_url, redis_url=redis_url, **extra)
         migrate(full_env)
         server = Daphne(port, full_env, Path(tmp) / "daphne.log")
+        if launcher is not None:
+            server.launcher = launcher
         try:
             try:
                 server.start(timeout)
