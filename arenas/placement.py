@@ -1,0 +1,111 @@
+"""Placing an arena's free players in races: one transaction per arena and tick.
+
+A player is free when they are in the arena, not paused, have its page open, and are in no race
+that is still on (of this arena or any other). While the arena runs, its free players are
+placed together as soon as there are two, once the first of them has waited
+`ARENA_GATHER_S` (so that racers coming back from one race meet in the next) or at once when
+there are enough for a full race. They are split into races of two to eight, as even as can
+be, nearest in points racing together; every race starts at once (its countdown) on a fresh
+deal, a winnable one from the race pool where the game has them.
+
+The arena's row is locked for the placement (a second process's tick skips it: the first is
+placing), then the players' rows (as a Quick race press does: nobody is placed twice, by an
+arena or a Quick race), each new race's row while its racers are added.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from arenas import events
+from arenas.models import Arena, ArenaPlayer, ArenaRace
+from games.models import Player
+from races.actions import add_racer, start_placed
+from races.lifecycle import MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART
+from races.models import Race, Racer
+from races.quick import open_rated_race
+
+RACE_ON = (Race.Status.LOBBY, Race.Status.STARTED)
+
+
+def race_sizes(free: int, most: int = MAX_PLAYERS) -> list[int]:
+    """How `free` players split into races: as few races as hold them, as even as can be."""
+    if free < MIN_PLAYERS_TO_AUTOSTART:
+        return []
+    count = math.ceil(free / most)
+    size, extra = divmod(free, count)
+    return [size + 1] * extra + [size] * (count - extra)
+
+
+def busy_players(player_ids) -> set[int]:
+    """Those of these players who are in a race that is still on."""
+    found = Racer.objects.filter(player_id__in=player_ids, race__status__in=RACE_ON)
+    return set(found.values_list("player_id", flat=True))
+
+
+def free_entries(arena: Arena):
+    """The arena's players who could be placed now (busy ones are taken out after)."""
+    return ArenaPlayer.objects.filter(arena=arena, paused=False, sockets__gt=0).select_related(
+        "player"
+    )
+
+
+def place(arena_pk: int, now=None) -> list[Race]:
+    """Place the arena's free players in new races, if it is time; the races opened."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        arena = Arena.objects.select_for_update(skip_locked=True).filter(pk=arena_pk).first()
+        if arena is None or arena.phase(now) != Arena.Phase.RUNNING:
+            return []
+        entries = list(free_entries(arena))
+        busy = busy_players([e.player_id for e in entries])
+        entries = [e for e in entries if e.player_id not in busy]
+        if len(entries) < MIN_PLAYERS_TO_AUTOSTART:
+            return []
+        waited = (now - min(e.free_since or e.joined_at for e in entries)).total_seconds()
+        if len(entries) < MAX_PLAYERS and waited < settings.ARENA_GATHER_S:
+            return []
+        locked = Player.objects.select_for_update(skip_locked=True).filter(
+            pk__in=[e.player_id for e in entries]
+        )
+        held = set(locked.order_by("pk").values_list("pk", flat=True))
+        busy = busy_players(held)  # again, under the players' locks
+        entries = [e for e in entries if e.player_id in held and e.player_id not in busy]
+        entries.sort(key=lambda e: (-e.points, e.free_since or e.joined_at, e.pk))
+        races, placements = [], {}
+        for size in race_sizes(len(entries)):
+            group, entries = entries[:size], entries[size:]
+            race = open_race(arena, group)
+            races.append(race)
+            placements.update({e.player_id: race.get_absolute_url() for e in group})
+        ArenaPlayer.objects.filter(arena=arena, player_id__in=placements).update(free_since=None)
+        if placements:
+            transaction.on_commit(lambda: events.placed(arena, placements))
+    return races
+
+
+def open_race(arena: Arena, entries: list[ArenaPlayer]) -> Race:
+    """A rated race of the arena with these players in it, started."""
+    race = open_rated_race(
+        entries[0].player, arena.variant, arena.race_time_limit_s, wants_winnable=True
+    )
+    ArenaRace.objects.create(race=race, arena=arena)
+    race = Race.objects.select_for_update().get(pk=race.pk)
+    for entry in entries:
+        add_racer(race, entry.player, entry.player.nickname)
+    start_placed(race)
+    return race
+
+
+def running_arenas(now=None):
+    now = now or timezone.now()
+    return Arena.objects.filter(starts_at__lte=now, ends_at__gt=now)
+
+
+def place_all(now=None) -> int:
+    """A tick of every running arena (the scheduler's backstop); how many races it opened."""
+    return sum(len(place(arena.pk, now)) for arena in running_arenas(now))

@@ -1,0 +1,98 @@
+"""An arena as one process sees it: the sockets of this process (and event loop) on the arena's
+page, and the tick that serves them. Every `TICK_S` while a socket is open the tick places the
+arena's free players (arenas/placement.py: every process ticks, the arena row's lock lets one
+place at a time), and, if the board or the lobby changed since the last tick (an
+`arena.changed` message reached any of the sockets), reads the board once and sends it to every
+socket, with each one's own row: at most one board a second, whatever the crowd."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import orjson
+
+from arenas import placement, standings
+from arenas.models import Arena
+from games.play import PerLoop
+from games.storage import off_loop
+
+logger = logging.getLogger(__name__)
+
+TICK_S = 1.0
+
+
+def board_texts(arena: Arena, player_ids: list[int]) -> tuple[str, dict[int, str]]:
+    """The board frame, encoded once, and each player's own row, encoded (sync, off the loop)."""
+    frame, _ = standings.board_frame(arena)
+    frame["now"] = int(time.time() * 1000)
+    shared = orjson.dumps(frame).decode()
+    own = standings.own_rows(arena, player_ids)
+    return shared, {pid: orjson.dumps(row).decode() for pid, row in own.items()}
+
+
+def with_own(shared: str, own: str | None) -> str:
+    """The shared board frame with a socket's own row as `you` (null for a spectator)."""
+    return f'{shared[:-1]},"you":{own or "null"}}}'
+
+
+class Room:
+    def __init__(self, rooms: Rooms, arena: Arena) -> None:
+        self.rooms = rooms
+        self.arena = arena
+        self.sockets: set = set()
+        self.dirty = True
+        self.task: asyncio.Task | None = None
+
+    async def run(self) -> None:
+        while self.sockets:
+            await asyncio.sleep(TICK_S)
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the next tick tries again
+                logger.exception("arena %s: the tick failed", self.arena.public_id)
+        self.rooms.rooms.pop(self.arena.pk, None)
+
+    async def tick(self) -> None:
+        running = self.arena.phase() == Arena.Phase.RUNNING
+        if running and any(socket.present for socket in self.sockets):
+            await off_loop(placement.place)(self.arena.pk)
+        if self.dirty and self.sockets:
+            self.dirty = False
+            await self.send_board(list(self.sockets))
+
+    async def send_board(self, sockets: list) -> None:
+        players = [s.player.pk for s in sockets if s.player is not None]
+        shared, own = await off_loop(board_texts)(self.arena, players)
+        for socket in sockets:
+            text = with_own(shared, own.get(socket.player.pk) if socket.player else None)
+            try:
+                await socket.send(text_data=text)
+            except Exception:  # closed meanwhile
+                continue
+
+
+class Rooms:
+    """This event loop's arena rooms."""
+
+    def __init__(self) -> None:
+        self.rooms: dict[int, Room] = {}
+
+    def join(self, arena: Arena, socket) -> Room:
+        room = self.rooms.get(arena.pk)
+        if room is None:
+            room = self.rooms[arena.pk] = Room(self, arena)
+        room.sockets.add(socket)
+        if room.task is None or room.task.done():
+            room.task = asyncio.get_running_loop().create_task(room.run())
+        return room
+
+    def leave(self, room: Room, socket) -> None:
+        room.sockets.discard(socket)
+
+
+ROOMS: PerLoop[Rooms] = PerLoop(Rooms)
+"""This event loop's rooms (`ROOMS.get()`)."""

@@ -1,0 +1,50 @@
+"""The standing schedule: each active `ArenaSchedule` row makes an arena of its game every
+`every_minutes` (counted from midnight UTC plus its offset), `length_minutes` long. Making the
+coming ones is idempotent: one arena per schedule and start (a unique constraint)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from arenas.models import Arena, ArenaSchedule
+from games.models import Variant
+
+
+def starts_between(schedule: ArenaSchedule, start: datetime, end: datetime) -> list[datetime]:
+    """The schedule's start times in [start, end)."""
+    every = timedelta(minutes=max(1, schedule.every_minutes))
+    day = start.replace(hour=0, minute=0, second=0, microsecond=0)
+    at = day + timedelta(minutes=schedule.offset_minutes)
+    if at < start:
+        at += every * -(-(start - at) // every)
+    found = []
+    while at < end:
+        found.append(at)
+        at += every
+    return found
+
+
+def make_coming(hours: int = 24, now=None) -> int:
+    """Make the scheduled arenas starting in the next `hours`; how many were new."""
+    now = now or timezone.now()
+    made = 0
+    for schedule in ArenaSchedule.objects.filter(active=True):
+        for at in starts_between(schedule, now, now + timedelta(hours=hours)):
+            if Arena.objects.filter(schedule=schedule, starts_at=at).exists():
+                continue
+            try:
+                with transaction.atomic():
+                    Arena.objects.create(
+                        schedule=schedule,
+                        name=f"{Variant(schedule.variant).label} arena, {at:%H:%M}",
+                        variant=schedule.variant,
+                        starts_at=at,
+                        ends_at=at + timedelta(minutes=schedule.length_minutes),
+                    )
+                made += 1
+            except IntegrityError:  # a second scheduler made it meanwhile
+                continue
+    return made

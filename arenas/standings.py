@@ -1,0 +1,82 @@
+"""What pages, sockets and the API show of an arena: its board's rows with names, a player's
+own row, the lobby's counts, and the podium. Read from the board in the rank store (the live
+order) and the players' rows (names, races, streaks); the podium from the record."""
+
+from __future__ import annotations
+
+from arenas import board, points
+from arenas.models import Arena, ArenaPlayer, ArenaResult
+from arenas.placement import busy_players
+
+TOP = 50
+
+
+def row_dict(row: board.Row, entry: ArenaPlayer | None) -> dict:
+    return {
+        "rank": row.rank,
+        "player": row.player_id,
+        "name": entry.player.nickname if entry else "?",
+        "points": row.points,
+        "races": entry.races if entry else 0,
+        "streak": bool(entry) and entry.podiums_in_a_row >= points.STREAK_AFTER,
+    }
+
+
+def entries_of(arena: Arena, player_ids) -> dict[int, ArenaPlayer]:
+    found = ArenaPlayer.objects.filter(arena=arena, player_id__in=player_ids).select_related(
+        "player"
+    )
+    return {entry.player_id: entry for entry in found}
+
+
+def board_frame(arena: Arena, size: int = TOP) -> tuple[dict, dict[int, ArenaPlayer]]:
+    """The board's first rows, shared by every socket of a process (their own rows are added
+    one by one, `own_row`), and the rows' entries."""
+    top = board.read_top(arena, size)
+    entries = entries_of(arena, [row.player_id for row in top.rows])
+    rows = [row_dict(row, entries.get(row.player_id)) for row in top.rows]
+    return {"type": "standings", "rows": rows, "count": top.count, **lobby(arena)}, entries
+
+
+def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
+    """The pinned own row of each of these players."""
+    found = board.read_own(arena, player_ids)
+    entries = entries_of(arena, list(found))
+    return {pid: row_dict(row, entries.get(pid)) for pid, row in found.items()}
+
+
+def lobby(arena: Arena) -> dict:
+    """How many have joined, race now, wait in the lobby to be placed, and sit out."""
+    entries = list(arena.players.values_list("player_id", "paused", "sockets"))
+    racing = busy_players([pid for pid, _, _ in entries])
+    waiting = sum(
+        1 for pid, paused, sockets in entries if not paused and sockets > 0 and pid not in racing
+    )
+    return {
+        "joined": len(entries),
+        "racing": len(racing),
+        "waiting": waiting,
+        "paused": sum(1 for _, paused, _ in entries if paused),
+    }
+
+
+def results_of(arena: Arena, player_id: int) -> list[ArenaResult]:
+    """A player's races in the arena, in order, with their races."""
+    found = ArenaResult.objects.filter(arena=arena, player_id=player_id).select_related("race")
+    return list(found.order_by("at", "race_id"))
+
+
+def podium(arena: Arena, size: int = 3) -> list[dict]:
+    """The first `size` of the final order (from the record), each with their races."""
+    order = sorted(board.recount(arena).items(), key=lambda item: points.board_score(item[1]))
+    entries = entries_of(arena, [pid for pid, _ in order[:size]])
+    return [
+        {
+            "rank": rank,
+            "player": pid,
+            "name": entries[pid].player.nickname if pid in entries else "?",
+            "standing": standing,
+            "results": results_of(arena, pid),
+        }
+        for rank, (pid, standing) in enumerate(order[:size], 1)
+    ]

@@ -1,0 +1,104 @@
+"""/ws/arena/<id>/ (issue 27): the standings at once and after each change, a player placed by
+the room's tick and sent to their race, presence, and the once-a-tick board."""
+
+import pytest
+
+from arenas import actions, rooms
+from arenas.models import ArenaPlayer
+from races.models import Race
+from tests.arenas.conftest import play_out
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("no_countdown", "fast_ticks"),
+]
+
+
+async def joined(run, make_client, arena, name):
+    client = await run(make_client, name)
+    await run(actions.do_join, arena, client.player)
+    return client
+
+
+async def test_a_spectator_gets_the_standings_with_no_own_row(
+    arena, arena_socket, run, make_client
+):
+    ann = await joined(run, make_client, arena, "Ann")
+    socket = await arena_socket(None, arena.public_id)
+    frame = await socket.expect("standings")
+    assert frame["you"] is None and frame["joined"] == 1
+    assert [row["name"] for row in frame["rows"]] == ["Ann"]
+    assert frame["rows"][0]["player"] == ann.player.pk and frame["rows"][0]["points"] == 0
+
+
+async def test_an_unknown_arena_is_refused(arena_socket):
+    socket = await arena_socket(None, "no-such-arena")
+    error = await socket.expect("error")
+    assert error["code"] == "not_found"
+
+
+async def test_two_players_with_the_page_open_are_placed_and_sent_to_their_race(
+    arena, arena_socket, run, make_client
+):
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    ann_socket = await arena_socket(ann, arena.public_id)
+    own = await ann_socket.expect("standings")
+    assert own["you"]["player"] == ann.player.pk and own["you"]["rank"] in (1, 2)
+    bob_socket = await arena_socket(bob, arena.public_id)
+    placed = await ann_socket.expect("placed")  # the tick placed them: no click
+    assert (await bob_socket.expect("placed"))["url"] == placed["url"]
+    race = await run(Race.objects.get)
+    assert placed["url"] == race.get_absolute_url()
+    assert await run(lambda: set(race.racers.values_list("player", flat=True))) == {
+        ann.player.pk,
+        bob.player.pk,
+    }
+
+
+async def test_a_closed_page_is_not_present(arena, arena_socket, run, make_client):
+    ann = await joined(run, make_client, arena, "Ann")
+    socket = await arena_socket(ann, arena.public_id)
+    await socket.expect("standings")
+    entry = await run(ArenaPlayer.objects.get)
+    assert entry.sockets == 1
+    await socket.disconnect()
+    await run(entry.refresh_from_db)
+    assert entry.sockets == 0
+
+
+async def test_a_race_s_result_reaches_the_page_as_new_standings(
+    arena, arena_socket, run, make_client
+):
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    spectator = await arena_socket(None, arena.public_id)
+    await spectator.expect("standings")
+    ann_socket = await arena_socket(ann, arena.public_id)
+    await arena_socket(bob, arena.public_id)
+    await ann_socket.expect("placed")
+    race = await run(Race.objects.get)
+    await run(play_out, race, [ann.player, bob.player])
+    frame = await spectator.expect("standings")
+    while not any(row["points"] for row in frame["rows"]):
+        frame = await spectator.expect("standings")
+    assert sorted(row["points"] for row in frame["rows"]) == [3, 4]
+
+
+class FakeSocket:
+    def __init__(self, player=None) -> None:
+        self.player, self.present, self.sent = player, False, []
+
+    async def send(self, text_data: str) -> None:
+        self.sent.append(text_data)
+
+
+async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
+    room = rooms.Room(rooms.Rooms(), arena)
+    socket = FakeSocket()
+    room.sockets.add(socket)
+    for _ in range(20):
+        room.dirty = True  # as twenty `arena.changed` messages would
+    await room.tick()
+    await room.tick()  # nothing changed since
+    assert len(socket.sent) == 1
