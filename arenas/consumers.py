@@ -67,7 +67,7 @@ class ArenaConsumer(PlaySocket):
         self.present = False
         self.room = None
         await self.accept()
-        view = await off_loop(connect)(self.scope["url_route"]["kwargs"]["public_id"], self.scope)
+        view = await off_loop(connect)(self.scope["url_route"]["kwargs"]["arena_id"], self.scope)
         if view.arena is None:
             await self.send_frame(error_frame("not_found", "there is no arena with this link"))
             await self.close(code=CLOSE_NOT_FOUND)

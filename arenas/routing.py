@@ -5,5 +5,5 @@ from django.urls import path
 from arenas.consumers import ArenaConsumer
 
 websocket_urlpatterns = [
-    path("ws/arena/<str:public_id>/", ArenaConsumer.as_asgi()),
+    path("ws/arena/<str:arena_id>/", ArenaConsumer.as_asgi()),
 ]

@@ -25,8 +25,8 @@ from games.throttles import RACE_FORMS, limit_posts
 LIST_SIZE = 20
 
 
-def get_arena(public_id: str) -> Arena:
-    arena = Arena.objects.filter(public_id=public_id).first()
+def get_arena(arena_id: str) -> Arena:
+    arena = Arena.objects.filter(public_id=arena_id).first()
     if arena is None:
         raise Http404("There is no arena with this link.")
     return arena
@@ -73,8 +73,8 @@ def arena_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def arena_page(request: HttpRequest, public_id: str) -> HttpResponse:
-    arena = get_arena(public_id)
+def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
+    arena = get_arena(arena_id)
     player = current_player(request, create=False)
     entry = actions.entry_of(arena, player)
     phase = arena.phase()
@@ -94,8 +94,8 @@ def arena_page(request: HttpRequest, public_id: str) -> HttpResponse:
 
 @require_POST
 @limit_posts(RACE_FORMS)
-def arena_join(request: HttpRequest, public_id: str) -> HttpResponse:
-    arena = get_arena(public_id)
+def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
+    arena = get_arena(arena_id)
     try:
         _, created = actions.do_join(arena, current_player(request))
     except ArenaRuleError as exc:
@@ -107,8 +107,8 @@ def arena_join(request: HttpRequest, public_id: str) -> HttpResponse:
 
 
 @require_POST
-def arena_pause(request: HttpRequest, public_id: str) -> HttpResponse:
-    arena = get_arena(public_id)
+def arena_pause(request: HttpRequest, arena_id: str) -> HttpResponse:
+    arena = get_arena(arena_id)
     try:
         actions.do_pause(
             arena, current_player(request, create=False), request.POST.get("paused") != "0"
@@ -119,8 +119,8 @@ def arena_pause(request: HttpRequest, public_id: str) -> HttpResponse:
 
 
 @require_POST
-def arena_leave(request: HttpRequest, public_id: str) -> HttpResponse:
-    arena = get_arena(public_id)
+def arena_leave(request: HttpRequest, arena_id: str) -> HttpResponse:
+    arena = get_arena(arena_id)
     try:
         actions.do_leave(arena, current_player(request, create=False))
     except ArenaRuleError as exc:
@@ -131,8 +131,8 @@ def arena_leave(request: HttpRequest, public_id: str) -> HttpResponse:
 
 
 @require_GET
-def arena_player(request: HttpRequest, public_id: str, player_id: int) -> HttpResponse:
-    arena = get_arena(public_id)
+def arena_player(request: HttpRequest, arena_id: str, player_id: int) -> HttpResponse:
+    arena = get_arena(arena_id)
     entry = (
         ArenaPlayer.objects.filter(arena=arena, player_id=player_id)
         .select_related("player")
