@@ -122,13 +122,15 @@ class Top:
     count: int
 
 
-def read_top(arena: Arena, size: int, store: RankStore | None = None) -> Top:
-    """The first `size` players of the board, and how many are on it."""
+def read_top(arena: Arena, size: int, start: int = 0, store: RankStore | None = None) -> Top:
+    """`size` players of the board from position `start` (0: the first), and how many are on
+    it."""
     store = store or get_rank_store()
-    found, count = store.many([("range", (key(arena), 0, size - 1)), ("count", (key(arena),))])
+    k = key(arena)
+    found, count = store.many([("range", (k, start, start + size - 1)), ("count", (k,))])
     rows = [
         Row(rank=i, player_id=int(m), points=points.points_of(s), score=s)
-        for i, (m, s) in enumerate(found, 1)
+        for i, (m, s) in enumerate(found, start + 1)
     ]
     return Top(rows=rows, count=count)
 

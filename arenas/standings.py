@@ -4,6 +4,8 @@ order) and the players' rows (names, races, streaks); the podium from the record
 
 from __future__ import annotations
 
+from django.urls import reverse
+
 from arenas import board, points
 from arenas.models import Arena, ArenaPlayer, ArenaResult
 from arenas.placement import busy_players
@@ -80,3 +82,70 @@ def podium(arena: Arena, size: int = 3) -> list[dict]:
         }
         for rank, (pid, standing) in enumerate(order[:size], 1)
     ]
+
+
+def final_order(arena: Arena) -> list[board.Row]:
+    """Every player's row, counted from the record (an ended arena's, or a board the store
+    does not hold: requests never rebuild a board)."""
+    order = sorted(board.recount(arena).items(), key=lambda item: points.board_score(item[1]))
+    return [
+        board.Row(rank=i, player_id=pid, points=s.points, score=points.board_score(s))
+        for i, (pid, s) in enumerate(order, 1)
+    ]
+
+
+def standings_page(arena: Arena, page: int, per_page: int) -> dict:
+    """One page of the standings (the API): live from the board while the arena runs, from
+    the record once it has ended."""
+    start = (page - 1) * per_page
+    if arena.phase() == Arena.Phase.ENDED or not board.is_built(arena):
+        order = final_order(arena)
+        rows, count = order[start : start + per_page], len(order)
+    else:
+        top = board.read_top(arena, per_page, start)
+        rows, count = top.rows, top.count
+    entries = entries_of(arena, [row.player_id for row in rows])
+    found = []
+    for row in rows:
+        entry = entries.get(row.player_id)
+        found.append(
+            {
+                **row_dict(row, entry),
+                "average_place": round(entry.place_sum / entry.races, 2)
+                if entry and entry.races
+                else None,
+            }
+        )
+    return {"page": page, "per_page": per_page, "total": count, "rows": found}
+
+
+RECENT = 10
+
+
+def player_arenas(player) -> list[dict]:
+    """The player's latest arenas, for their page and the API's player document: each with
+    their points, races and place by points (equal points share a place)."""
+    entries = list(
+        ArenaPlayer.objects.filter(player=player)
+        .select_related("arena")
+        .order_by("-joined_at")[:RECENT]
+    )
+    rows = []
+    for entry in entries:
+        arena = entry.arena
+        ahead = ArenaPlayer.objects.filter(arena=arena, points__gt=entry.points).count()
+        rows.append(
+            {
+                "id": arena.public_id,
+                "name": arena.name,
+                "variant": arena.variant,
+                "starts_at": arena.starts_at.isoformat(),
+                "ends_at": arena.ends_at.isoformat(),
+                "phase": arena.phase(),
+                "points": entry.points,
+                "races": entry.races,
+                "place": ahead + 1,
+                "url": reverse("arenas:player", args=[arena.public_id, entry.player_id]),
+            }
+        )
+    return rows
