@@ -1,9 +1,10 @@
 """An arena as one process sees it: the sockets of this process (and event loop) on the arena's
 page, and the tick that serves them. Every `TICK_S` while a socket is open the tick places the
 arena's free players (arenas/placement.py: every process ticks, the arena row's lock lets one
-place at a time), and, if the board or the lobby changed since the last tick (an
-`arena.changed` message reached any of the sockets), reads the board once and sends it to every
-socket, with each one's own row: at most one board a second, whatever the crowd."""
+place at a time), and, if the board or the lobby changed since the board was last sent (an
+`arena.changed` message reached any of the sockets) and `BOARD_EVERY_S` has passed, reads the
+board once and sends it to every socket, with each one's own row: at most one board a second,
+whatever the crowd."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from games.storage import off_loop
 
 logger = logging.getLogger(__name__)
 
-TICK_S = 1.0
+TICK_S = 0.5
+"""How often free players are placed (with `ARENA_GATHER_S`, what a free player waits)."""
+BOARD_EVERY_S = 1.0
 
 
 def board_texts(arena: Arena, player_ids: list[int]) -> tuple[str, dict[int, str]]:
@@ -43,6 +46,7 @@ class Room:
         self.arena = arena
         self.sockets: set = set()
         self.dirty = True
+        self.board_sent_at = -BOARD_EVERY_S
         self.task: asyncio.Task | None = None
 
     async def run(self) -> None:
@@ -60,8 +64,9 @@ class Room:
         running = self.arena.phase() == Arena.Phase.RUNNING
         if running and any(socket.present for socket in self.sockets):
             await off_loop(placement.place)(self.arena.pk)
-        if self.dirty and self.sockets:
-            self.dirty = False
+        now = time.monotonic()
+        if self.dirty and self.sockets and now - self.board_sent_at >= BOARD_EVERY_S:
+            self.dirty, self.board_sent_at = False, now
             await self.send_board(list(self.sockets))
 
     async def send_board(self, sockets: list) -> None:

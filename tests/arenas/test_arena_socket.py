@@ -100,5 +100,6 @@ async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
     for _ in range(20):
         room.dirty = True  # as twenty `arena.changed` messages would
     await room.tick()
-    await room.tick()  # nothing changed since
+    room.dirty = True  # a change within the second: it waits for the next board
+    await room.tick()
     assert len(socket.sent) == 1
