@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils import timezone
+
 from arenas import actions
 from arenas.models import Arena
 from arenas.rooms import ROOMS, board_texts, with_own
@@ -66,6 +68,8 @@ class ArenaConsumer(PlaySocket):
         self.player = None
         self.present = False
         self.room = None
+        self.opened_at = timezone.now()
+        self.placed_url: str | None = None
         await self.accept()
         view = await off_loop(connect)(self.scope["url_route"]["kwargs"]["arena_id"], self.scope)
         if view.arena is None:
@@ -121,4 +125,11 @@ class ArenaConsumer(PlaySocket):
             self.room.dirty = True
         url = message["placements"].get(str(self.player.pk)) if self.player else None
         if url is not None:
+            await self.send_placed(url)
+
+    async def send_placed(self, url: str) -> None:
+        """Send the player to their race (once: the message and the room's check may both
+        bring it)."""
+        if url != self.placed_url:
+            self.placed_url = url
             await self.send_frame({"type": "placed", "url": url})

@@ -19,6 +19,7 @@ import math
 
 from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from arenas import events
@@ -109,3 +110,19 @@ def running_arenas(now=None):
 def place_all(now=None) -> int:
     """A tick of every running arena (the scheduler's backstop); how many races it opened."""
     return sum(len(place(arena.pk, now)) for arena in running_arenas(now))
+
+
+def placed_since(arena: Arena, player_ids: list[int], since) -> dict[int, tuple[str, object]]:
+    """These players' races of the arena placed since `since` and still on: per player, the
+    race's address and when it was placed."""
+    found = (
+        Racer.objects.filter(
+            player_id__in=player_ids,
+            race__arena_race__arena=arena,
+            race__arena_race__placed_at__gte=since,
+            race__status__in=RACE_ON,
+        )
+        .values_list("player_id", "race__code", "race__arena_race__placed_at")
+        .order_by("race__arena_race__placed_at")
+    )
+    return {pid: (reverse("races:race", args=[code]), at) for pid, code, at in found}

@@ -24,6 +24,9 @@ logger = logging.getLogger(__name__)
 TICK_S = 0.5
 """How often free players are placed (with `ARENA_GATHER_S`, what a free player waits)."""
 BOARD_EVERY_S = 1.0
+BOARD_AT_LEAST_S = 5.0
+"""The board is sent this often even when no `arena.changed` came (the channel layer drops
+messages, and a Redis restart forgets a group's members): a missed change shows within 5 s."""
 
 
 def board_texts(arena: Arena, player_ids: list[int]) -> tuple[str, dict[int, str]]:
@@ -61,13 +64,28 @@ class Room:
         self.rooms.rooms.pop(self.arena.pk, None)
 
     async def tick(self) -> None:
-        running = self.arena.phase() == Arena.Phase.RUNNING
-        if running and any(socket.present for socket in self.sockets):
+        present = [s for s in self.sockets if s.present]
+        if present and self.arena.phase() == Arena.Phase.RUNNING:
             await off_loop(placement.place)(self.arena.pk)
+            await self.send_placements(present)
         now = time.monotonic()
-        if self.dirty and self.sockets and now - self.board_sent_at >= BOARD_EVERY_S:
+        due = self.dirty or now - self.board_sent_at >= BOARD_AT_LEAST_S
+        if due and self.sockets and now - self.board_sent_at >= BOARD_EVERY_S:
             self.dirty, self.board_sent_at = False, now
             await self.send_board(list(self.sockets))
+
+    async def send_placements(self, sockets: list) -> None:
+        """Each present player's race placed since their socket opened, read from the record:
+        the `arena.placed` message is the fast way, this the sure one (a message the channel
+        layer lost, a Redis restart)."""
+        since = min(s.opened_at for s in sockets)
+        found = await off_loop(placement.placed_since)(
+            self.arena, [s.player.pk for s in sockets], since
+        )
+        for socket in sockets:
+            race = found.get(socket.player.pk)
+            if race is not None and race[1] >= socket.opened_at:
+                await socket.send_placed(race[0])
 
     async def send_board(self, sockets: list) -> None:
         players = [s.player.pk for s in sockets if s.player is not None]

@@ -103,6 +103,7 @@ class Crowd:
         self.stats = stats
         self.arena_id = ""
         self.stop_at = 0.0
+        self.players: list[ArenaPlayer] = []
 
     def ws(self, player: ArenaPlayer, path: str):
         return websockets.connect(
@@ -175,6 +176,7 @@ class Crowd:
                 for i in range(args.racers)
             ]
             rng.shuffle(players)
+            self.players = players
             self.stop_at = time.perf_counter() + args.duration
             await asyncio.gather(*(self.play(p, pool) for p in players))
         return players

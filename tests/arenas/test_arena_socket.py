@@ -3,7 +3,7 @@ the room's tick and sent to their race, presence, and the once-a-tick board."""
 
 import pytest
 
-from arenas import actions, rooms
+from arenas import actions, events, rooms
 from arenas.models import ArenaPlayer
 from races.models import Race
 from tests.arenas.conftest import play_out
@@ -54,6 +54,21 @@ async def test_two_players_with_the_page_open_are_placed_and_sent_to_their_race(
         ann.player.pk,
         bob.player.pk,
     }
+
+
+async def test_a_placement_whose_message_is_lost_still_reaches_the_page(
+    arena, arena_socket, run, make_client, monkeypatch
+):
+    """The channel layer may drop `arena.placed` (or a Redis restart forget the group): the
+    room's tick reads each present player's new race from the record."""
+    monkeypatch.setattr(events, "placed", lambda arena, races: None)
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    ann_socket = await arena_socket(ann, arena.public_id)
+    bob_socket = await arena_socket(bob, arena.public_id)
+    placed = await ann_socket.expect("placed")
+    assert (await bob_socket.expect("placed"))["url"] == placed["url"]
+    assert placed["url"] == (await run(Race.objects.get)).get_absolute_url()
 
 
 async def test_a_closed_page_is_not_present(arena, arena_socket, run, make_client):
