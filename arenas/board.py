@@ -69,7 +69,11 @@ def recount(arena: Arena) -> dict[int, points.Standing]:
     }
     for result in ArenaResult.objects.filter(arena=arena).order_by("at", "race_id"):
         outcome = points.Outcome(
-            place=result.place, racers=result.racers, moved=result.moved, won=result.won
+            place=result.place,
+            racers=result.racers,
+            moved=result.moved,
+            won=result.won,
+            counted=not result.withheld,
         )
         outcomes.setdefault(result.player_id, []).append((outcome, result.at_s))
     return {player_id: points.total(found) for player_id, found in outcomes.items()}

@@ -155,6 +155,9 @@ class ArenaResult(models.Model):
     won = models.BooleanField()
     points = models.PositiveSmallIntegerField()
     doubled = models.BooleanField(default=False)
+    withheld = models.BooleanField(
+        default=False, help_text="Fair play withheld the result at the race's close: no points."
+    )
     at_s = models.PositiveIntegerField(help_text="When the race ended, from the arena's start.")
     at = models.DateTimeField()
 

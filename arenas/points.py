@@ -8,6 +8,9 @@ A podium is one of the first three places that is not the last of the race (in a
 only the winner is on the podium). Two podiums in a row put a racer on a streak: every race
 they play while on it counts double, until a race off the podium ends it.
 
+A result fair play withholds (a held game, a flagged account: the same rule as for the race's
+ratings) scores nothing and is no podium.
+
 Players rank by points, then by their average place (lower first), then by the time of their
 last race that scored (earlier first: who got there first keeps the place).
 
@@ -37,6 +40,8 @@ class Outcome:
     racers: int
     moved: bool
     won: bool
+    counted: bool = True
+    """False for a result fair play withholds: no points, no podium (the streak ends)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,8 @@ def score(outcome: Outcome, on_streak: bool) -> Scored:
     """The points of one race, played on a streak or not."""
     if not 1 <= outcome.place <= outcome.racers:
         raise ValueError(f"place {outcome.place} is not a place in a race of {outcome.racers}")
+    if not outcome.counted:
+        return Scored(points=0, doubled=False, podium=False)
     points = 0
     if outcome.moved:
         points = PLACE_POINTS.get(outcome.place, OTHER_PLACE_POINTS)

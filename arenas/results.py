@@ -11,6 +11,7 @@ from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
 from races.events import emit
 from races.lifecycle import RacerStatus
 from races.models import Race
+from races.ratings import updates
 
 
 def record_race(race: Race) -> None:
@@ -23,6 +24,9 @@ def record_race(race: Race) -> None:
     at = race.finished_at
     at_s = max(0, int((at - arena.starts_at).total_seconds()))
     racers = [r for r in race.racers.all() if r.place is not None]
+    withheld = set().union(
+        *(rule(race) for rule in updates.WITHHELD)
+    )  # fair play's, as for ratings
     entries = {
         entry.player_id: entry
         for entry in ArenaPlayer.objects.select_for_update()
@@ -39,6 +43,7 @@ def record_race(race: Race) -> None:
             racers=len(racers),
             moved=racer.moves > 0,
             won=racer.status == RacerStatus.WON,
+            counted=racer.player_id not in withheld,
         )
         standing, scored = points.add(board.standing_of(entry), outcome, at_s)
         ArenaResult.objects.create(
@@ -51,6 +56,7 @@ def record_race(race: Race) -> None:
             won=outcome.won,
             points=scored.points,
             doubled=scored.doubled,
+            withheld=not outcome.counted,
             at_s=at_s,
             at=at,
         )

@@ -107,6 +107,7 @@ def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
 
 
 @require_POST
+@limit_posts(RACE_FORMS)
 def arena_pause(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
     try:
@@ -119,6 +120,7 @@ def arena_pause(request: HttpRequest, arena_id: str) -> HttpResponse:
 
 
 @require_POST
+@limit_posts(RACE_FORMS)
 def arena_leave(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
     try:

@@ -132,3 +132,25 @@ def test_an_organiser_may_not_set_a_race_limit_longer_than_the_arena(make_arena)
             None, variant="penguin", starts_at=timezone.now(), minutes=5, race_time_limit_s=600
         )
     assert refused.value.code == "bad_time_limit"
+
+
+def test_the_admin_edits_the_schedule_and_lists_the_arenas(admin_client, arena):
+    every = ArenaSchedule.objects.create(variant="penguin")
+    assert admin_client.get(reverse("admin:arenas_arena_changelist")).status_code == 200
+    assert (
+        admin_client.get(reverse("admin:arenas_arena_change", args=[arena.pk])).status_code == 200
+    )
+    page = reverse("admin:arenas_arenaschedule_change", args=[every.pk])
+    answer = admin_client.post(
+        page,
+        {
+            "variant": "queenie",
+            "every_minutes": 30,
+            "offset_minutes": 5,
+            "length_minutes": 20,
+            "active": "on",
+        },
+    )
+    assert answer.status_code == 302
+    every.refresh_from_db()
+    assert (every.variant, every.every_minutes, every.length_minutes) == ("queenie", 30, 20)

@@ -5,6 +5,7 @@ in test_arena_socket.py."""
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -13,7 +14,8 @@ from arenas.actions import ArenaRuleError
 from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
 from games.models import Player
 from games.rankstore import get_rank_store
-from races.models import Race, Racer
+from races.models import Race, Racer, RatingChange
+from races.ratings import updates
 from tests.arenas.conftest import play_out
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
@@ -111,6 +113,30 @@ def test_a_race_end_gives_points_puts_them_on_the_board_and_frees_the_racers(are
     assert all(e.free_since is not None for e in entries)
     [again] = placement.place(arena.pk)  # placed again, with no click
     assert again.racers.count() == 3
+
+
+def test_a_result_fair_play_withholds_gives_no_points_and_stays_so_on_a_recount(
+    arena, here, monkeypatch
+):
+    """The race's ratings' rule (fair play registers it): the same players get no points."""
+    ann, bob = here("Ann"), here("Bob")
+    monkeypatch.setattr(updates, "WITHHELD", [lambda race: {ann.pk}])
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=[ann, bob], resigners=[bob, ann])
+    held = ArenaResult.objects.get(race=race, player=ann)
+    assert held.place == 1 and held.withheld and held.points == 0
+    assert ArenaResult.objects.get(race=race, player=bob).points == 3
+    assert board.recount(arena)[ann.pk].points == 0
+
+
+def test_arena_races_rate_signed_in_racers_as_quick_races_do(arena, here):
+    ann, bob = here("Ann"), here("Bob")
+    for player in (ann, bob):
+        player.user = User.objects.create(username=player.nickname)
+        player.save()
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=[ann, bob])
+    assert RatingChange.objects.filter(race=race).count() == 2
 
 
 def test_a_race_that_ends_after_the_arena_still_counts(arena, here):

@@ -45,6 +45,13 @@ def test_two_podiums_in_a_row_double_the_points_until_a_race_off_the_podium():
     assert standing.points == 28 and standing.podiums_in_a_row == 1
 
 
+def test_a_withheld_result_scores_nothing_and_ends_the_streak():
+    standing = Standing(points=8, races=2, place_sum=2, podiums_in_a_row=2)
+    held = Outcome(place=1, racers=8, moved=True, won=True, counted=False)
+    after, scored = add(standing, held, at_s=0)
+    assert (scored.points, scored.podium, after.points, after.podiums_in_a_row) == (0, False, 8, 0)
+
+
 def test_the_totals_count_races_places_and_the_last_race_that_scored():
     standing = total([(race(2), 60), (race(4, moved=False), 130)])
     assert standing.points == 3 and standing.races == 2 and standing.place_sum == 6
