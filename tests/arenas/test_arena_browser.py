@@ -1,6 +1,8 @@
 """Two browsers in one arena (issue 27): Ann sets up a public arena that starts now with the
-form, joins it, and waits alone (the page says so); Bob opens its link and joins; the server
-places them both in one race of the arena, and each page goes there with no click."""
+form, joins it, and waits alone (the page says so, her row highlighted on the board); Bob opens
+its link and joins; the server places them both in one race of the arena, and each page goes
+there with no click. Both resign: the race pages go back to the arena, which places them in
+the next race, again with no click."""
 
 from __future__ import annotations
 
@@ -48,6 +50,7 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
 
     join(ann, arena_url)
     assert "Waiting for another free player" in page.inner_text("#arena-status")
+    ann.wait("#arena-board tr.you")
     join(bob, arena_url)
 
     race = re.compile(r"/races/[A-Z0-9]{6}/$")
@@ -56,5 +59,20 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     assert ann.page.url == bob.page.url
     placed = [f for f in ann.frames if f.get("type") == "placed"]
     assert placed and ann.page.url.endswith(placed[-1]["url"])
-    ann.wait('#race[data-socket="open"][data-role="racer"]')
-    bob.wait('#race[data-socket="open"][data-role="racer"]')
+    first = ann.page.url
+    for player in (ann, bob):
+        # Its board, shown at the start (after the countdown): the race runs.
+        player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
+        player.page.click("#resign-button")  # the confirm() is accepted
+
+    # The race's `arena` event sends each page back to the arena, which places them again.
+    def next_race(url: str) -> bool:
+        return url != first and race.search(url) is not None
+
+    for player in (ann, bob):
+        player.page.wait_for_url(next_race, timeout=30_000)
+        assert [f["url"] for f in player.frames if f.get("type") == "arena"] == [
+            arena_url.removeprefix(live_url)
+        ]
+        assert len([f for f in player.frames if f.get("type") == "placed"]) == 2
+    assert ann.page.url == bob.page.url
