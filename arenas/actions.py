@@ -154,9 +154,15 @@ def do_present(arena: Arena, player: Player, here: bool) -> None:
     """An arena page of the player opened (`here`) or closed: a player is placed only while
     one is open (a dropped socket is not placed until it is back)."""
     change = 1 if here else -1
-    ArenaPlayer.objects.filter(arena=arena, player=player).update(
-        sockets=Greatest(F("sockets") + change, 0)
-    )
+    fields = {"sockets": Greatest(F("sockets") + change, 0)}
+    if here:
+        fields["seen_at"] = timezone.now()
+    ArenaPlayer.objects.filter(arena=arena, player=player).update(**fields)
+
+
+def do_seen(arena: Arena, player_ids: list[int]) -> None:
+    """These players' arena pages are still open (a room's heartbeat)."""
+    ArenaPlayer.objects.filter(arena=arena, player_id__in=player_ids).update(seen_at=timezone.now())
 
 
 def arena_of_race(race: Race) -> Arena | None:

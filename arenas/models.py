@@ -105,6 +105,12 @@ class ArenaPlayer(models.Model):
     sockets = models.IntegerField(
         default=0, help_text="Arena pages open: a player is placed only while one is."
     )
+    seen_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Last seen on an arena page (its server says so every few seconds): a count "
+        "left up by a server that died goes stale.",
+    )
     free_since = models.DateTimeField(
         null=True, blank=True, help_text="Back in the arena's lobby since (None: in a race)."
     )

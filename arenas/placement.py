@@ -1,7 +1,7 @@
 """Placing an arena's free players in races: one transaction per arena and tick.
 
-A player is free when they are in the arena, not paused, have its page open, and are in no race
-that is still on (of this arena or any other). While the arena runs, its free players are
+A player is free when they are in the arena, not paused, have its page open (a server saw it
+within `SEEN_WITHIN_S`), and are in no race that is still on (of this arena or any other). While the arena runs, its free players are
 placed together as soon as there are two, once the first of them has waited
 `ARENA_GATHER_S` (so that racers coming back from one race meet in the next) or at once when
 there are enough for a full race. They are split into races of two to eight, as even as can
@@ -16,6 +16,7 @@ arena or a Quick race), each new race's row while its racers are added.
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -48,11 +49,17 @@ def busy_players(player_ids) -> set[int]:
     return set(found.values_list("player_id", flat=True))
 
 
-def free_entries(arena: Arena):
+SEEN_WITHIN_S = 15
+"""A player counts as on the arena's page if a server saw them there this recently (the rooms
+say so every `arenas.rooms.PRESENCE_EVERY_S`)."""
+
+
+def free_entries(arena: Arena, now):
     """The arena's players who could be placed now (busy ones are taken out after)."""
-    return ArenaPlayer.objects.filter(arena=arena, paused=False, sockets__gt=0).select_related(
-        "player"
-    )
+    seen = now - timedelta(seconds=SEEN_WITHIN_S)
+    return ArenaPlayer.objects.filter(
+        arena=arena, paused=False, sockets__gt=0, seen_at__gte=seen
+    ).select_related("player")
 
 
 def place(arena_pk: int, now=None) -> list[Race]:
@@ -62,7 +69,7 @@ def place(arena_pk: int, now=None) -> list[Race]:
         arena = Arena.objects.select_for_update(skip_locked=True).filter(pk=arena_pk).first()
         if arena is None or arena.phase(now) != Arena.Phase.RUNNING:
             return []
-        entries = list(free_entries(arena))
+        entries = list(free_entries(arena, now))
         busy = busy_players([e.player_id for e in entries])
         entries = [e for e in entries if e.player_id not in busy]
         if len(entries) < MIN_PLAYERS_TO_AUTOSTART:

@@ -14,7 +14,7 @@ import time
 
 import orjson
 
-from arenas import placement, standings
+from arenas import actions, placement, standings
 from arenas.models import Arena
 from games.play import PerLoop
 from games.storage import off_loop
@@ -24,6 +24,8 @@ logger = logging.getLogger(__name__)
 TICK_S = 0.5
 """How often free players are placed (with `ARENA_GATHER_S`, what a free player waits)."""
 BOARD_EVERY_S = 1.0
+PRESENCE_EVERY_S = 5.0
+"""How often a room says its present players are still there (arenas.placement.SEEN_WITHIN_S)."""
 BOARD_AT_LEAST_S = 5.0
 """The board is sent this often even when no `arena.changed` came (the channel layer drops
 messages, and a Redis restart forgets a group's members): a missed change shows within 5 s."""
@@ -50,6 +52,7 @@ class Room:
         self.sockets: set = set()
         self.dirty = True
         self.board_sent_at = -BOARD_EVERY_S
+        self.seen_sent_at = time.monotonic()
         self.task: asyncio.Task | None = None
 
     async def run(self) -> None:
@@ -65,6 +68,10 @@ class Room:
 
     async def tick(self) -> None:
         present = [s for s in self.sockets if s.present]
+        now = time.monotonic()
+        if present and now - self.seen_sent_at >= PRESENCE_EVERY_S:
+            self.seen_sent_at = now
+            await off_loop(actions.do_seen)(self.arena, [s.player.pk for s in present])
         if present and self.arena.phase() == Arena.Phase.RUNNING:
             await off_loop(placement.place)(self.arena.pk)
             await self.send_placements(present)

@@ -63,6 +63,15 @@ def test_paused_players_and_players_whose_page_is_closed_are_not_placed(arena, h
     assert set(race.racers.values_list("player", flat=True)) == {cat.pk, dan.pk}
 
 
+def test_a_page_count_left_up_by_a_server_that_died_goes_stale(arena, here):
+    """Its socket never said goodbye: no server has seen the player lately."""
+    ann, bob, cat = here("Ann"), here("Bob"), here("Cat")
+    gone = timezone.now() - timedelta(seconds=placement.SEEN_WITHIN_S + 1)
+    ArenaPlayer.objects.filter(player=cat).update(seen_at=gone)
+    [race] = placement.place(arena.pk)
+    assert set(race.racers.values_list("player", flat=True)) == {ann.pk, bob.pk}
+
+
 def test_a_player_in_another_race_is_not_placed(arena, here, make_arena):
     other = make_arena()
     ann, bob, cat = here("Ann"), here("Bob"), here("Cat")

@@ -5,6 +5,7 @@ import pytest
 
 from arenas import actions, events, rooms
 from arenas.models import ArenaPlayer
+from games.models import Player
 from races.models import Race
 from tests.arenas.conftest import play_out
 
@@ -118,3 +119,17 @@ async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
     room.dirty = True  # a change within the second: it waits for the next board
     await room.tick()
     assert len(socket.sent) == 1
+
+
+async def test_a_room_says_its_present_players_are_still_there(make_arena, run, monkeypatch):
+    arena = await run(make_arena, 600)  # coming: nobody is placed, only seen
+    player = await run(Player.objects.create, nickname="Ann")
+    await run(actions.do_join, arena, player)
+    await run(ArenaPlayer.objects.filter(player=player).update, seen_at=None)
+    monkeypatch.setattr(rooms, "PRESENCE_EVERY_S", 0)
+    room = rooms.Room(rooms.Rooms(), arena)
+    socket = FakeSocket(player)
+    socket.present = True
+    room.sockets.add(socket)
+    await room.tick()
+    assert (await run(ArenaPlayer.objects.get, player=player)).seen_at is not None
