@@ -48,3 +48,25 @@ def make_coming(hours: int = 24, now=None) -> int:
             except IntegrityError:  # a second scheduler made it meanwhile
                 continue
     return made
+
+
+STANDARD_EVERY_MINUTES = 60
+STANDARD_LENGTH_MINUTES = 30
+
+
+def make_standard_schedule() -> int:
+    """The standard schedule where there is none yet: an arena of each game every hour, 30
+    minutes long, the games' start times spread over the hour; how many rows were made."""
+    if ArenaSchedule.objects.exists():
+        return 0
+    step = STANDARD_EVERY_MINUTES // len(Variant.values)
+    ArenaSchedule.objects.bulk_create(
+        ArenaSchedule(
+            variant=variant,
+            every_minutes=STANDARD_EVERY_MINUTES,
+            offset_minutes=i * step,
+            length_minutes=STANDARD_LENGTH_MINUTES,
+        )
+        for i, variant in enumerate(Variant.values)
+    )
+    return len(Variant.values)

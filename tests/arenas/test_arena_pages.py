@@ -119,6 +119,16 @@ def test_the_schedule_makes_the_coming_arenas_once():
     )
 
 
+def test_the_standard_schedule_is_an_arena_of_each_game_every_hour_made_once():
+    call_command("run_arenas", "--standard-schedule", "--hours", "1", stdout=None)
+    call_command("run_arenas", "--standard-schedule", "--hours", "1", stdout=None)
+    schedules = list(ArenaSchedule.objects.all())
+    assert len(schedules) == len({s.variant for s in schedules}) == 5
+    assert {(s.every_minutes, s.length_minutes) for s in schedules} == {(60, 30)}
+    assert len({s.offset_minutes for s in schedules}) == 5
+    assert Arena.objects.count() == 5  # one of each game within the hour
+
+
 def test_the_schedule_s_start_times_follow_its_offset():
     every = ArenaSchedule(variant="penguin", every_minutes=30, offset_minutes=10)
     start = datetime(2026, 1, 1, 9, 11, tzinfo=UTC)
