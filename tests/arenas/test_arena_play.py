@@ -12,7 +12,7 @@ from django.utils import timezone
 from arenas import actions, board, placement
 from arenas.actions import ArenaRuleError
 from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
-from games.models import Player
+from games.models import Player, WinnableDeal
 from games.rankstore import get_rank_store
 from races.models import Race, Racer, RatingChange
 from races.ratings import updates
@@ -29,6 +29,21 @@ def test_two_free_players_are_placed_in_one_started_rated_race_of_the_arena(aren
     assert set(race.racers.values_list("player", flat=True)) == {ann.pk, bob.pk}
     assert ArenaRace.objects.get(race=race).arena == arena
     assert placement.place(arena.pk) == []  # both busy now
+
+
+def test_each_race_of_an_arena_deals_a_fresh_winnable_deal_the_same_for_its_racers(
+    make_arena, here
+):
+    arena = make_arena(variant="penguin")
+    for seed in (424242, 515151):
+        WinnableDeal.objects.create(variant="penguin", use=WinnableDeal.Use.RACE, seed=seed)
+    players = [here(f"P{i}", on=arena) for i in range(10)]
+    races = placement.place(arena.pk)
+    assert sorted(race.seed for race in races) == [424242, 515151]
+    for race in races:
+        assert race.winnable
+        assert {r.game.seed for r in race.racers.select_related("game")} == {race.seed}
+    assert sum(race.racers.count() for race in races) == len(players)
 
 
 def test_one_player_waits_alone(arena, here):
