@@ -57,6 +57,39 @@ async def test_two_players_with_the_page_open_are_placed_and_sent_to_their_race(
     }
 
 
+async def test_hostile_frames_get_errors_and_change_nothing(arena, arena_socket, run, make_client):
+    ann = await joined(run, make_client, arena, "Ann")
+    socket = await arena_socket(ann, arena.public_id)
+    await socket.expect("standings")
+    for text, code in [
+        ("not json", "bad_json"),
+        ("[1]", "bad_json"),
+        ('{"type": 3}', "bad_message"),
+        ('{"type": "join"}', "unknown_type"),
+        ('{"type": "move", "move": "t0-f0", "seq": 0}', "unknown_type"),
+        ("x" * 5000, "too_large"),
+    ]:
+        await socket.send_to(text_data=text)
+        assert (await socket.expect("error"))["code"] == code
+    await socket.send_to(bytes_data=b"\x00")
+    assert (await socket.expect("error"))["code"] == "bad_message"
+    await socket.send_json_to({"type": "sync"})
+    assert (await socket.expect("standings"))["you"]["player"] == ann.player.pk
+    assert not await run(Race.objects.exists)
+
+
+async def test_a_flooding_socket_is_told_then_closed(arena, arena_socket):
+    socket = await arena_socket(None, arena.public_id)
+    await socket.expect("standings")
+    for _ in range(200):
+        await socket.send_json_to({"type": "ping"})
+    assert (await socket.expect("error"))["code"] == "rate_limited"
+    closed = await socket.receive_output(10)
+    while closed["type"] != "websocket.close":
+        closed = await socket.receive_output(10)
+    assert closed["code"] == 4008
+
+
 async def test_a_placement_whose_message_is_lost_still_reaches_the_page(
     arena, arena_socket, run, make_client, monkeypatch
 ):
