@@ -77,8 +77,7 @@ class ArenaConsumer(PlaySocket):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.arena, self.player, self.present = view.arena, view.player, view.present
-        await self.channel_layer.group_add(self.arena.group_name, self.channel_name)
-        self.room = ROOMS.get().join(self.arena, self)
+        self.room = await ROOMS.get().join(self.arena, self)
         if self.present:
             self.room.dirty = True  # the lobby's counts changed for everyone
         await self.send_own_board()
@@ -87,7 +86,6 @@ class ArenaConsumer(PlaySocket):
         if self.arena is None:
             return
         ROOMS.get().leave(self.room, self)
-        await self.channel_layer.group_discard(self.arena.group_name, self.channel_name)
         if self.present:
             await off_loop(actions.do_present)(self.arena, self.player, False)
 
@@ -111,21 +109,6 @@ class ArenaConsumer(PlaySocket):
         ids = [self.player.pk] if self.player is not None else []
         shared, own = await off_loop(board_texts)(self.arena, ids)
         await self.send(text_data=with_own(shared, own.get(ids[0]) if ids else None))
-
-    # ------------------------------------------------------------------ group messages
-
-    async def arena_changed(self, message: dict) -> None:
-        """The board or the lobby changed: this process's next tick sends the board."""
-        if self.room is not None:
-            self.room.dirty = True
-
-    async def arena_placed(self, message: dict) -> None:
-        """Players were placed: this socket's player goes to their race."""
-        if self.room is not None:
-            self.room.dirty = True
-        url = message["placements"].get(str(self.player.pk)) if self.player else None
-        if url is not None:
-            await self.send_placed(url)
 
     async def send_placed(self, url: str) -> None:
         """Send the player to their race (once: the message and the room's check may both

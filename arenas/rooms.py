@@ -1,5 +1,7 @@
 """An arena as one process sees it: the sockets of this process (and event loop) on the arena's
-page, and the tick that serves them. Every `TICK_S` while a socket is open the tick places the
+page, and the tick that serves them. The process hears the arena's group on one channel of its
+own (as the races' relays do), not one per socket: a result reaches a process once, however
+many of its sockets show the arena, and the room hands a placement to the sockets it names. Every `TICK_S` while a socket is open the tick places the
 arena's free players (arenas/placement.py: every process ticks, the arena row's lock lets one
 place at a time), and, if the board or the lobby changed since the board was last sent (an
 `arena.changed` message reached any of the sockets) and `BOARD_EVERY_S` has passed, reads the
@@ -13,6 +15,7 @@ import logging
 import time
 
 import orjson
+from channels.layers import get_channel_layer
 
 from arenas import actions, placement, standings
 from arenas.models import Arena
@@ -54,6 +57,15 @@ class Room:
         self.board_sent_at = -BOARD_EVERY_S
         self.seen_sent_at = time.monotonic()
         self.task: asyncio.Task | None = None
+
+    def take(self, message: dict) -> None:
+        """A message of the arena's group: the board changed, or players were placed."""
+        self.dirty = True
+        placements = message.get("placements") or {}
+        for socket in list(self.sockets):
+            url = placements.get(str(socket.player.pk)) if socket.player else None
+            if url is not None:
+                asyncio.get_running_loop().create_task(socket.send_placed(url))
 
     async def run(self) -> None:
         while self.sockets:
@@ -106,22 +118,63 @@ class Room:
 
 
 class Rooms:
-    """This event loop's arena rooms."""
+    """This event loop's arena rooms, and the one channel they hear their groups on."""
 
     def __init__(self) -> None:
         self.rooms: dict[int, Room] = {}
+        self.name = ""
+        self.ready: asyncio.Future | None = None
+        self.reader: asyncio.Task | None = None
+        self.groups: set[str] = set()
 
-    def join(self, arena: Arena, socket) -> Room:
+    async def join(self, arena: Arena, socket) -> Room:
         room = self.rooms.get(arena.pk)
         if room is None:
             room = self.rooms[arena.pk] = Room(self, arena)
         room.sockets.add(socket)
         if room.task is None or room.task.done():
             room.task = asyncio.get_running_loop().create_task(room.run())
+        if arena.group_name not in self.groups:
+            # Joined once and kept: a discard racing a later join would drop the channel from
+            # a group a room needs; an arena's messages with no room here are ignored.
+            await self.listening()
+            await get_channel_layer().group_add(arena.group_name, self.name)
+            self.groups.add(arena.group_name)
         return room
 
     def leave(self, room: Room, socket) -> None:
         room.sockets.discard(socket)
+
+    async def listening(self) -> None:
+        """This loop's channel, made once, and the task that reads it."""
+        if self.ready is None:
+            loop = asyncio.get_running_loop()
+            ready = self.ready = loop.create_future()
+            try:
+                self.name = await get_channel_layer().new_channel()
+            except BaseException as exc:
+                self.ready = None  # the next socket tries again
+                ready.set_exception(exc)
+                ready.exception()  # retrieved: whoever waits on it is told by its own await
+                raise
+            self.reader = loop.create_task(self.read())
+            ready.set_result(None)
+        await asyncio.shield(self.ready)
+
+    async def read(self) -> None:
+        layer = get_channel_layer()
+        while True:
+            try:
+                message = await layer.receive(self.name)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the layer reconnects; the rooms' ticks read the record anyway
+                logger.exception("arenas: could not read the rooms' channel")
+                await asyncio.sleep(0.5)
+                continue
+            room = self.rooms.get(message.get("arena"))
+            if room is not None:
+                room.take(message)
 
 
 ROOMS: PerLoop[Rooms] = PerLoop(Rooms)

@@ -3,7 +3,7 @@ the room's tick and sent to their race, presence, and the once-a-tick board."""
 
 import pytest
 
-from arenas import actions, events, rooms
+from arenas import actions, events, placement, rooms
 from arenas.models import ArenaPlayer
 from games.models import Player
 from races.models import Race
@@ -90,6 +90,19 @@ async def test_a_flooding_socket_is_told_then_closed(arena, arena_socket):
     assert closed["code"] == 4008
 
 
+async def test_the_placed_message_reaches_the_page_without_the_record(
+    arena, arena_socket, run, make_client, monkeypatch
+):
+    """The fast way: the process's channel hears `arena.placed` and the room hands it on."""
+    monkeypatch.setattr(placement, "placed_since", lambda arena, players, since: {})
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    ann_socket = await arena_socket(ann, arena.public_id)
+    bob_socket = await arena_socket(bob, arena.public_id)
+    placed = await ann_socket.expect("placed")
+    assert (await bob_socket.expect("placed"))["url"] == placed["url"]
+
+
 async def test_a_placement_whose_message_is_lost_still_reaches_the_page(
     arena, arena_socket, run, make_client, monkeypatch
 ):
@@ -117,8 +130,9 @@ async def test_a_closed_page_is_not_present(arena, arena_socket, run, make_clien
 
 
 async def test_a_race_s_result_reaches_the_page_as_new_standings(
-    arena, arena_socket, run, make_client
+    arena, arena_socket, run, make_client, monkeypatch
 ):
+    monkeypatch.setattr(rooms, "BOARD_AT_LEAST_S", 3600)  # only `arena.changed` brings it
     ann = await joined(run, make_client, arena, "Ann")
     bob = await joined(run, make_client, arena, "Bob")
     spectator = await arena_socket(None, arena.public_id)
