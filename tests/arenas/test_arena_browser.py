@@ -76,3 +76,26 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
         ]
         assert len([f for f in player.frames if f.get("type") == "placed"]) == 2
     assert ann.page.url == bob.page.url
+
+
+def test_a_coming_arena_counts_down_and_sets_a_reminder(people, live_url):  # noqa: F811
+    """The page counts down to the start; "Remind me" asks for a notification (refused here)
+    and says the page itself will tell."""
+    ann = people()
+    page = ann.page
+    page.goto(f"{live_url}/arenas/new/")
+    start = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=30)
+    page.fill("#id_starts_at", start.strftime("%Y-%m-%dT%H:%M"))
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r"/arenas/[\w-]+/$"))
+    assert page.locator("#arena").get_attribute("data-phase") == "upcoming"
+    page.wait_for_function(
+        "/^0:[23][0-9]:[0-5][0-9]$/.test(document.querySelector('#arena-countdown').textContent)",
+        polling=100,
+    )
+    page.click("#remind-button")
+    page.wait_for_function(
+        "document.querySelector('#arena-status').textContent.startsWith('Reminder set')",
+        polling=100,
+    )
+    assert page.is_disabled("#remind-button")
