@@ -1,10 +1,10 @@
 """/ws/arena/<id>/: an arena's page, live (docs/protocol.md, "Arenas").
 
-On connect the socket gets the `board` at once, then again whenever it changed, at most once a
-second (arenas/rooms.py); a player who joined the arena is present while the socket is open
-(only present players are placed), and gets `placed` with their race's URL when they are placed.
-The client sends only `ping`, and `sync` (the board again now). Every refusal is an `error`
-frame that leaves the socket open.
+On connect the socket gets the `standings` at once, then again whenever they changed, at most
+once a second (arenas/rooms.py); a player who joined the arena is present while the socket is
+open (only present players are placed), and gets `placed` with their race's URL when they are
+placed. The client sends only `ping`, and `sync` (the standings again now). Every refusal is an
+`error` frame that leaves the socket open.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from arenas import actions
 from arenas.models import Arena
 from arenas.rooms import ROOMS, board_texts, with_own
 from games.identity import player_from_scope
+from games.models import Player
 from games.sockets import (
     PING,
     FrameBudget,
@@ -44,7 +45,7 @@ MESSAGES = {"sync": (Sync, {}), "ping": PING}
 @dataclass(frozen=True)
 class Connection:
     arena: Arena | None
-    player: object
+    player: Player | None
     present: bool
 
 

@@ -31,18 +31,32 @@ def entries_of(arena: Arena, player_ids) -> dict[int, ArenaPlayer]:
     return {entry.player_id: entry for entry in found}
 
 
+def live(arena: Arena) -> bool:
+    """Read the board (the arena runs and the store holds its board), or the record."""
+    return arena.phase() != Arena.Phase.ENDED and board.is_built(arena)
+
+
 def board_frame(arena: Arena, size: int = TOP) -> tuple[dict, dict[int, ArenaPlayer]]:
     """The board's first rows, shared by every socket of a process (their own rows are added
-    one by one, `own_row`), and the rows' entries."""
-    top = board.read_top(arena, size)
-    entries = entries_of(arena, [row.player_id for row in top.rows])
-    rows = [row_dict(row, entries.get(row.player_id)) for row in top.rows]
-    return {"type": "standings", "rows": rows, "count": top.count, **lobby(arena)}, entries
+    one by one, `own_rows`), and the rows' entries."""
+    if live(arena):
+        top = board.read_top(arena, size)
+        found, count = top.rows, top.count
+    else:
+        order = final_order(arena)
+        found, count = order[:size], len(order)
+    entries = entries_of(arena, [row.player_id for row in found])
+    rows = [row_dict(row, entries.get(row.player_id)) for row in found]
+    return {"type": "standings", "rows": rows, "count": count, **lobby(arena)}, entries
 
 
 def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
     """The pinned own row of each of these players."""
-    found = board.read_own(arena, player_ids)
+    if live(arena):
+        found = board.read_own(arena, player_ids)
+    else:
+        wanted = set(player_ids)
+        found = {row.player_id: row for row in final_order(arena) if row.player_id in wanted}
     entries = entries_of(arena, list(found))
     return {pid: row_dict(row, entries.get(pid)) for pid, row in found.items()}
 
@@ -98,7 +112,7 @@ def standings_page(arena: Arena, page: int, per_page: int) -> dict:
     """One page of the standings (the API): live from the board while the arena runs, from
     the record once it has ended."""
     start = (page - 1) * per_page
-    if arena.phase() == Arena.Phase.ENDED or not board.is_built(arena):
+    if not live(arena):
         order = final_order(arena)
         rows, count = order[start : start + per_page], len(order)
     else:

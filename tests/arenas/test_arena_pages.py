@@ -8,8 +8,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from arenas import actions, placement, schedule
+from arenas import actions, board, placement, schedule
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule
+from games.rankstore import get_rank_store
 from tests.arenas.conftest import play_out
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
@@ -102,6 +103,10 @@ def test_the_ended_arena_shows_its_podium_with_each_race_linked(client, arena, h
     code = races[0].code
     assert reverse("races:results", args=[code]) in page
     assert reverse("records:race_replay", args=[code]) in page
+    get_rank_store().delete(board.key(arena))  # a day later: the store keeps it no more
+    get_rank_store().delete(board.marker_key(arena))
+    again = client.get(arena.get_absolute_url()).content.decode()
+    assert again.count('<tr data-player="') == 4, "the final standings, from the record"
     first = ArenaPlayer.objects.order_by("-points").first()
     player_page = client.get(reverse("arenas:player", args=[arena.public_id, first.player_id]))
     assert f"{first.points} points" in player_page.content.decode()
