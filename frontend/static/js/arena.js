@@ -102,6 +102,15 @@ function onBoard(frame) {
   if (frame.you && !frame.rows.some((entry) => entry.player === frame.you.player)) {
     rows.push(row(frame.you, true)); // pinned below the top
   }
+  if (!rows.length) {
+    const empty = document.createElement("tr");
+    empty.className = "empty";
+    const td = cell("Nobody has joined yet.");
+    td.colSpan = 4;
+    td.className = "muted";
+    empty.append(td);
+    rows.push(empty);
+  }
   body.replaceChildren(...rows);
   document.getElementById("arena-lobby").textContent =
     `${frame.joined} joined · ${frame.racing} racing · ${frame.waiting} waiting`;
