@@ -54,38 +54,58 @@ SEEN_WITHIN_S = 15
 say so every `arenas.rooms.PRESENCE_EVERY_S`)."""
 
 
+RACES_PER_TRANSACTION = 8
+"""A crowd (everyone who joined before the start) is placed eight races at a time, each batch
+committed and told before the next: the first racers hear of their race in a fraction of the
+crowd's time, and no transaction holds a thousand players' locks."""
+
+
 def free_entries(arena: Arena, now):
-    """The arena's players who could be placed now (busy ones are taken out after)."""
+    """The arena's players who could be placed now: back in its lobby (`free_since`, cleared
+    while they race in it), not paused, its page open. Those in another race are taken out
+    after."""
     seen = now - timedelta(seconds=SEEN_WITHIN_S)
     return ArenaPlayer.objects.filter(
-        arena=arena, paused=False, sockets__gt=0, seen_at__gte=seen
+        arena=arena, paused=False, sockets__gt=0, seen_at__gte=seen, free_since__isnull=False
     ).select_related("player")
 
 
 def place(arena_pk: int, now=None) -> list[Race]:
-    """Place the arena's free players in new races, if it is time; the races opened."""
-    now = now or timezone.now()
+    """Place the arena's free players in new races, if it is time, a batch of races a
+    transaction; the races opened."""
+    races: list[Race] = []
+    while True:
+        batch, more = place_batch(arena_pk, now or timezone.now())
+        races += batch
+        if not (batch and more):
+            return races
+
+
+def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
+    """Up to `RACES_PER_TRANSACTION` races of free players, in one transaction; the races, and
+    whether more free players are left for the next batch."""
     with transaction.atomic():
         arena = Arena.objects.select_for_update(skip_locked=True).filter(pk=arena_pk).first()
         if arena is None or arena.phase(now) != Arena.Phase.RUNNING:
-            return []
+            return [], False
         entries = list(free_entries(arena, now))
         busy = busy_players([e.player_id for e in entries])
         entries = [e for e in entries if e.player_id not in busy]
         if len(entries) < MIN_PLAYERS_TO_AUTOSTART:
-            return []
-        waited = (now - min(e.free_since or e.joined_at for e in entries)).total_seconds()
+            return [], False
+        waited = (now - min(e.free_since for e in entries)).total_seconds()
         if len(entries) < MAX_PLAYERS and waited < settings.ARENA_GATHER_S:
-            return []
+            return [], False
         locked = Player.objects.select_for_update(skip_locked=True).filter(
             pk__in=[e.player_id for e in entries]
         )
         held = set(locked.order_by("pk").values_list("pk", flat=True))
         busy = busy_players(held)  # again, under the players' locks
         entries = [e for e in entries if e.player_id in held and e.player_id not in busy]
-        entries.sort(key=lambda e: (-e.points, e.free_since or e.joined_at, e.pk))
+        entries.sort(key=lambda e: (-e.points, e.free_since, e.pk))
         races, placements = [], {}
-        for size in race_sizes(len(entries)):
+        sizes = race_sizes(len(entries))
+        for size in sizes[:RACES_PER_TRANSACTION]:
             group, entries = entries[:size], entries[size:]
             race = open_race(arena, group)
             races.append(race)
@@ -93,7 +113,7 @@ def place(arena_pk: int, now=None) -> list[Race]:
         ArenaPlayer.objects.filter(arena=arena, player_id__in=placements).update(free_since=None)
         if placements:
             transaction.on_commit(lambda: events.placed(arena, placements))
-    return races
+    return races, len(sizes) > RACES_PER_TRANSACTION
 
 
 def open_race(arena: Arena, entries: list[ArenaPlayer]) -> Race:

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.utils import timezone
 
-from arenas import actions, board, placement
+from arenas import actions, board, events, placement
 from arenas.actions import ArenaRuleError
 from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
 from games.models import Player, WinnableDeal
@@ -63,6 +63,20 @@ def test_a_crowd_is_placed_once_each_in_races_of_at_most_eight(arena, here):
     assert sorted(r.racers.count() for r in races) == [6, 6, 7]
     placed = list(Racer.objects.values_list("player", flat=True))
     assert sorted(placed) == sorted(p.pk for p in players)
+
+
+def test_a_crowd_is_placed_a_batch_of_races_a_transaction_each_told_after_its_commit(
+    arena, here, monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr(placement, "RACES_PER_TRANSACTION", 2)
+    told = []
+    monkeypatch.setattr(events, "placed", lambda arena, races: told.append(sorted(races)))
+    players = [here(f"P{i}") for i in range(19)]
+    with django_capture_on_commit_callbacks(execute=True):
+        races = placement.place(arena.pk)
+    assert [r.racers.count() for r in races] == [7, 6, 6]
+    assert [len(batch) for batch in told] == [13, 6]
+    assert sorted(sum(told, [])) == sorted(p.pk for p in players)
 
 
 def test_paused_players_and_players_whose_page_is_closed_are_not_placed(arena, here):
