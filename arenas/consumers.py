@@ -86,7 +86,8 @@ class ArenaConsumer(PlaySocket):
     async def disconnect(self, code: int) -> None:
         if self.arena is None:
             return
-        ROOMS.get().leave(self.room, self)
+        if self.room is not None:  # None: the join failed (Redis unreachable a moment)
+            ROOMS.get().leave(self.room, self)
         if self.present:
             await off_loop(actions.do_present)(self.arena, self.player, False)
 

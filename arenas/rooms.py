@@ -128,18 +128,19 @@ class Rooms:
         self.groups: set[str] = set()
 
     async def join(self, arena: Arena, socket) -> Room:
+        if arena.group_name not in self.groups:
+            # Joined once and kept: a discard racing a later join would drop the channel from
+            # a group a room needs; an arena's messages with no room here are ignored. If
+            # this fails (Redis unreachable), the socket is in no room and its page retries.
+            await self.listening()
+            await get_channel_layer().group_add(arena.group_name, self.name)
+            self.groups.add(arena.group_name)
         room = self.rooms.get(arena.pk)
         if room is None:
             room = self.rooms[arena.pk] = Room(self, arena)
         room.sockets.add(socket)
         if room.task is None or room.task.done():
             room.task = asyncio.get_running_loop().create_task(room.run())
-        if arena.group_name not in self.groups:
-            # Joined once and kept: a discard racing a later join would drop the channel from
-            # a group a room needs; an arena's messages with no room here are ignored.
-            await self.listening()
-            await get_channel_layer().group_add(arena.group_name, self.name)
-            self.groups.add(arena.group_name)
         return room
 
     def leave(self, room: Room, socket) -> None:

@@ -25,11 +25,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import contextlib
 import datetime as dt
 import json
 import random
 import re
 import time
+import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -43,6 +45,7 @@ ARENA_MINUTES = 10
 RACE_LIMIT_S = 60
 PLACED_TIMEOUT_S = 30.0
 FINISH_TIMEOUT_S = 90.0
+SILENCE_S = 5.0
 
 
 def spread(values: list[float]) -> dict:
@@ -104,6 +107,10 @@ class Crowd:
         self.arena_id = ""
         self.stop_at = 0.0
         self.players: list[ArenaPlayer] = []
+        self.syncs = 0
+        self.reopened = 0
+        """Arena sockets the server closed, opened again."""
+        """Boards and ends of races that had to be asked for (`sync` after a silence)."""
 
     def ws(self, player: ArenaPlayer, path: str):
         return websockets.connect(
@@ -116,24 +123,29 @@ class Crowd:
         )
 
     async def placed(self, player: ArenaPlayer) -> str | None:
-        """Open the arena's socket (free now) and wait to be placed; the race's address."""
+        """Open the arena's socket (free now) and wait to be placed; the race's address. A
+        socket the server closed is opened again, as the page's is (the wait goes on)."""
         opened = time.perf_counter()
-        async with self.ws(player, f"/ws/arena/{self.arena_id}/") as ws:
-            left = self.stop_at - time.perf_counter()
-            if left <= 0:
-                return None
-            try:
-                async with asyncio.timeout(min(left, PLACED_TIMEOUT_S)):
-                    async for text in ws:
-                        frame = json.loads(text)
-                        if frame.get("type") == "placed":
-                            player.placements_ms.append((time.perf_counter() - opened) * 1000)
-                            return frame["url"]
-            except TimeoutError:
-                if time.perf_counter() < self.stop_at:
-                    player.error = "not placed within 30 s"
-                return None
-        return None
+        left = min(self.stop_at - opened, PLACED_TIMEOUT_S)
+        if left <= 0:
+            return None
+        try:
+            async with asyncio.timeout(left):
+                while True:
+                    ws = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
+                    with contextlib.suppress(websockets.ConnectionClosed):
+                        async with ws:
+                            async for text in ws:
+                                frame = json.loads(text)
+                                if frame.get("type") == "placed":
+                                    waited = (time.perf_counter() - opened) * 1000
+                                    player.placements_ms.append(waited)
+                                    return frame["url"]
+                    self.reopened += 1
+        except TimeoutError:
+            if time.perf_counter() < self.stop_at:
+                player.error = "not placed within 30 s"
+            return None
 
     async def race(self, player: ArenaPlayer, url: str) -> None:
         """One race: play at the pace for `--race-s`, resign, wait for its end."""
@@ -141,15 +153,38 @@ class Crowd:
         player.races.append(code)
         racer = self.racer_class(player.index, [player.base], self.stats, self.args, _NoBar())
         racer.base, racer.browser, racer.code = player.base, player.browser, code
-        await racer.connect()
+        on_frame = racer.on_frame
+
+        def take(frame: dict) -> None:
+            on_frame(frame)
+            if frame.get("type") == "snapshot" and frame["race"]["status"] == "finished":
+                racer.finished.set()  # the answer to a `sync`: over already
+
+        racer.on_frame = take
+        await retried(racer.connect)
         try:
-            await asyncio.wait_for(racer.board_ready.wait(), 30)
+            await self.asking(racer, racer.board_ready)
             until = min(time.perf_counter() + self.args.race_s, self.stop_at)
             await racer.play(until)
             await racer.resign()
-            await asyncio.wait_for(racer.finished.wait(), FINISH_TIMEOUT_S)
+            await self.asking(racer, racer.finished)
         finally:
             await racer.close()
+
+    async def asking(self, racer, event: asyncio.Event) -> None:
+        """Wait for the board (at the start) or the race's end; after a silence, ask with
+        `sync` (the channel layer may have lost the event, as a Redis restart does: a page
+        asks again when it reconnects)."""
+        deadline = time.perf_counter() + FINISH_TIMEOUT_S
+        while not event.is_set():
+            try:
+                await asyncio.wait_for(event.wait(), SILENCE_S)
+            except TimeoutError:
+                if time.perf_counter() > deadline:
+                    raise
+                self.syncs += 1
+                with contextlib.suppress(websockets.ConnectionClosed):
+                    await racer.send({"type": "sync"})
 
     async def play(self, player: ArenaPlayer, pool) -> None:
         loop = asyncio.get_running_loop()
@@ -161,7 +196,8 @@ class Crowd:
                     break
                 await self.race(player, url)
         except Exception as exc:  # noqa: BLE001 - every failure is a figure
-            player.error = f"{type(exc).__name__}: {exc}"[:200]
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            player.error = f"{type(exc).__name__}: {exc} ({where.name}:{where.lineno})"[:200]
 
     async def run(self, bases: list[str]) -> list[ArenaPlayer]:
         args = self.args
@@ -180,6 +216,21 @@ class Crowd:
             self.stop_at = time.perf_counter() + args.duration
             await asyncio.gather(*(self.play(p, pool) for p in players))
         return players
+
+
+async def retried(connect, tries: int = 20):
+    """A socket's connection, tried again as the page's socket does when the handshake fails (a
+    server that cannot reach Redis for the session answers 500 for a moment)."""
+    delay = 0.5
+    for attempt in range(tries):
+        try:
+            return await connect()
+        except (OSError, TimeoutError, websockets.InvalidHandshake, websockets.InvalidStatus):
+            if attempt == tries - 1:
+                raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, 4.0)
+    return None  # pragma: no cover
 
 
 class _NoBar:
@@ -269,6 +320,8 @@ async def run(args, racer_class, stats) -> dict:
         "move_ms": spread(stats.latencies_ms),
         "errors": sum(errors.values()),
         "error_kinds": dict(errors),
+        "finished_asked_for": crowd.syncs,
+        "arena_sockets_reopened": crowd.reopened,
         "protocol_errors": dict(stats.errors),
         "load_average_before": load_before[0],
         "load_average_after": load_average()[0],

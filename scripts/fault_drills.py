@@ -554,7 +554,14 @@ async def drill_arena_redis_restart(options) -> Drill:
         record = arena_crowd.record_check(options.database_url, args.base_urls[0], crowd.arena_id)
     placed = sum(len(p.placements_ms) for p in players)
     errors = [p.error for p in players if p.error]
-    drill.evidence = {**record, "placements_before": placed_before, "placements": placed}
+    drill.evidence = {
+        **record,
+        "placements_before": placed_before,
+        "placements": placed,
+        "player_errors": errors[:5],
+        "finished_asked_for": crowd.syncs,
+        "arena_sockets_reopened": crowd.reopened,
+    }
     drill.check("players were placed after the restart", placed > placed_before > 0)
     drill.check("no player failed", not errors)
     drill.check("nobody in two races at once", record["db_players_in_two_at_once"] == 0)
@@ -613,6 +620,9 @@ def print_summary(results: list[Drill]) -> None:
             "outage_s",
             "retry_bound_s",
             "unavailable_retries",
+            "player_errors",
+            "finished_asked_for",
+            "arena_sockets_reopened",
             "crash",
         ):
             if key in figures:
