@@ -103,6 +103,8 @@ def test_the_ended_arena_shows_its_podium_with_each_race_linked(client, arena, h
     code = races[0].code
     assert reverse("races:results", args=[code]) in page
     assert reverse("records:race_replay", args=[code]) in page
+    for link in ("races:results", "records:race_replay"):  # the race's own pages, as any race's
+        assert client.get(reverse(link, args=[code])).status_code == 200
     get_rank_store().delete(board.key(arena))  # a day later: the store keeps it no more
     get_rank_store().delete(board.marker_key(arena))
     again = client.get(arena.get_absolute_url()).content.decode()
