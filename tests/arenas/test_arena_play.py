@@ -241,6 +241,13 @@ def test_a_lost_board_is_rebuilt_from_the_record_with_every_point(arena, here):
         (r.player_id, r.points) for r in before.rows
     ]
     assert after.count == len(players)
+    store.set(board.key(arena), str(players[0].pk), 0)  # a wrong score: the full rebuild mends it
+    store.set(board.key(arena), "999999", 0)  # and drops who is not in the arena
+    call_command("rebuild_leaderboards", stdout=None)
+    mended = board.read_top(arena, 10)
+    assert [(r.player_id, r.points) for r in mended.rows] == [
+        (r.player_id, r.points) for r in before.rows
+    ]
     recounted = board.recount(arena)
     for entry in ArenaPlayer.objects.filter(arena=arena):
         assert recounted[entry.player_id] == board.standing_of(entry)
