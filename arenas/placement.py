@@ -27,7 +27,7 @@ from arenas import events
 from arenas.models import Arena, ArenaPlayer, ArenaRace
 from games.models import Player
 from races.actions import add_racer, start_placed
-from races.lifecycle import MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART
+from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART
 from races.models import Race, Racer
 from races.quick import open_rated_race
 
@@ -140,8 +140,8 @@ def place_all(now=None) -> int:
 
 
 def placed_since(arena: Arena, player_ids: list[int], since) -> dict[int, tuple[str, object]]:
-    """These players' races of the arena placed since `since` and still on: per player, the
-    race's address and when it was placed."""
+    """These players' races of the arena placed since `since`, still on and not finished by
+    them: per player, the race's address and when it was placed."""
     found = (
         Racer.objects.filter(
             player_id__in=player_ids,
@@ -149,6 +149,7 @@ def placed_since(arena: Arena, player_ids: list[int], since) -> dict[int, tuple[
             race__arena_race__placed_at__gte=since,
             race__status__in=RACE_ON,
         )
+        .exclude(status__in=DONE)
         .values_list("player_id", "race__code", "race__arena_race__placed_at")
         .order_by("race__arena_race__placed_at")
     )

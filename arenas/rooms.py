@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from datetime import timedelta
 
 import orjson
 from channels.layers import get_channel_layer
@@ -29,6 +30,8 @@ TICK_S = 0.5
 BOARD_EVERY_S = 1.0
 PRESENCE_EVERY_S = 5.0
 """How often a room says its present players are still there (arenas.placement.SEEN_WITHIN_S)."""
+PLACED_GRACE = timedelta(seconds=15)
+"""A race placed this long before a socket opened is still sent to it (`send_placements`)."""
 BOARD_AT_LEAST_S = 5.0
 """The board is sent this often even when no `arena.changed` came (the channel layer drops
 messages, and a Redis restart forgets a group's members): a missed change shows within 5 s."""
@@ -94,16 +97,18 @@ class Room:
             await self.send_board(list(self.sockets))
 
     async def send_placements(self, sockets: list) -> None:
-        """Each present player's race placed since their socket opened, read from the record:
-        the `arena.placed` message is the fast way, this the sure one (a message the channel
-        layer lost, a Redis restart)."""
-        since = min(s.opened_at for s in sockets)
+        """Each present player's race placed shortly before their socket opened or since, that
+        they have not finished, read from the record: the `arena.placed` message is the fast
+        way, this the sure one (a message the channel layer lost, a Redis restart, or a page
+        that reloaded just as its player was placed). A player who opens the arena's page well
+        into a race is not sent back to it."""
+        since = min(s.opened_at for s in sockets) - PLACED_GRACE
         found = await off_loop(placement.placed_since)(
             self.arena, [s.player.pk for s in sockets], since
         )
         for socket in sockets:
             race = found.get(socket.player.pk)
-            if race is not None and race[1] >= socket.opened_at:
+            if race is not None and race[1] >= socket.opened_at - PLACED_GRACE:
                 await socket.send_placed(race[0])
 
     async def send_board(self, sockets: list) -> None:

@@ -118,6 +118,21 @@ async def test_a_placement_whose_message_is_lost_still_reaches_the_page(
     assert placed["url"] == (await run(Race.objects.get)).get_absolute_url()
 
 
+async def test_a_page_reloaded_just_as_its_player_was_placed_is_still_sent_to_the_race(
+    arena, arena_socket, run, make_client, monkeypatch
+):
+    """Placed, and the message went to the socket that was closing (the page reloading at the
+    arena's start): the new socket gets the race from the record."""
+    monkeypatch.setattr(events, "placed", lambda arena, races: None)
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    for player in (ann, bob):
+        await run(actions.do_present, arena, player.player, True)
+    [race] = await run(placement.place, arena.pk)
+    socket = await arena_socket(ann, arena.public_id)  # opened after the placement
+    assert (await socket.expect("placed"))["url"] == race.get_absolute_url()
+
+
 async def test_a_closed_page_is_not_present(arena, arena_socket, run, make_client):
     ann = await joined(run, make_client, arena, "Ann")
     socket = await arena_socket(ann, arena.public_id)
