@@ -313,6 +313,7 @@ async def run(args, racer_class, stats) -> dict:
         "wall_s": round(time.perf_counter() - began, 1),
         "arena": crowd.arena_id,
         "placements": len(placements),
+        "placed_again": sum(1 for p in players if len(p.placements_ms) >= 2),
         "placement_ms": spread(placements),
         "placed_over_5s": sum(1 for ms in placements if ms > 5000),
         "moves_sent": stats.sent,

@@ -26,8 +26,9 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
             asyncio.run, arena_crowd.run(args, loadtest.Racer, loadtest.Stats())
         ).result()
     assert result["errors"] == 0, result["error_kinds"]
-    assert result["placements"] > result["players"], "placed again after a race"
-    assert result["db_races"] >= 2 and result["db_not_finished"] == 0
+    assert result["placed_again"] > 0, "placed again after a race"
+    # (A race placed as the run stops may still be on: its players had stopped.)
+    assert result["db_races"] >= 2
     assert result["db_over_eight_or_alone"] == 0
     assert result["db_players_in_two_at_once"] == 0
     assert result["board_players"] == 8 and result["board_points_differ"] == 0
