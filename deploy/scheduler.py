@@ -50,6 +50,12 @@ JOBS = (
         why="races nobody watched when their time ran out",
     ),
     Job(
+        "run_arenas",
+        (),
+        IntervalTrigger(minutes=1, timezone=UTC),
+        why="the scheduled arenas of the next day, and placing arena players no page placed",
+    ),
+    Job(
         "analyse_replays",
         (),
         IntervalTrigger(minutes=1, timezone=UTC),

@@ -14,6 +14,7 @@ Every function here is synchronous (the ORM); consumers call them in worker thre
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -36,6 +37,11 @@ from races.ratings.updates import apply_ratings
 from races.standings import standing_order
 
 logger = logging.getLogger(__name__)
+
+ON_CLOSE: list[Callable[[Race], None]] = []
+"""Called in a race's close, in its transaction with its row locked, once its places are set and
+its `finished` event emitted: an app above registers what follows a race's result (the arenas
+record their points)."""
 
 
 def racer_of(race: Race, player: Player | None) -> Racer | None:
@@ -254,6 +260,11 @@ def do_start_if_due(race: Race) -> bool:
         return True
 
 
+def start_placed(race: Race) -> None:
+    """Start at once a race whose racers were placed together (an arena's), its row locked."""
+    _start(race)
+
+
 def _start(race: Race) -> None:
     if pooled_winnable(race):  # the pool was empty when the race opened; else its random deal
         race.save(update_fields=["seed", "winnable"])
@@ -383,6 +394,8 @@ def _close(race: Race, reason: str) -> None:
         standings=order,
         ratings=rating_changes,
     )
+    for follow in ON_CLOSE:
+        follow(race)
 
 
 def do_rematch(race: Race, player: Player) -> Race:

@@ -164,21 +164,29 @@ def do_quick_race(player: Player, choice: str = ANY) -> Race:
             QuickLobby.objects.select_for_update().get(variant=variant)
         race = _open_race_for(player, variant)
         if race is None:
-            race = new_race(
-                host=player,
-                variant=variant,
-                seed=random_seed(variant),
-                max_players=MAX_PLAYERS,
-                time_limit_s=settings.QUICK_RACE_TIME_LIMIT_S,
-                visibility=Race.Visibility.PUBLIC,
-                quick=True,
-                rated=True,
-            )
-            if pooled_winnable(race, search_if_empty=True):
-                race.save(update_fields=["seed", "winnable"])
+            race = open_rated_race(player, variant, settings.QUICK_RACE_TIME_LIMIT_S, quick=True)
         add_racer(race, player, player.nickname)
     if race.autostart_at is not None and race.autostart_at <= timezone.now():
         do_start_if_due(race)  # full: it starts now
+    return race
+
+
+def open_rated_race(host: Player, variant: str, time_limit_s: int, **fields) -> Race:
+    """A new public rated race of up to eight (a quick race's, an arena's), on a winnable deal
+    from the race pool where the game has them, else on a random one (an empty pool starts a
+    search: the race takes its deal at the start if it has come)."""
+    race = new_race(
+        host=host,
+        variant=variant,
+        seed=random_seed(variant),
+        max_players=MAX_PLAYERS,
+        time_limit_s=time_limit_s,
+        visibility=Race.Visibility.PUBLIC,
+        rated=True,
+        **fields,
+    )
+    if pooled_winnable(race, search_if_empty=True):
+        race.save(update_fields=["seed", "winnable"])
     return race
 
 

@@ -26,6 +26,7 @@ import datetime as dt
 import functools
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -41,6 +42,10 @@ from records.boards import ALL_TIME, DAILY, Board
 from records.scoring import shared_ranks
 
 logger = logging.getLogger(__name__)
+
+MORE_BOARDS: list[Callable[[bool], tuple[int, int]]] = []
+"""Boards of the apps above (an arena's), rebuilt with these by `rebuild_leaderboards`: each
+is given `missing` (only the boards the store lost) and says how many boards and entries."""
 
 KEY_PREFIX = "lb"  # tests give each run its own prefix
 PAST_DAY_TTL = 8 * 24 * 3600  # a past day's board leaves Redis this long after its day ends

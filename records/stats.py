@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.db.models import Count, F, Min, OuterRef, Q, Subquery
 from django.urls import reverse
@@ -159,6 +161,21 @@ def recent_races(player: Player, viewer: Player | None) -> list[dict]:
     ]
 
 
+@dataclass(frozen=True)
+class PlayerPart:
+    """A part of a player's page and API document that an app above adds (the arenas)."""
+
+    key: str
+    """Its key in the player's document (the API's, and the page's `data`)."""
+    template: str
+    """The page's section, given the rows as `rows`."""
+    rows: Callable[[Player], list[dict]]
+
+
+PLAYER_PARTS: list[PlayerPart] = []
+"""Registered by the apps above in their AppConfig.ready (records imports none of them)."""
+
+
 def player_dict(player: Player, viewer: Player | None) -> dict:
     return {
         "id": player.pk,
@@ -170,4 +187,5 @@ def player_dict(player: Player, viewer: Player | None) -> dict:
         "daily_streak": daily_streaks(player),
         "recent_games": recent_games(player, viewer),
         "recent_races": recent_races(player, viewer),
+        **{part.key: part.rows(player) for part in PLAYER_PARTS},
     }

@@ -279,7 +279,8 @@ def player_page(request: HttpRequest, player_id: int) -> HttpResponse:
     if found is None:
         raise Http404("There is no such player.")
     data = stats.player_dict(found, current_player(request, create=False))
-    return render(request, "records/player.html", {"profile": found, "data": data})
+    parts = [(part.template, data[part.key]) for part in stats.PLAYER_PARTS]
+    return render(request, "records/player.html", {"profile": found, "data": data, "parts": parts})
 
 
 @require_GET

@@ -19,6 +19,11 @@
     proxy-daphne-kill
                    daphne-kill behind the repo's nginx (scripts/proxy.py): the racers know only
                    the proxy's address, and nginx hands the killed Daphne's racers to the other.
+    arena-redis-restart
+                   16 players in an arena over two Daphnes on a private redis-server, restarted
+                   empty mid-arena (the board and the socket groups gone). Players are still
+                   placed again and again, and the board has every player with the record's
+                   points.
 
     python scripts/fault_drills.py --database-url postgres://postgres@127.0.0.1:5432/solitaire_drill
 
@@ -51,8 +56,9 @@ from urllib.parse import urlsplit
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from scripts import arena_crowd
 from scripts.client import Browser, query
-from scripts.loadtest import LoadRun, join_race
+from scripts.loadtest import LoadRun, Racer, Stats, join_race
 from scripts.proxy import BEHIND_PROXY, proxy_for, race_sockets_open, race_sockets_opened
 from scripts.servers import (
     PrivatePostgres,
@@ -527,6 +533,43 @@ async def drill_proxy_daphne_kill(options):
     return drill.settle()
 
 
+async def drill_arena_redis_restart(options) -> Drill:
+    """An arena's crowd on two Daphnes and a private Redis, restarted empty mid-arena: the
+    board and the channel layer's groups are gone. Players are still placed (the rooms read
+    each placement from the record), and the board the API reads is the record's again."""
+    drill = Drill("arena-redis-restart")
+    with drill_services(options, 2) as (redis, servers):
+        bases = [s.url for s in servers]
+        args = load_args(
+            bases, options.database_url, racers=16, duration=24.0, race_s=3.0, pace=1.0
+        )
+        args.variant = "penguin"
+        crowd = arena_crowd.Crowd(args, Racer, Stats())
+        running = asyncio.create_task(crowd.run(args.base_urls))
+        await asyncio.sleep(args.duration * 0.4)
+        placed_before = sum(len(p.placements_ms) for p in crowd.players)
+        redis.restart_empty()
+        players = await running
+        await asyncio.sleep(1.0)  # the last closes' boards are written after their commits
+        record = arena_crowd.record_check(options.database_url, args.base_urls[0], crowd.arena_id)
+    placed = sum(len(p.placements_ms) for p in players)
+    errors = [p.error for p in players if p.error]
+    drill.evidence = {
+        **record,
+        "placements_before": placed_before,
+        "placements": placed,
+        "player_errors": errors[:5],
+        "finished_asked_for": crowd.syncs,
+        "arena_sockets_reopened": crowd.reopened,
+    }
+    drill.check("players were placed after the restart", placed > placed_before > 0)
+    drill.check("no player failed", not errors)
+    drill.check("nobody in two races at once", record["db_players_in_two_at_once"] == 0)
+    drill.check("every player on the board", record["board_players"] == args.racers)
+    drill.check("the board's points are the record's", record["board_points_differ"] == 0)
+    return drill.settle()
+
+
 DRILLS = {
     "daphne-kill": drill_daphne_kill,
     "redis-restart": drill_redis_restart,
@@ -534,6 +577,7 @@ DRILLS = {
     "slow-reader": drill_slow_reader,
     "postgres-restart": drill_postgres_restart,
     "proxy-daphne-kill": drill_proxy_daphne_kill,
+    "arena-redis-restart": drill_arena_redis_restart,
 }
 OWN_DATABASE = frozenset({"postgres-restart"})
 """Drills that bring a database of their own: the shared drill database is not needed."""
@@ -576,6 +620,9 @@ def print_summary(results: list[Drill]) -> None:
             "outage_s",
             "retry_bound_s",
             "unavailable_retries",
+            "player_errors",
+            "finished_asked_for",
+            "arena_sockets_reopened",
             "crash",
         ):
             if key in figures:

@@ -19,7 +19,9 @@ holding the figures.
         --racers 200 --races 25 --pace 1 --duration 30 \\
         --database-url postgres://postgres@127.0.0.1:5432/solitaire_load --json
 
-or let it start the servers itself: `--spawn 2 --database-url ... --redis-url ...`.
+or let it start the servers itself: `--spawn 2 --database-url ... --redis-url ...`. `--quick` is
+a crowd pressing Quick race (scripts/quick_crowd.py), `--arena` a crowd in one arena
+(scripts/arena_crowd.py).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ if __package__ in (None, ""):
 
 from games.engine import VARIANTS
 from games.percentiles import percentile
-from scripts import quick_crowd
+from scripts import arena_crowd, quick_crowd
 from scripts.client import Browser, query
 from scripts.procstat import ServerCpu, listening_pids, load_average
 from scripts.servers import check_local, create_database, migrate, server_env, start_daphnes
@@ -733,6 +735,7 @@ def parse_args(argv: list[str] | None = None):
         help="instead: --racers guests press Quick race within --spread s (scripts/quick_crowd.py)",
     )
     parser.add_argument("--spread", type=float, default=1.0, help="--quick: seconds of presses")
+    arena_crowd.add_arguments(parser)
     parser.add_argument(
         "--quick-timeout", type=float, default=90.0, help="--quick: how long a press waits to start"
     )
@@ -823,6 +826,12 @@ def main(argv: list[str] | None = None) -> int:
             if args.json:
                 print(json.dumps(result, separators=(",", ":")))
             return 0 if quick_crowd.ok(result) else 1
+        if args.arena:
+            result = asyncio.run(arena_crowd.run(args, Racer, Stats()))
+            arena_crowd.print_figures(result)
+            if args.json:
+                print(json.dumps(result, separators=(",", ":")))
+            return 0 if arena_crowd.ok(result) else 1
         pids = [s.pid for s in servers] + args.server_pid
         figures = asyncio.run(run(args, server_pids=pids, load_before=load_before))
     finally:

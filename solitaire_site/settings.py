@@ -25,6 +25,8 @@
 | MOVE_STORE | auto | auto, orm or postgres: which store writes the move batches |
 | QUICK_RACE_LOBBY_S | 15 | a quick race starts this long after its second player arrives |
 | QUICK_RACE_TIME_LIMIT_S | 600 | a quick race's time limit |
+| ARENA_GATHER_S | 1 | an arena's free players wait this long for others before being placed (not when eight are free) |
+| ARENA_RACE_TIME_LIMIT_S | 300 | the time limit of an arena's races, unless its organiser sets another |
 """
 
 import os
@@ -76,6 +78,7 @@ INSTALLED_APPS = [
     "daily",
     "records",
     "fairplay",
+    "arenas",
 ]
 
 MIDDLEWARE = [
@@ -220,6 +223,8 @@ RACE_PROGRESS_TICK_MS = int(os.environ.get("RACE_PROGRESS_TICK_MS", "1000"))
 # short when the race is full), and the race's time limit.
 QUICK_RACE_LOBBY_S = float(os.environ.get("QUICK_RACE_LOBBY_S", "15"))
 QUICK_RACE_TIME_LIMIT_S = int(os.environ.get("QUICK_RACE_TIME_LIMIT_S", "600"))
+ARENA_GATHER_S = float(os.environ.get("ARENA_GATHER_S", "1"))
+ARENA_RACE_TIME_LIMIT_S = int(os.environ.get("ARENA_RACE_TIME_LIMIT_S", "300"))
 
 # The move path's writer (games/writer.py): how long a batch gathers moves after its first one,
 # how long a database that cannot be reached is retried before a move is refused `unavailable`,

@@ -10,6 +10,7 @@ from django.views.generic import RedirectView
 urlpatterns = [
     path("", include("games.urls")),
     path("races/", include("races.urls")),
+    path("", include("arenas.urls")),  # /arenas/… and /api/arenas/…
     path("", include("races.ratings.urls")),  # before records' leaderboards/<kind>/…
     path("", include("daily.urls")),  # before records' daily/<variant>/<day>/
     path("", include("records.urls")),

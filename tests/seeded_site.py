@@ -108,6 +108,15 @@ challenge = Challenge.objects.filter(variant=longest.variant).annotate(n=Count("
 # a player ranked on that day (their board row's report link), else the busiest account
 ranked = challenge.attempts.filter(ranked=True).order_by("pk").values_list("player", flat=True)
 race = Race.objects.filter(status="finished").annotate(n=Count("racers")).order_by("-n", "pk")[0]
+# an ended arena with the busiest player in it (its podium page, and their page in it)
+import datetime as dt
+from django.utils import timezone
+Arena = apps.get_model("arenas", "Arena")
+ended = timezone.now() - dt.timedelta(days=1)
+arena, _ = Arena.objects.get_or_create(
+    name="Sample arena", defaults={"variant": longest.variant, "starts_at": ended, "ends_at": ended + dt.timedelta(minutes=30)}
+)
+apps.get_model("arenas", "ArenaPlayer").objects.get_or_create(arena=arena, player_id=busiest)
 print(json.dumps({
     "variant": longest.variant,
     "seed": str(longest.seed),
@@ -117,6 +126,7 @@ print(json.dumps({
     "ranked_player_id": str(ranked.first() or busiest),
     "code": race.code,
     "public_id": longest.public_id,
+    "arena_id": arena.public_id,
 }))
 """
 

@@ -35,6 +35,7 @@ def test_a_started_scheduler_fills_the_days_pools_and_boards_at_once_and_then_on
         scheduler.shutdown(wait=False)
     assert set(due) == {
         "close_overdue_races",
+        "run_arenas",
         "analyse_replays",
         "assess_games",
         "rebuild_leaderboards",
@@ -42,7 +43,13 @@ def test_a_started_scheduler_fills_the_days_pools_and_boards_at_once_and_then_on
         "precompute_daily",
         "stock_winnable_deals",
     }
-    minutely = ("close_overdue_races", "analyse_replays", "assess_games", "rebuild_leaderboards")
+    minutely = (
+        "close_overdue_races",
+        "run_arenas",
+        "analyse_replays",
+        "assess_games",
+        "rebuild_leaderboards",
+    )
     for every_minute in minutely:
         assert dt.timedelta(0) < due[every_minute] - now <= dt.timedelta(minutes=1)
     assert due["rebuild_recent_leaderboards"].minute == 45

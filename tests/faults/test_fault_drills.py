@@ -55,3 +55,9 @@ def test_a_killed_server_behind_the_proxy_hands_its_racers_to_the_other(drill_op
     if nginx_binary() is None:
         unavailable("nginx is not installed (apt-get install nginx): the proxy drill cannot run")
     drill("proxy-daphne-kill", drill_options)
+
+
+def test_an_arena_goes_on_and_keeps_every_point_when_redis_restarts_empty(drill_options):
+    """Redis restarted empty mid-arena (its board and the sockets' groups gone): players are
+    still placed, and the board the API reads has every player with the record's points."""
+    drill("arena-redis-restart", drill_options)

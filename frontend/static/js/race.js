@@ -98,6 +98,11 @@ function onFrame(frame) {
   }
   root.dataset.event = String(model.event);
   if (frame.type === "rematch" && model.you.racer) goToRematch(frame.url);
+  if (frame.type === "arena" && model.you.racer && !arenaReturn) {
+    // An arena's race: its racers go back to the arena, which places them in the next race.
+    arenaReturn = setTimeout(() => leavePage(() => location.assign(frame.url)), ARENA_RETURN_MS);
+    setStatus("Back to the arena in a moment…");
+  }
   if (iLeft) {
     leavePage(() => location.reload()); // back to the page as a visitor, with the join form
     return;
@@ -181,6 +186,9 @@ function onError(frame) {
   }
   setStatus(frame.reason || frame.code, true);
 }
+
+const ARENA_RETURN_MS = 2500; // long enough to see the race's result
+let arenaReturn = null;
 
 function goToRematch(url) {
   leavePage(() => location.assign(url));

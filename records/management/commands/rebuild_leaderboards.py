@@ -15,7 +15,10 @@ from records.boards import ALL_TIME, DAILY, Board
 
 
 class Command(BaseCommand):
-    help = "Rebuild the daily and all-time leaderboards in the rank store from the database."
+    help = (
+        "Rebuild the daily and all-time leaderboards (and the boards the apps above add, such "
+        "as the arenas') in the rank store from the database."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument(
@@ -51,4 +54,8 @@ class Command(BaseCommand):
         entries = 0
         for board in tqdm(boards, desc="boards", unit="board", disable=options["verbosity"] == 0):
             entries += leaderboard.rebuild(board)
-        self.stdout.write(self.style.SUCCESS(f"Rebuilt {len(boards)} boards, {entries} entries."))
+        built = len(boards)
+        for rebuild_more in leaderboard.MORE_BOARDS:  # the apps above's (an arena's)
+            more, more_entries = rebuild_more(missing)
+            built, entries = built + more, entries + more_entries
+        self.stdout.write(self.style.SUCCESS(f"Rebuilt {built} boards, {entries} entries."))

@@ -1,0 +1,170 @@
+"""Everything a player or an organiser does to an arena (the `do_*` functions), one
+transaction each: set one up, join, pause and resume, leave, and the arena page's presence.
+Views and the consumer parse and check, then call one of these; placing players in races is
+arenas/placement.py, a race's points arenas/results.py."""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
+from django.utils import timezone
+
+from arenas import board, events
+from arenas.models import Arena, ArenaPlayer, ArenaRace
+from games.models import Player, Variant
+from races.actions import do_resign
+from races.lifecycle import DONE, MAX_TIME_LIMIT_S, MIN_TIME_LIMIT_S, RaceRuleError
+from races.models import Race, Racer
+
+MIN_MINUTES = 5
+MAX_MINUTES = 180
+LATEST_START = timedelta(days=30)
+
+
+class ArenaRuleError(ValueError):
+    """A request the arena's rules refuse; `code` is the protocol's error code."""
+
+    def __init__(self, code: str, reason: str):
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+def check_arena_settings(variant: str, starts_at, minutes: int, race_time_limit_s: int, now):
+    if variant not in Variant.values:
+        raise ArenaRuleError("unknown_variant", f"unknown game {variant!r}")
+    if not MIN_MINUTES <= minutes <= MAX_MINUTES:
+        raise ArenaRuleError("bad_length", f"an arena lasts {MIN_MINUTES} to {MAX_MINUTES} minutes")
+    if starts_at < now - timedelta(minutes=1):
+        raise ArenaRuleError("bad_start", "the start is in the past")
+    if starts_at > now + LATEST_START:
+        raise ArenaRuleError("bad_start", "an arena starts within 30 days")
+    if not MIN_TIME_LIMIT_S <= race_time_limit_s <= min(MAX_TIME_LIMIT_S, minutes * 60):
+        raise ArenaRuleError(
+            "bad_time_limit",
+            f"a race's time limit is {MIN_TIME_LIMIT_S} s to the arena's length",
+        )
+
+
+def do_create_arena(
+    organiser: Player | None,
+    *,
+    variant: str,
+    starts_at,
+    minutes: int,
+    visibility: str = Arena.Visibility.PUBLIC,
+    name: str = "",
+    race_time_limit_s: int | None = None,
+) -> Arena:
+    """A new arena (the "set up an arena" form, or the schedule with no organiser)."""
+    now = timezone.now()
+    limit = race_time_limit_s or settings.ARENA_RACE_TIME_LIMIT_S
+    check_arena_settings(variant, starts_at, minutes, limit, now)
+    if visibility not in Arena.Visibility.values:
+        raise ArenaRuleError("bad_visibility", "visibility is public or link")
+    name = (name or "").strip()[:64] or f"{Variant(variant).label} arena"
+    return Arena.objects.create(
+        name=name,
+        variant=variant,
+        starts_at=max(starts_at, now),
+        ends_at=max(starts_at, now) + timedelta(minutes=minutes),
+        visibility=visibility,
+        race_time_limit_s=limit,
+        created_by=organiser,
+    )
+
+
+def entry_of(arena: Arena, player: Player | None) -> ArenaPlayer | None:
+    if player is None:
+        return None
+    return ArenaPlayer.objects.filter(arena=arena, player=player).first()
+
+
+def do_join(arena: Arena, player: Player) -> tuple[ArenaPlayer, bool]:
+    """Join an arena before or while it runs (a paused player who joins again resumes); the
+    entry, and whether it is new. Joining twice changes nothing."""
+    if arena.phase() == Arena.Phase.ENDED:
+        raise ArenaRuleError("arena_over", "this arena has ended: its podium is final")
+    with transaction.atomic():
+        entry, created = ArenaPlayer.objects.get_or_create(
+            arena=arena, player=player, defaults={"free_since": timezone.now()}
+        )
+        if not created and entry.paused:
+            entry.paused = False
+            entry.free_since = entry.free_since or timezone.now()
+            entry.save(update_fields=["paused", "free_since"])
+    if created:
+        board.write(arena, [entry])
+    events.board_changed(arena)
+    return entry, created
+
+
+def need_entry(arena: Arena, player: Player | None) -> ArenaPlayer:
+    entry = entry_of(arena, player)
+    if entry is None:
+        raise ArenaRuleError("not_in_arena", "you have not joined this arena")
+    return entry
+
+
+def do_pause(arena: Arena, player: Player | None, paused: bool) -> ArenaPlayer:
+    """Sit out (no new race; a race under way plays on), or come back."""
+    entry = need_entry(arena, player)
+    fields = {"paused": paused}
+    if not paused:
+        fields["free_since"] = timezone.now()
+    ArenaPlayer.objects.filter(pk=entry.pk).update(**fields)
+    entry.refresh_from_db()
+    events.board_changed(arena)
+    return entry
+
+
+def current_race(arena: Arena, player: Player) -> Race | None:
+    """The player's race of this arena that is still on, if any."""
+    return (
+        Race.objects.filter(
+            arena_race__arena=arena,
+            racers__player=player,
+            status__in=(Race.Status.LOBBY, Race.Status.STARTED),
+        )
+        .order_by("-pk")
+        .first()
+    )
+
+
+def do_leave(arena: Arena, player: Player | None) -> ArenaPlayer:
+    """Leave: paused, and a race under way is resigned (it counts as it stands). The points
+    stay; joining again resumes."""
+    entry = do_pause(arena, player, True)
+    race = current_race(arena, player)
+    if race is not None:
+        racer = Racer.objects.filter(race=race, player=player).first()
+        if racer is not None and racer.status not in DONE and race.status == Race.Status.STARTED:
+            # Still in its countdown, or just over: nothing to resign.
+            with contextlib.suppress(RaceRuleError):
+                do_resign(race, player)
+    return entry
+
+
+def do_present(arena: Arena, player: Player, here: bool) -> None:
+    """An arena page of the player opened (`here`) or closed: a player is placed only while
+    one is open (a dropped socket is not placed until it is back)."""
+    change = 1 if here else -1
+    fields = {"sockets": Greatest(F("sockets") + change, 0)}
+    if here:
+        fields["seen_at"] = timezone.now()
+    ArenaPlayer.objects.filter(arena=arena, player=player).update(**fields)
+
+
+def do_seen(arena: Arena, player_ids: list[int]) -> None:
+    """These players' arena pages are still open (a room's heartbeat)."""
+    ArenaPlayer.objects.filter(arena=arena, player_id__in=player_ids).update(seen_at=timezone.now())
+
+
+def arena_of_race(race: Race) -> Arena | None:
+    link = ArenaRace.objects.select_related("arena").filter(race=race).first()
+    return None if link is None else link.arena

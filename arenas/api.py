@@ -1,0 +1,106 @@
+"""The arenas' JSON API (docs/api.md, "Arenas"): the list, one arena with a page of its
+standings, and one player's races in an arena. GET only; a parameter that cannot be used gets
+400 with a JSON reason (games.params)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
+
+from arenas import standings
+from arenas.models import Arena, ArenaPlayer
+from games import params
+from games.params import error, json_get
+
+LIST_SIZE = 20
+
+
+def arena_dict(arena: Arena) -> dict:
+    return {
+        "id": arena.public_id,
+        "name": arena.name,
+        "variant": arena.variant,
+        "starts_at": arena.starts_at.isoformat(),
+        "ends_at": arena.ends_at.isoformat(),
+        "phase": arena.phase(),
+        "visibility": arena.visibility,
+        "race_time_limit_s": arena.race_time_limit_s,
+        "url": arena.get_absolute_url(),
+        "api": f"/api/arenas/{arena.public_id}/",
+    }
+
+
+@json_get
+def arena_list(request: HttpRequest) -> JsonResponse:
+    """The public arenas running now, coming up, and the latest ended."""
+    params.allowed(request.GET, set())
+    now = timezone.now()
+    public = Arena.objects.filter(visibility=Arena.Visibility.PUBLIC)
+    return JsonResponse(
+        {
+            "now": now.isoformat(),
+            "running": [
+                arena_dict(a)
+                for a in public.filter(starts_at__lte=now, ends_at__gt=now)[:LIST_SIZE]
+            ],
+            "upcoming": [arena_dict(a) for a in public.filter(starts_at__gt=now)[:LIST_SIZE]],
+            "ended": [
+                arena_dict(a)
+                for a in public.filter(ends_at__lte=now).order_by("-ends_at")[:LIST_SIZE]
+            ],
+        }
+    )
+
+
+@json_get
+def arena_detail(request: HttpRequest, arena_id: str) -> JsonResponse:
+    """One arena, its lobby's counts and a page of its standings (?page=, ?per_page=)."""
+    params.allowed(request.GET, {"page", "per_page"})
+    arena = Arena.objects.filter(public_id=arena_id).first()
+    if arena is None:
+        return error(404, "not_found", f"there is no arena {arena_id}")
+    page, per_page = params.page(request.GET)
+    return JsonResponse(
+        {
+            **arena_dict(arena),
+            "lobby": standings.lobby(arena),
+            "standings": standings.standings_page(arena, page, per_page),
+        }
+    )
+
+
+@json_get
+def arena_player(request: HttpRequest, arena_id: str, player_id: str) -> JsonResponse:
+    """One player's races in an arena: place, points, and links to each race."""
+    params.allowed(request.GET, set())
+    player_id = params.whole("player", player_id, 0, 1, 2**31 - 1)
+    entry = (
+        ArenaPlayer.objects.filter(arena__public_id=arena_id, player_id=player_id)
+        .select_related("arena", "player")
+        .first()
+    )
+    if entry is None:
+        return error(404, "not_found", f"player {player_id} is not in arena {arena_id}")
+    results = standings.results_of(entry.arena, player_id)
+    return JsonResponse(
+        {
+            "arena": arena_dict(entry.arena),
+            "player": player_id,
+            "name": entry.player.nickname,
+            "points": entry.points,
+            "races": [
+                {
+                    "race": r.race.code,
+                    "place": r.place,
+                    "racers": r.racers,
+                    "won": r.won,
+                    "points": r.points,
+                    "doubled": r.doubled,
+                    "at": r.at.isoformat(),
+                    "results": f"/races/{r.race.code}/results/",
+                    "replay": f"/api/races/{r.race.code}/replay/",
+                }
+                for r in results
+            ],
+        }
+    )

@@ -1,0 +1,155 @@
+"""An arena's live board: a sorted set in the rank store (games.rankstore), one per arena, each
+member a player's id, each score their standing packed by `arenas.points.board_score` (lower
+first). The record is `ArenaResult` in the database; the board is an index of it, written after
+each race's commit and rebuilt from the record whenever Redis lost it (`rebuild`,
+`manage.py rebuild_leaderboards`).
+
+Keys carry the arena's random public id, so no two arenas (nor two databases on one Redis)
+share one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from arenas import points
+from arenas.models import Arena, ArenaPlayer, ArenaResult
+from games.rankstore import RankStore, get_rank_store
+
+logger = logging.getLogger(__name__)
+
+KEY_PREFIX = "arena"
+KEPT_AFTER_END = timedelta(days=1)
+"""How long an ended arena's board stays in the store (its podium page reads the database)."""
+BUILT = "built"
+
+
+def key(arena: Arena) -> str:
+    return f"{KEY_PREFIX}:{arena.public_id}"
+
+
+def marker_key(arena: Arena) -> str:
+    return f"{key(arena)}:built"
+
+
+def standing_of(entry: ArenaPlayer) -> points.Standing:
+    return points.Standing(
+        points=entry.points,
+        races=entry.races,
+        place_sum=entry.place_sum,
+        podiums_in_a_row=entry.podiums_in_a_row,
+        last_scored_s=entry.last_scored_s,
+    )
+
+
+def write(arena: Arena, entries: Iterable[ArenaPlayer], store: RankStore | None = None) -> None:
+    """Put players' standings (their rows, just committed) on the arena's board. Called after
+    the commit; a failure loses nothing: `rebuild` makes the board from the record again."""
+    try:
+        store = store or get_rank_store()
+        if not is_built(arena, store):  # new, or lost with Redis: all of it from the record
+            rebuild(arena, store)
+            return
+        scores = {str(e.player_id): points.board_score(standing_of(e)) for e in entries}
+        store.set_many(key(arena), scores)
+    except (RedisError, OSError):
+        logger.exception("could not write the board of arena %s", arena.public_id)
+
+
+def recount(arena: Arena) -> dict[int, points.Standing]:
+    """Every player's standing in the arena, counted again from the results (the record)."""
+    outcomes: dict[int, list[tuple[points.Outcome, int]]] = {
+        player_id: [] for player_id in arena.players.values_list("player_id", flat=True)
+    }
+    for result in ArenaResult.objects.filter(arena=arena).order_by("at", "race_id"):
+        outcome = points.Outcome(
+            place=result.place,
+            racers=result.racers,
+            moved=result.moved,
+            won=result.won,
+            counted=not result.withheld,
+        )
+        outcomes.setdefault(result.player_id, []).append((outcome, result.at_s))
+    return {player_id: points.total(found) for player_id, found in outcomes.items()}
+
+
+def rebuild(arena: Arena, store: RankStore | None = None) -> int:
+    """Make the arena's board equal to the record; the number of players on it."""
+    store = store or get_rank_store()
+    wanted = {str(pid): points.board_score(s) for pid, s in recount(arena).items()}
+    k = key(arena)
+    store.set_many(k, wanted)
+    for member, _ in store.range(k, 0, -1):
+        if member not in wanted:
+            store.remove(k, member)
+    store.set(marker_key(arena), BUILT, 0)
+    ttl = int((arena.ends_at + KEPT_AFTER_END - timezone.now()).total_seconds())
+    for name in (k, marker_key(arena)):
+        store.expire(name, max(ttl, 60))
+    return len(wanted)
+
+
+def is_built(arena: Arena, store: RankStore | None = None) -> bool:
+    return (store or get_rank_store()).exists(marker_key(arena))
+
+
+def kept(now=None):
+    """The arenas whose boards the store keeps: those running, or ended less than a day ago."""
+    now = now or timezone.now()
+    return Arena.objects.filter(starts_at__lte=now, ends_at__gt=now - KEPT_AFTER_END)
+
+
+def rebuild_kept(missing: bool = False) -> tuple[int, int]:
+    """Rebuild the boards of the kept arenas (`missing`: only those the store lost); how many
+    boards and entries (records' `rebuild_leaderboards` calls it)."""
+    arenas = [a for a in kept() if not (missing and is_built(a))]
+    return len(arenas), sum(rebuild(arena) for arena in arenas)
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int  # 1-based
+    player_id: int
+    points: int
+    score: float
+
+
+@dataclass(frozen=True)
+class Top:
+    rows: list[Row]
+    count: int
+
+
+def read_top(arena: Arena, size: int, start: int = 0, store: RankStore | None = None) -> Top:
+    """`size` players of the board from position `start` (0: the first), and how many are on
+    it."""
+    store = store or get_rank_store()
+    k = key(arena)
+    found, count = store.many([("range", (k, start, start + size - 1)), ("count", (k,))])
+    rows = [
+        Row(rank=i, player_id=int(m), points=points.points_of(s), score=s)
+        for i, (m, s) in enumerate(found, start + 1)
+    ]
+    return Top(rows=rows, count=count)
+
+
+def read_own(arena: Arena, player_ids: list[int], store: RankStore | None = None) -> dict[int, Row]:
+    """Each of these players' rows (the pinned own rows of a process's sockets), in one trip."""
+    store = store or get_rank_store()
+    k = key(arena)
+    calls = [(name, (k, str(pid))) for pid in player_ids for name in ("rank", "score")]
+    answers = store.many(calls) if calls else []
+    rows = {}
+    for i, pid in enumerate(player_ids):
+        rank, score = answers[2 * i], answers[2 * i + 1]
+        if rank is not None and score is not None:
+            rows[pid] = Row(
+                rank=rank + 1, player_id=pid, points=points.points_of(score), score=score
+            )
+    return rows

@@ -1,0 +1,28 @@
+"""Make the scheduled arenas of the next day, and place the free players of the running arenas
+(the scheduler runs it every minute: the arena pages' sockets place players every second while
+one is open, this covers a moment when none is)."""
+
+from django.core.management.base import BaseCommand
+
+from arenas.placement import place_all
+from arenas.schedule import make_coming, make_standard_schedule
+
+
+class Command(BaseCommand):
+    help = "Make the scheduled arenas of the coming hours; place the running arenas' free players."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--hours", type=int, default=24, help="How far ahead to schedule.")
+        parser.add_argument(
+            "--standard-schedule",
+            action="store_true",
+            help="First make the standard schedule if there is none: an arena of each game "
+            "every hour, 30 minutes long (edit it in the admin).",
+        )
+
+    def handle(self, *args, hours: int = 24, standard_schedule: bool = False, **options) -> None:
+        if standard_schedule and (rows := make_standard_schedule()):
+            self.stdout.write(f"made the standard schedule ({rows} games)")
+        made = make_coming(hours)
+        races = place_all()
+        self.stdout.write(f"scheduled {made} arenas, opened {races} arena races")

@@ -1,0 +1,156 @@
+"""Placing an arena's free players in races: one transaction per arena and tick.
+
+A player is free when they are in the arena, not paused, have its page open (a server saw it
+within `SEEN_WITHIN_S`), and are in no race that is still on (of this arena or any other). While the arena runs, its free players are
+placed together as soon as there are two, once the first of them has waited
+`ARENA_GATHER_S` (so that racers coming back from one race meet in the next) or at once when
+there are enough for a full race. They are split into races of two to eight, as even as can
+be, nearest in points racing together; every race starts at once (its countdown) on a fresh
+deal, a winnable one from the race pool where the game has them.
+
+The arena's row is locked for the placement (a second process's tick skips it: the first is
+placing), then the players' rows (as a Quick race press does: nobody is placed twice, by an
+arena or a Quick race), each new race's row while its racers are added.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from arenas import events
+from arenas.models import Arena, ArenaPlayer, ArenaRace
+from games.models import Player
+from races.actions import add_racer, start_placed
+from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART
+from races.models import Race, Racer
+from races.quick import open_rated_race
+
+RACE_ON = (Race.Status.LOBBY, Race.Status.STARTED)
+
+
+def race_sizes(free: int, most: int = MAX_PLAYERS) -> list[int]:
+    """How `free` players split into races: as few races as hold them, as even as can be."""
+    if free < MIN_PLAYERS_TO_AUTOSTART:
+        return []
+    count = math.ceil(free / most)
+    size, extra = divmod(free, count)
+    return [size + 1] * extra + [size] * (count - extra)
+
+
+def busy_players(player_ids) -> set[int]:
+    """Those of these players who are in a race that is still on."""
+    found = Racer.objects.filter(player_id__in=player_ids, race__status__in=RACE_ON)
+    return set(found.values_list("player_id", flat=True))
+
+
+SEEN_WITHIN_S = 15
+"""A player counts as on the arena's page if a server saw them there this recently (the rooms
+say so every `arenas.rooms.PRESENCE_EVERY_S`)."""
+
+
+RACES_PER_TRANSACTION = 8
+"""A crowd (everyone who joined before the start) is placed eight races at a time, each batch
+committed and told before the next: the first racers hear of their race in a fraction of the
+crowd's time, and no transaction holds a thousand players' locks."""
+
+
+def free_entries(arena: Arena, now):
+    """The arena's players who could be placed now: back in its lobby (`free_since`, cleared
+    while they race in it), not paused, its page open. Those in another race are taken out
+    after."""
+    seen = now - timedelta(seconds=SEEN_WITHIN_S)
+    return ArenaPlayer.objects.filter(
+        arena=arena, paused=False, sockets__gt=0, seen_at__gte=seen, free_since__isnull=False
+    ).select_related("player")
+
+
+def place(arena_pk: int, now=None) -> list[Race]:
+    """Place the arena's free players in new races, if it is time, a batch of races a
+    transaction; the races opened."""
+    races: list[Race] = []
+    while True:
+        batch, more = place_batch(arena_pk, now or timezone.now())
+        races += batch
+        if not (batch and more):
+            return races
+
+
+def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
+    """Up to `RACES_PER_TRANSACTION` races of free players, in one transaction; the races, and
+    whether more free players are left for the next batch."""
+    with transaction.atomic():
+        arena = Arena.objects.select_for_update(skip_locked=True).filter(pk=arena_pk).first()
+        if arena is None or arena.phase(now) != Arena.Phase.RUNNING:
+            return [], False
+        entries = list(free_entries(arena, now))
+        busy = busy_players([e.player_id for e in entries])
+        entries = [e for e in entries if e.player_id not in busy]
+        if len(entries) < MIN_PLAYERS_TO_AUTOSTART:
+            return [], False
+        waited = (now - min(e.free_since for e in entries)).total_seconds()
+        if len(entries) < MAX_PLAYERS and waited < settings.ARENA_GATHER_S:
+            return [], False
+        locked = Player.objects.select_for_update(skip_locked=True).filter(
+            pk__in=[e.player_id for e in entries]
+        )
+        held = set(locked.order_by("pk").values_list("pk", flat=True))
+        busy = busy_players(held)  # again, under the players' locks
+        entries = [e for e in entries if e.player_id in held and e.player_id not in busy]
+        entries.sort(key=lambda e: (-e.points, e.free_since, e.pk))
+        races, placements = [], {}
+        sizes = race_sizes(len(entries))
+        for size in sizes[:RACES_PER_TRANSACTION]:
+            group, entries = entries[:size], entries[size:]
+            race = open_race(arena, group)
+            races.append(race)
+            placements.update({e.player_id: race.get_absolute_url() for e in group})
+        ArenaPlayer.objects.filter(arena=arena, player_id__in=placements).update(free_since=None)
+        if placements:
+            transaction.on_commit(lambda: events.placed(arena, placements))
+    return races, len(sizes) > RACES_PER_TRANSACTION
+
+
+def open_race(arena: Arena, entries: list[ArenaPlayer]) -> Race:
+    """A rated race of the arena with these players in it, started."""
+    race = open_rated_race(
+        entries[0].player, arena.variant, arena.race_time_limit_s, wants_winnable=True
+    )
+    ArenaRace.objects.create(race=race, arena=arena)
+    race = Race.objects.select_for_update().get(pk=race.pk)
+    for entry in entries:
+        add_racer(race, entry.player, entry.player.nickname)
+    start_placed(race)
+    return race
+
+
+def running_arenas(now=None):
+    now = now or timezone.now()
+    return Arena.objects.filter(starts_at__lte=now, ends_at__gt=now)
+
+
+def place_all(now=None) -> int:
+    """A tick of every running arena (the scheduler's backstop); how many races it opened."""
+    return sum(len(place(arena.pk, now)) for arena in running_arenas(now))
+
+
+def placed_since(arena: Arena, player_ids: list[int], since) -> dict[int, tuple[str, object]]:
+    """These players' races of the arena placed since `since`, still on and not finished by
+    them: per player, the race's address and when it was placed."""
+    found = (
+        Racer.objects.filter(
+            player_id__in=player_ids,
+            race__arena_race__arena=arena,
+            race__arena_race__placed_at__gte=since,
+            race__status__in=RACE_ON,
+        )
+        .exclude(status__in=DONE)
+        .values_list("player_id", "race__code", "race__arena_race__placed_at")
+        .order_by("race__arena_race__placed_at")
+    )
+    return {pid: (reverse("races:race", args=[code]), at) for pid, code, at in found}

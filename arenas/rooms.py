@@ -1,0 +1,187 @@
+"""An arena as one process sees it: the sockets of this process (and event loop) on the arena's
+page, and the tick that serves them. The process hears the arena's group on one channel of its
+own (as the races' relays do), not one per socket: a result reaches a process once, however
+many of its sockets show the arena, and the room hands a placement to the sockets it names. Every `TICK_S` while a socket is open the tick places the
+arena's free players (arenas/placement.py: every process ticks, the arena row's lock lets one
+place at a time), and, if the board or the lobby changed since the board was last sent (an
+`arena.changed` message reached any of the sockets) and `BOARD_EVERY_S` has passed, reads the
+board once and sends it to every socket, with each one's own row: at most one board a second,
+whatever the crowd."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import timedelta
+
+import orjson
+from channels.layers import get_channel_layer
+
+from arenas import actions, placement, standings
+from arenas.models import Arena
+from games.play import PerLoop
+from games.storage import off_loop
+
+logger = logging.getLogger(__name__)
+
+TICK_S = 0.5
+"""How often free players are placed (with `ARENA_GATHER_S`, what a free player waits)."""
+BOARD_EVERY_S = 1.0
+PRESENCE_EVERY_S = 5.0
+"""How often a room says its present players are still there (arenas.placement.SEEN_WITHIN_S)."""
+PLACED_GRACE = timedelta(seconds=15)
+"""A race placed this long before a socket opened is still sent to it (`send_placements`)."""
+BOARD_AT_LEAST_S = 5.0
+"""The board is sent this often even when no `arena.changed` came (the channel layer drops
+messages, and a Redis restart forgets a group's members): a missed change shows within 5 s."""
+
+
+def board_texts(arena: Arena, player_ids: list[int]) -> tuple[str, dict[int, str]]:
+    """The board frame, encoded once, and each player's own row, encoded (sync, off the loop)."""
+    frame, _ = standings.board_frame(arena)
+    frame["now"] = int(time.time() * 1000)
+    shared = orjson.dumps(frame).decode()
+    own = standings.own_rows(arena, player_ids)
+    return shared, {pid: orjson.dumps(row).decode() for pid, row in own.items()}
+
+
+def with_own(shared: str, own: str | None) -> str:
+    """The shared board frame with a socket's own row as `you` (null for a spectator)."""
+    return f'{shared[:-1]},"you":{own or "null"}}}'
+
+
+class Room:
+    def __init__(self, rooms: Rooms, arena: Arena) -> None:
+        self.rooms = rooms
+        self.arena = arena
+        self.sockets: set = set()
+        self.dirty = True
+        self.board_sent_at = -BOARD_EVERY_S
+        self.seen_sent_at = time.monotonic()
+        self.task: asyncio.Task | None = None
+
+    def take(self, message: dict) -> None:
+        """A message of the arena's group: the board changed, or players were placed."""
+        self.dirty = True
+        placements = message.get("placements") or {}
+        for socket in list(self.sockets):
+            url = placements.get(str(socket.player.pk)) if socket.player else None
+            if url is not None:
+                asyncio.get_running_loop().create_task(socket.send_placed(url))
+
+    async def run(self) -> None:
+        while self.sockets:
+            await asyncio.sleep(TICK_S)
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the next tick tries again
+                logger.exception("arena %s: the tick failed", self.arena.public_id)
+        self.rooms.rooms.pop(self.arena.pk, None)
+
+    async def tick(self) -> None:
+        present = [s for s in self.sockets if s.present]
+        now = time.monotonic()
+        if present and now - self.seen_sent_at >= PRESENCE_EVERY_S:
+            self.seen_sent_at = now
+            await off_loop(actions.do_seen)(self.arena, [s.player.pk for s in present])
+        if present and self.arena.phase() == Arena.Phase.RUNNING:
+            await off_loop(placement.place)(self.arena.pk)
+            await self.send_placements(present)
+        now = time.monotonic()
+        due = self.dirty or now - self.board_sent_at >= BOARD_AT_LEAST_S
+        if due and self.sockets and now - self.board_sent_at >= BOARD_EVERY_S:
+            self.dirty, self.board_sent_at = False, now
+            await self.send_board(list(self.sockets))
+
+    async def send_placements(self, sockets: list) -> None:
+        """Each present player's race placed shortly before their socket opened or since, that
+        they have not finished, read from the record: the `arena.placed` message is the fast
+        way, this the sure one (a message the channel layer lost, a Redis restart, or a page
+        that reloaded just as its player was placed). A player who opens the arena's page well
+        into a race is not sent back to it."""
+        since = min(s.opened_at for s in sockets) - PLACED_GRACE
+        found = await off_loop(placement.placed_since)(
+            self.arena, [s.player.pk for s in sockets], since
+        )
+        for socket in sockets:
+            race = found.get(socket.player.pk)
+            if race is not None and race[1] >= socket.opened_at - PLACED_GRACE:
+                await socket.send_placed(race[0])
+
+    async def send_board(self, sockets: list) -> None:
+        players = [s.player.pk for s in sockets if s.player is not None]
+        shared, own = await off_loop(board_texts)(self.arena, players)
+        for socket in sockets:
+            text = with_own(shared, own.get(socket.player.pk) if socket.player else None)
+            try:
+                await socket.send(text_data=text)
+            except Exception:  # closed meanwhile
+                continue
+
+
+class Rooms:
+    """This event loop's arena rooms, and the one channel they hear their groups on."""
+
+    def __init__(self) -> None:
+        self.rooms: dict[int, Room] = {}
+        self.name = ""
+        self.ready: asyncio.Future | None = None
+        self.reader: asyncio.Task | None = None
+        self.groups: set[str] = set()
+
+    async def join(self, arena: Arena, socket) -> Room:
+        if arena.group_name not in self.groups:
+            # Joined once and kept: a discard racing a later join would drop the channel from
+            # a group a room needs; an arena's messages with no room here are ignored. If
+            # this fails (Redis unreachable), the socket is in no room and its page retries.
+            await self.listening()
+            await get_channel_layer().group_add(arena.group_name, self.name)
+            self.groups.add(arena.group_name)
+        room = self.rooms.get(arena.pk)
+        if room is None:
+            room = self.rooms[arena.pk] = Room(self, arena)
+        room.sockets.add(socket)
+        if room.task is None or room.task.done():
+            room.task = asyncio.get_running_loop().create_task(room.run())
+        return room
+
+    def leave(self, room: Room, socket) -> None:
+        room.sockets.discard(socket)
+
+    async def listening(self) -> None:
+        """This loop's channel, made once, and the task that reads it."""
+        if self.ready is None:
+            loop = asyncio.get_running_loop()
+            ready = self.ready = loop.create_future()
+            try:
+                self.name = await get_channel_layer().new_channel()
+            except BaseException as exc:
+                self.ready = None  # the next socket tries again
+                ready.set_exception(exc)
+                ready.exception()  # retrieved: whoever waits on it is told by its own await
+                raise
+            self.reader = loop.create_task(self.read())
+            ready.set_result(None)
+        await asyncio.shield(self.ready)
+
+    async def read(self) -> None:
+        layer = get_channel_layer()
+        while True:
+            try:
+                message = await layer.receive(self.name)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the layer reconnects; the rooms' ticks read the record anyway
+                logger.exception("arenas: could not read the rooms' channel")
+                await asyncio.sleep(0.5)
+                continue
+            room = self.rooms.get(message.get("arena"))
+            if room is not None:
+                room.take(message)
+
+
+ROOMS: PerLoop[Rooms] = PerLoop(Rooms)
+"""This event loop's rooms (`ROOMS.get()`)."""

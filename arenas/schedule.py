@@ -1,0 +1,72 @@
+"""The standing schedule: each active `ArenaSchedule` row makes an arena of its game every
+`every_minutes` (counted from midnight UTC plus its offset), `length_minutes` long. Making the
+coming ones is idempotent: one arena per schedule and start (a unique constraint)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from arenas.models import Arena, ArenaSchedule
+from games.models import Variant
+
+
+def starts_between(schedule: ArenaSchedule, start: datetime, end: datetime) -> list[datetime]:
+    """The schedule's start times in [start, end)."""
+    every = timedelta(minutes=max(1, schedule.every_minutes))
+    day = start.replace(hour=0, minute=0, second=0, microsecond=0)
+    at = day + timedelta(minutes=schedule.offset_minutes)
+    if at < start:
+        at += every * -(-(start - at) // every)
+    found = []
+    while at < end:
+        found.append(at)
+        at += every
+    return found
+
+
+def make_coming(hours: int = 24, now=None) -> int:
+    """Make the scheduled arenas starting in the next `hours`; how many were new."""
+    now = now or timezone.now()
+    made = 0
+    for schedule in ArenaSchedule.objects.filter(active=True):
+        for at in starts_between(schedule, now, now + timedelta(hours=hours)):
+            if Arena.objects.filter(schedule=schedule, starts_at=at).exists():
+                continue
+            try:
+                with transaction.atomic():
+                    Arena.objects.create(
+                        schedule=schedule,
+                        name=f"{Variant(schedule.variant).label} arena, {at:%H:%M}",
+                        variant=schedule.variant,
+                        starts_at=at,
+                        ends_at=at + timedelta(minutes=schedule.length_minutes),
+                    )
+                made += 1
+            except IntegrityError:  # a second scheduler made it meanwhile
+                continue
+    return made
+
+
+STANDARD_EVERY_MINUTES = 60
+STANDARD_LENGTH_MINUTES = 30
+
+
+def make_standard_schedule() -> int:
+    """The standard schedule where there is none yet: an arena of each game every hour, 30
+    minutes long, the games' start times spread over the hour; how many rows were made."""
+    if ArenaSchedule.objects.exists():
+        return 0
+    step = STANDARD_EVERY_MINUTES // len(Variant.values)
+    ArenaSchedule.objects.bulk_create(
+        ArenaSchedule(
+            variant=variant,
+            every_minutes=STANDARD_EVERY_MINUTES,
+            offset_minutes=i * step,
+            length_minutes=STANDARD_LENGTH_MINUTES,
+        )
+        for i, variant in enumerate(Variant.values)
+    )
+    return len(Variant.values)

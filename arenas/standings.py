@@ -1,0 +1,165 @@
+"""What pages, sockets and the API show of an arena: its board's rows with names, a player's
+own row, the lobby's counts, and the podium. Read from the board in the rank store (the live
+order) and the players' rows (names, races, streaks); the podium from the record."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from arenas import board, points
+from arenas.models import Arena, ArenaPlayer, ArenaResult
+from arenas.placement import busy_players
+
+TOP = 50
+
+
+def row_dict(row: board.Row, entry: ArenaPlayer | None) -> dict:
+    return {
+        "rank": row.rank,
+        "player": row.player_id,
+        "name": entry.player.nickname if entry else "?",
+        "points": row.points,
+        "races": entry.races if entry else 0,
+        "streak": bool(entry) and entry.podiums_in_a_row >= points.STREAK_AFTER,
+    }
+
+
+def entries_of(arena: Arena, player_ids) -> dict[int, ArenaPlayer]:
+    found = ArenaPlayer.objects.filter(arena=arena, player_id__in=player_ids).select_related(
+        "player"
+    )
+    return {entry.player_id: entry for entry in found}
+
+
+def live(arena: Arena) -> bool:
+    """Read the board (the arena runs and the store holds its board), or the record."""
+    return arena.phase() != Arena.Phase.ENDED and board.is_built(arena)
+
+
+def board_frame(arena: Arena, size: int = TOP) -> tuple[dict, dict[int, ArenaPlayer]]:
+    """The board's first rows, shared by every socket of a process (their own rows are added
+    one by one, `own_rows`), and the rows' entries."""
+    if live(arena):
+        top = board.read_top(arena, size)
+        found, count = top.rows, top.count
+    else:
+        order = final_order(arena)
+        found, count = order[:size], len(order)
+    entries = entries_of(arena, [row.player_id for row in found])
+    rows = [row_dict(row, entries.get(row.player_id)) for row in found]
+    return {"type": "standings", "rows": rows, "count": count, **lobby(arena)}, entries
+
+
+def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
+    """The pinned own row of each of these players."""
+    if live(arena):
+        found = board.read_own(arena, player_ids)
+    else:
+        wanted = set(player_ids)
+        found = {row.player_id: row for row in final_order(arena) if row.player_id in wanted}
+    entries = entries_of(arena, list(found))
+    return {pid: row_dict(row, entries.get(pid)) for pid, row in found.items()}
+
+
+def lobby(arena: Arena) -> dict:
+    """How many have joined, race now, wait in the lobby to be placed, and sit out."""
+    entries = list(arena.players.values_list("player_id", "paused", "sockets"))
+    racing = busy_players([pid for pid, _, _ in entries])
+    waiting = sum(
+        1 for pid, paused, sockets in entries if not paused and sockets > 0 and pid not in racing
+    )
+    return {
+        "joined": len(entries),
+        "racing": len(racing),
+        "waiting": waiting,
+        "paused": sum(1 for _, paused, _ in entries if paused),
+    }
+
+
+def results_of(arena: Arena, player_id: int) -> list[ArenaResult]:
+    """A player's races in the arena, in order, with their races."""
+    found = ArenaResult.objects.filter(arena=arena, player_id=player_id).select_related("race")
+    return list(found.order_by("at", "race_id"))
+
+
+def podium(arena: Arena, size: int = 3) -> list[dict]:
+    """The first `size` of the final order (from the record), each with their races."""
+    order = sorted(board.recount(arena).items(), key=lambda item: points.board_score(item[1]))
+    entries = entries_of(arena, [pid for pid, _ in order[:size]])
+    return [
+        {
+            "rank": rank,
+            "player": pid,
+            "name": entries[pid].player.nickname if pid in entries else "?",
+            "standing": standing,
+            "results": results_of(arena, pid),
+        }
+        for rank, (pid, standing) in enumerate(order[:size], 1)
+    ]
+
+
+def final_order(arena: Arena) -> list[board.Row]:
+    """Every player's row, counted from the record (an ended arena's, or a board the store
+    does not hold: requests never rebuild a board)."""
+    order = sorted(board.recount(arena).items(), key=lambda item: points.board_score(item[1]))
+    return [
+        board.Row(rank=i, player_id=pid, points=s.points, score=points.board_score(s))
+        for i, (pid, s) in enumerate(order, 1)
+    ]
+
+
+def standings_page(arena: Arena, page: int, per_page: int) -> dict:
+    """One page of the standings (the API): live from the board while the arena runs, from
+    the record once it has ended."""
+    start = (page - 1) * per_page
+    if not live(arena):
+        order = final_order(arena)
+        rows, count = order[start : start + per_page], len(order)
+    else:
+        top = board.read_top(arena, per_page, start)
+        rows, count = top.rows, top.count
+    entries = entries_of(arena, [row.player_id for row in rows])
+    found = []
+    for row in rows:
+        entry = entries.get(row.player_id)
+        found.append(
+            {
+                **row_dict(row, entry),
+                "average_place": round(entry.place_sum / entry.races, 2)
+                if entry and entry.races
+                else None,
+            }
+        )
+    return {"page": page, "per_page": per_page, "total": count, "rows": found}
+
+
+RECENT = 10
+
+
+def player_arenas(player) -> list[dict]:
+    """The player's latest arenas, for their page and the API's player document: each with
+    their points, races and place by points (equal points share a place)."""
+    entries = list(
+        ArenaPlayer.objects.filter(player=player)
+        .select_related("arena")
+        .order_by("-joined_at")[:RECENT]
+    )
+    rows = []
+    for entry in entries:
+        arena = entry.arena
+        ahead = ArenaPlayer.objects.filter(arena=arena, points__gt=entry.points).count()
+        rows.append(
+            {
+                "id": arena.public_id,
+                "name": arena.name,
+                "variant": arena.variant,
+                "starts_at": arena.starts_at.isoformat(),
+                "ends_at": arena.ends_at.isoformat(),
+                "phase": arena.phase(),
+                "points": entry.points,
+                "races": entry.races,
+                "place": ahead + 1,
+                "url": reverse("arenas:player", args=[arena.public_id, entry.player_id]),
+            }
+        )
+    return rows

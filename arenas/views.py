@@ -1,0 +1,149 @@
+"""Arena pages: the list (coming, running, ended), setting one up, the arena page (countdown,
+join, pause, the live board; the podium once it has ended), and one player's races in it.
+
+Thin: parse and check, then one action; the live board and the placements come over
+/ws/arena/<id>/.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from arenas import actions, standings
+from arenas.actions import ArenaRuleError
+from arenas.forms import ArenaForm
+from arenas.models import Arena, ArenaPlayer
+from games.identity import current_player
+from games.throttles import RACE_FORMS, limit_posts
+
+LIST_SIZE = 20
+
+
+def get_arena(arena_id: str) -> Arena:
+    arena = Arena.objects.filter(public_id=arena_id).first()
+    if arena is None:
+        raise Http404("There is no arena with this link.")
+    return arena
+
+
+@require_GET
+def arena_list(request: HttpRequest) -> HttpResponse:
+    now = timezone.now()
+    public = Arena.objects.filter(visibility=Arena.Visibility.PUBLIC)
+    return render(
+        request,
+        "arenas/list.html",
+        {
+            "upcoming": list(public.filter(starts_at__gt=now)[:LIST_SIZE]),
+            "running": list(public.filter(starts_at__lte=now, ends_at__gt=now)[:LIST_SIZE]),
+            "ended": list(public.filter(ends_at__lte=now).order_by("-ends_at")[:LIST_SIZE]),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@limit_posts(RACE_FORMS)
+def arena_new(request: HttpRequest) -> HttpResponse:
+    """The set-up form for friends; only its POST makes a guest."""
+    start = (timezone.now() + timedelta(minutes=10)).replace(second=0, microsecond=0)
+    form = ArenaForm(request.POST or None, initial={"starts_at": start})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            arena = actions.do_create_arena(
+                current_player(request),
+                variant=data["variant"],
+                starts_at=data["starts_at"],
+                minutes=data["minutes"],
+                visibility=data["visibility"],
+                name=data["name"],
+                race_time_limit_s=data["race_time_limit_s"],
+            )
+        except ArenaRuleError as exc:
+            form.add_error(None, exc.reason)
+        else:
+            return redirect(arena)
+    return render(request, "arenas/new.html", {"form": form})
+
+
+@require_GET
+def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
+    arena = get_arena(arena_id)
+    player = current_player(request, create=False)
+    entry = actions.entry_of(arena, player)
+    phase = arena.phase()
+    frame, _ = standings.board_frame(arena)
+    own = standings.own_rows(arena, [player.pk]).get(player.pk) if entry else None
+    context = {
+        "arena": arena,
+        "phase": phase,
+        "entry": entry,
+        "board": frame,
+        "own": own,
+        "race": actions.current_race(arena, player) if entry else None,
+        "podium": standings.podium(arena) if phase == Arena.Phase.ENDED else None,
+    }
+    return render(request, "arenas/arena.html", context)
+
+
+@require_POST
+@limit_posts(RACE_FORMS)
+def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
+    arena = get_arena(arena_id)
+    try:
+        _, created = actions.do_join(arena, current_player(request))
+    except ArenaRuleError as exc:
+        messages.error(request, exc.reason)
+    else:
+        if not created:
+            messages.info(request, "You are already in this arena.")
+    return redirect(arena)
+
+
+@require_POST
+@limit_posts(RACE_FORMS)
+def arena_pause(request: HttpRequest, arena_id: str) -> HttpResponse:
+    arena = get_arena(arena_id)
+    try:
+        actions.do_pause(
+            arena, current_player(request, create=False), request.POST.get("paused") != "0"
+        )
+    except ArenaRuleError as exc:
+        messages.error(request, exc.reason)
+    return redirect(arena)
+
+
+@require_POST
+@limit_posts(RACE_FORMS)
+def arena_leave(request: HttpRequest, arena_id: str) -> HttpResponse:
+    arena = get_arena(arena_id)
+    try:
+        actions.do_leave(arena, current_player(request, create=False))
+    except ArenaRuleError as exc:
+        messages.error(request, exc.reason)
+    else:
+        messages.info(request, "You left the arena: your points stay, and joining again resumes.")
+    return redirect(arena)
+
+
+@require_GET
+def arena_player(request: HttpRequest, arena_id: str, player_id: int) -> HttpResponse:
+    arena = get_arena(arena_id)
+    entry = (
+        ArenaPlayer.objects.filter(arena=arena, player_id=player_id)
+        .select_related("player")
+        .first()
+    )
+    if entry is None:
+        raise Http404("This player was not in this arena.")
+    return render(
+        request,
+        "arenas/player.html",
+        {"arena": arena, "entry": entry, "results": standings.results_of(arena, player_id)},
+    )

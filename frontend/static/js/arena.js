@@ -1,0 +1,138 @@
+// The arena page: the countdown, the reminder at the start, and the live board over
+// /ws/arena/<id>/ (docs/protocol.md, "Arenas"). A player who joined is placed in races by the
+// server: a `placed` frame sends this page to the race; the race page comes back here after.
+
+import { ReconnectingSocket } from "./socket.js";
+import { formatWait } from "./daily-countdown.js";
+
+const root = document.getElementById("arena");
+const arenaId = root.dataset.arena;
+const me = root.dataset.player ? Number(root.dataset.player) : null;
+const starts = Date.parse(root.dataset.starts);
+const ends = Date.parse(root.dataset.ends);
+const REMIND_KEY = `arena-remind:${arenaId}`;
+let offset = 0; // the server's clock minus ours
+
+function now() {
+  return Date.now() + offset;
+}
+
+function tickClock() {
+  const countdown = document.getElementById("arena-countdown");
+  if (countdown) countdown.textContent = formatWait(Date.parse(countdown.dateTime) - now());
+  const phase = now() < starts ? "upcoming" : now() < ends ? "running" : "ended";
+  if (phase !== root.dataset.phase) {
+    const was = root.dataset.phase;
+    root.dataset.phase = phase;
+    if (was === "upcoming" && phase === "running") remind();
+    location.reload(); // the page of the new phase: buttons, the podium
+  }
+}
+
+// ------------------------------------------------------------------ the reminder
+
+function remind() {
+  if (localStorage.getItem(REMIND_KEY) !== "1") return;
+  localStorage.removeItem(REMIND_KEY);
+  const text = `${document.querySelector("h1").textContent} has started`;
+  if ("Notification" in window && Notification.permission === "granted") {
+    new Notification(text, { body: "Join or come back to race." });
+  }
+  sessionStorage.setItem("arena-notice", text);
+}
+
+const remindButton = document.getElementById("remind-button");
+if (remindButton) {
+  remindButton.addEventListener("click", async () => {
+    localStorage.setItem(REMIND_KEY, "1");
+    let how = "this page will tell you when it starts; keep it open";
+    if ("Notification" in window && Notification.permission !== "denied") {
+      const answer = await Notification.requestPermission();
+      if (answer === "granted") how = "a notification will tell you when it starts; keep this page open";
+    }
+    remindButton.disabled = true;
+    remindButton.textContent = "Reminder set";
+    setStatus(`Reminder set: ${how}.`);
+  });
+}
+const notice = sessionStorage.getItem("arena-notice");
+if (notice) {
+  sessionStorage.removeItem("arena-notice");
+  setStatus(`${notice}!`);
+}
+
+// ------------------------------------------------------------------ the live board
+
+function setStatus(text) {
+  const status = document.getElementById("arena-status");
+  status.hidden = false;
+  status.textContent = text;
+}
+
+function cell(text, href) {
+  const td = document.createElement("td");
+  if (href) {
+    const a = document.createElement("a");
+    a.href = href;
+    a.textContent = text;
+    td.append(a);
+  } else {
+    td.textContent = text;
+  }
+  return td;
+}
+
+function row(entry, pinned) {
+  const tr = document.createElement("tr");
+  tr.dataset.player = String(entry.player);
+  if (entry.player === me) tr.className = pinned ? "you pinned" : "you";
+  const name = entry.streak ? `${entry.name} 🔥` : entry.name;
+  tr.append(
+    cell(String(entry.rank)),
+    cell(name, `/arenas/${arenaId}/players/${entry.player}/`),
+    cell(String(entry.points)),
+    cell(String(entry.races)),
+  );
+  return tr;
+}
+
+function onBoard(frame) {
+  const body = document.querySelector("#arena-board tbody");
+  const rows = frame.rows.map((entry) => row(entry, false));
+  if (frame.you && !frame.rows.some((entry) => entry.player === frame.you.player)) {
+    rows.push(row(frame.you, true)); // pinned below the top
+  }
+  if (!rows.length) {
+    const empty = document.createElement("tr");
+    empty.className = "empty";
+    const td = cell("Nobody has joined yet.");
+    td.colSpan = 4;
+    td.className = "muted";
+    empty.append(td);
+    rows.push(empty);
+  }
+  body.replaceChildren(...rows);
+  document.getElementById("arena-lobby").textContent =
+    `${frame.joined} joined · ${frame.racing} racing · ${frame.waiting} waiting`;
+  if (frame.state) setStatus(frame.state);
+  root.dataset.board = String(Number(root.dataset.board || 0) + 1);
+}
+
+function onFrame(frame) {
+  if (typeof frame.now === "number") offset = frame.now - Date.now();
+  if (frame.type === "standings") onBoard(frame);
+  else if (frame.type === "placed") {
+    root.dataset.placed = frame.url;
+    sock.close();
+    location.assign(frame.url);
+  } else if (frame.type === "error") setStatus(frame.reason);
+}
+
+const sock = new ReconnectingSocket(`/ws/arena/${arenaId}/`);
+sock.addEventListener("message", (e) => onFrame(e.detail));
+sock.addEventListener("status", (e) => {
+  root.dataset.socket = e.detail.state;
+});
+sock.connect();
+tickClock();
+setInterval(tickClock, 1000);

@@ -1,0 +1,378 @@
+"""An arena under load: N simulated players in one arena, spread over the servers given, for a
+set time (`scripts/loadtest.py --arena`).
+
+A guest sets the arena up with the "set up an arena" form (starting now); every player is a
+guest browser without a browser (scripts/client.py's `Browser`): it loads the arena's page,
+presses Join, and opens /ws/arena/<id>/ as the page does. When the server places it, the
+`placed` frame names its race: it closes the arena's socket (the page leaves), opens the race's
+socket, plays random legal moves of its own board at a set pace (scripts/loadtest.py's `Racer`:
+it never sees a hidden card) for `--race-s` seconds, resigns, and when the race's `finished`
+event comes it opens the arena's socket again, where it is placed again. At the end everyone
+resigns and stops.
+
+It prints how many placements there were, the time from opening the arena's socket (free) to
+being placed (median, p95, p99, max: the issue's bound is 5 s), the move round trip, and,
+given the database, checks the record: nobody in two races at once, every race 2 to 8 players,
+and each player's points summed from the results equal to the live board the API reads from
+Redis.
+
+    python scripts/loadtest.py --arena --racers 60 --duration 60 --pace 1 \\
+        http://127.0.0.1:8001 http://127.0.0.1:8002 --database-url postgres://…
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import contextlib
+import datetime as dt
+import json
+import random
+import re
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+
+import websockets
+
+from games.percentiles import percentile
+from scripts.client import Browser, query
+from scripts.procstat import load_average
+
+ARENA_MINUTES = 10
+RACE_LIMIT_S = 60
+PLACED_TIMEOUT_S = 30.0
+FINISH_TIMEOUT_S = 90.0
+SILENCE_S = 5.0
+
+
+def spread(values: list[float]) -> dict:
+    def at(p: float) -> float | None:
+        return round(percentile(values, p), 1) if values else None
+
+    return {
+        "median": at(50),
+        "p95": at(95),
+        "p99": at(99),
+        "max": round(max(values), 1) if values else None,
+    }
+
+
+def set_up_arena(base: str, variant: str) -> str:
+    """The organiser's form: an arena of `variant` starting now; its id."""
+    browser = Browser(base)
+    browser.request("GET", "/arenas/new/")
+    start = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M")
+    form = {
+        "name": "Load arena",
+        "variant": variant,
+        "starts_at": start,
+        "minutes": str(ARENA_MINUTES),
+        "race_time_limit_s": str(RACE_LIMIT_S),
+        "visibility": "link",
+    }
+    status, headers, _ = browser.request("POST", "/arenas/new/", form)
+    match = re.fullmatch(r"/arenas/([\w-]+)/", headers.get("Location", ""))
+    if status != 302 or match is None:
+        raise RuntimeError(f"the arena form answered {status} {headers.get('Location')}")
+    return match.group(1)
+
+
+def join(browser: Browser, arena_id: str) -> None:
+    status, _, _ = browser.request("GET", f"/arenas/{arena_id}/")
+    if status != 200:
+        raise RuntimeError(f"the arena page answered {status}")
+    status, _, _ = browser.request("POST", f"/arenas/{arena_id}/join/", {})
+    if status != 302:
+        raise RuntimeError(f"join answered {status}")
+
+
+@dataclass
+class ArenaPlayer:
+    index: int
+    base: str
+    browser: Browser
+    placements_ms: list[float] = field(default_factory=list)
+    races: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+class Crowd:
+    def __init__(self, args, racer_class, stats) -> None:
+        self.args = args
+        self.racer_class = racer_class
+        self.stats = stats
+        self.arena_id = ""
+        self.stop_at = 0.0
+        self.players: list[ArenaPlayer] = []
+        self.syncs = 0
+        self.reopened = 0
+        """Arena sockets the server closed, opened again."""
+        """Boards and ends of races that had to be asked for (`sync` after a silence)."""
+
+    def ws(self, player: ArenaPlayer, path: str):
+        return websockets.connect(
+            player.base.replace("http://", "ws://", 1) + path,
+            origin=player.base,
+            additional_headers={"Cookie": player.browser.cookie_header()},
+            open_timeout=60,
+            ping_interval=None,
+            max_queue=None,
+        )
+
+    async def placed(self, player: ArenaPlayer) -> str | None:
+        """Open the arena's socket (free now) and wait to be placed; the race's address. A
+        socket the server closed is opened again, as the page's is (the wait goes on)."""
+        opened = time.perf_counter()
+        left = min(self.stop_at - opened, PLACED_TIMEOUT_S)
+        if left <= 0:
+            return None
+        try:
+            async with asyncio.timeout(left):
+                while True:
+                    ws = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
+                    with contextlib.suppress(websockets.ConnectionClosed):
+                        async with ws:
+                            async for text in ws:
+                                frame = json.loads(text)
+                                if frame.get("type") == "placed":
+                                    waited = (time.perf_counter() - opened) * 1000
+                                    player.placements_ms.append(waited)
+                                    return frame["url"]
+                    self.reopened += 1
+        except TimeoutError:
+            if time.perf_counter() < self.stop_at:
+                player.error = "not placed within 30 s"
+            return None
+
+    async def race(self, player: ArenaPlayer, url: str) -> None:
+        """One race: play at the pace for `--race-s`, resign, wait for its end."""
+        code = url.rstrip("/").rsplit("/", 1)[1]
+        player.races.append(code)
+        racer = self.racer_class(player.index, [player.base], self.stats, self.args, _NoBar())
+        racer.base, racer.browser, racer.code = player.base, player.browser, code
+        on_frame = racer.on_frame
+
+        def take(frame: dict) -> None:
+            on_frame(frame)
+            if frame.get("type") == "snapshot" and frame["race"]["status"] == "finished":
+                racer.finished.set()  # the answer to a `sync`: over already
+
+        racer.on_frame = take
+        await retried(racer.connect)
+        try:
+            await self.asking(racer, racer.board_ready)
+            until = min(time.perf_counter() + self.args.race_s, self.stop_at)
+            await racer.play(until)
+            await racer.resign()
+            await self.asking(racer, racer.finished)
+        finally:
+            await racer.close()
+
+    async def asking(self, racer, event: asyncio.Event) -> None:
+        """Wait for the board (at the start) or the race's end; after a silence, ask with
+        `sync` (the channel layer may have lost the event, as a Redis restart does: a page
+        asks again when it reconnects)."""
+        deadline = time.perf_counter() + FINISH_TIMEOUT_S
+        while not event.is_set():
+            try:
+                await asyncio.wait_for(event.wait(), SILENCE_S)
+            except TimeoutError:
+                if time.perf_counter() > deadline:
+                    raise
+                self.syncs += 1
+                with contextlib.suppress(websockets.ConnectionClosed):
+                    await racer.send({"type": "sync"})
+
+    async def play(self, player: ArenaPlayer, pool) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(pool, join, player.browser, self.arena_id)
+            while time.perf_counter() < self.stop_at:
+                url = await self.placed(player)
+                if url is None:
+                    break
+                await self.race(player, url)
+        except Exception as exc:  # noqa: BLE001 - every failure is a figure
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            player.error = f"{type(exc).__name__}: {exc} ({where.name}:{where.lineno})"[:200]
+
+    async def run(self, bases: list[str]) -> list[ArenaPlayer]:
+        args = self.args
+        loop = asyncio.get_running_loop()
+        with concurrent.futures.ThreadPoolExecutor(min(32, args.racers)) as pool:
+            self.arena_id = await loop.run_in_executor(
+                pool, set_up_arena, bases[0], args.variant or "penguin"
+            )
+            rng = random.Random(args.rng_seed)
+            players = [
+                ArenaPlayer(i, bases[i % len(bases)], Browser(bases[i % len(bases)]))
+                for i in range(args.racers)
+            ]
+            rng.shuffle(players)
+            self.players = players
+            self.stop_at = time.perf_counter() + args.duration
+            await asyncio.gather(*(self.play(p, pool) for p in players))
+        return players
+
+
+async def retried(connect, tries: int = 20):
+    """A socket's connection, tried again as the page's socket does when the handshake fails (a
+    server that cannot reach Redis for the session answers 500 for a moment)."""
+    delay = 0.5
+    for attempt in range(tries):
+        try:
+            return await connect()
+        except (OSError, TimeoutError, websockets.InvalidHandshake, websockets.InvalidStatus):
+            if attempt == tries - 1:
+                raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, 4.0)
+    return None  # pragma: no cover
+
+
+class _NoBar:
+    def update(self, _n: int) -> None:
+        pass
+
+
+def record_check(database_url: str, base: str, arena_id: str) -> dict:
+    """From the database: the arena's races (sizes), players in two races at once, and each
+    player's points summed from the results against the board the API reads from Redis."""
+    races = query(
+        database_url,
+        "SELECT r.id, r.status, r.starts_at, r.finished_at, count(x.id) FROM races_race r "
+        "JOIN arenas_arenarace ar ON ar.race_id = r.id JOIN arenas_arena a ON a.id = ar.arena_id "
+        "JOIN races_racer x ON x.race_id = r.id WHERE a.public_id = %s "
+        "GROUP BY r.id, r.status, r.starts_at, r.finished_at",
+        [arena_id],
+    )
+    spans = query(
+        database_url,
+        "SELECT x.player_id, r.starts_at, r.finished_at FROM races_racer x "
+        "JOIN races_race r ON r.id = x.race_id JOIN arenas_arenarace ar ON ar.race_id = r.id "
+        "JOIN arenas_arena a ON a.id = ar.arena_id WHERE a.public_id = %s "
+        "ORDER BY x.player_id, r.starts_at",
+        [arena_id],
+    )
+    overlapping = set()
+    last_end: dict[int, object] = {}
+    for player, starts, ends in spans:
+        previous = last_end.get(player, "none")
+        if previous != "none" and (previous is None or previous > starts):
+            overlapping.add(player)
+        last_end[player] = ends
+    sums = dict(
+        query(
+            database_url,
+            "SELECT x.player_id, sum(x.points) FROM arenas_arenaresult x "
+            "JOIN arenas_arena a ON a.id = x.arena_id WHERE a.public_id = %s "
+            "GROUP BY x.player_id",
+            [arena_id],
+        )
+    )
+    board: dict[int, int] = {}
+    page = 1
+    while True:
+        status, _, body = Browser(base).request(
+            "GET", f"/api/arenas/{arena_id}/?per_page=100&page={page}"
+        )
+        rows = json.loads(body)["standings"]["rows"] if status == 200 else []
+        board.update({row["player"]: row["points"] for row in rows})
+        if len(rows) < 100:
+            break
+        page += 1
+    differ = sorted(
+        pid for pid in set(sums) | set(board) if int(sums.get(pid) or 0) != board.get(pid, 0)
+    )
+    return {
+        "db_races": len(races),
+        "db_sizes": dict(sorted(Counter(n for *_, n in races).items())),
+        "db_not_finished": sum(1 for _, status, *_ in races if status != "finished"),
+        "db_over_eight_or_alone": sum(1 for *_, n in races if not 2 <= n <= 8),
+        "db_players_in_two_at_once": len(overlapping),
+        "board_players": len(board),
+        "board_points_differ": len(differ),
+    }
+
+
+async def run(args, racer_class, stats) -> dict:
+    """`scripts/loadtest.py --arena`: the crowd, its figures, and the record check."""
+    load_before = load_average()
+    began = time.perf_counter()
+    crowd = Crowd(args, racer_class, stats)
+    players = await crowd.run(args.base_urls)
+    placements = [ms for p in players for ms in p.placements_ms]
+    errors = Counter(p.error.split(":")[0] for p in players if p.error)
+    result = {
+        "players": len(players),
+        "servers": len(args.base_urls),
+        "duration_s": args.duration,
+        "wall_s": round(time.perf_counter() - began, 1),
+        "arena": crowd.arena_id,
+        "placements": len(placements),
+        "placed_again": sum(1 for p in players if len(p.placements_ms) >= 2),
+        "placement_ms": spread(placements),
+        "placed_over_5s": sum(1 for ms in placements if ms > 5000),
+        "moves_sent": stats.sent,
+        "moves_acked": stats.acked,
+        "move_ms": spread(stats.latencies_ms),
+        "errors": sum(errors.values()),
+        "error_kinds": dict(errors),
+        "finished_asked_for": crowd.syncs,
+        "arena_sockets_reopened": crowd.reopened,
+        "protocol_errors": dict(stats.errors),
+        "load_average_before": load_before[0],
+        "load_average_after": load_average()[0],
+    }
+    if args.database_url:
+        await asyncio.sleep(1.0)  # the last closes' boards are written after their commits
+        result.update(record_check(args.database_url, args.base_urls[0], crowd.arena_id))
+    return result
+
+
+def ok(result: dict) -> bool:
+    record_ok = not (
+        result.get("db_players_in_two_at_once")
+        or result.get("db_over_eight_or_alone")
+        or result.get("board_points_differ")
+    )
+    return record_ok and result["errors"] == 0 and result["placements"] > 0
+
+
+def print_figures(result: dict) -> None:
+    placed, moves = result["placement_ms"], result["move_ms"]
+    lines = [
+        f"arena {result['arena']}: {result['players']} players on {result['servers']} server(s) "
+        f"for {result['duration_s']:g} s (wall {result['wall_s']} s); load average before "
+        f"{result['load_average_before']:.2f}, after {result['load_average_after']:.2f}",
+        f"placements {result['placements']}: free to placed ms median {placed['median']}, "
+        f"p95 {placed['p95']}, p99 {placed['p99']}, max {placed['max']}; over 5 s "
+        f"{result['placed_over_5s']}",
+        f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}; round trip ms "
+        f"median {moves['median']}, p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
+        f"errors {result['errors']} {result['error_kinds'] or ''}; protocol errors "
+        f"{result['protocol_errors'] or 'none'}",
+    ]
+    if "db_races" in result:
+        lines.append(
+            f"record check: {result['db_races']} races, sizes {result['db_sizes']}, not "
+            f"finished {result['db_not_finished']}, outside 2-8 "
+            f"{result['db_over_eight_or_alone']}, players in two at once "
+            f"{result['db_players_in_two_at_once']}, board players {result['board_players']}, "
+            f"points differing from the record {result['board_points_differ']}"
+        )
+    print("\n".join(lines))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--arena",
+        action="store_true",
+        help="instead: --racers players in one arena for --duration s (scripts/arena_crowd.py)",
+    )
+    parser.add_argument(
+        "--race-s", type=float, default=8.0, help="--arena: seconds each race is played"
+    )

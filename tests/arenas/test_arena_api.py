@@ -1,0 +1,71 @@
+"""The arenas' JSON API and the arenas on a player's page (issue 27, docs/api.md)."""
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from arenas import placement
+from tests.arenas.conftest import play_out
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_countdown")]
+
+
+@pytest.fixture
+def played(arena, here):
+    """Three players in the arena after one race: P0 and P1 moved, P2 did not."""
+    players = [here(f"P{i}") for i in range(3)]
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=players[:2], resigners=[players[2], players[1], players[0]])
+    return players, race
+
+
+def test_the_list_has_running_coming_and_ended_arenas(client, arena, make_arena):
+    coming = make_arena(starts_in_s=600)
+    body = client.get("/api/arenas/").json()
+    assert [a["id"] for a in body["running"]] == [arena.public_id]
+    assert [a["id"] for a in body["upcoming"]] == [coming.public_id]
+    assert body["running"][0]["phase"] == "running" and body["ended"] == []
+
+
+def test_an_arena_with_its_standings_live_then_from_the_record(client, arena, played):
+    players, race = played
+    body = client.get(f"/api/arenas/{arena.public_id}/?per_page=2").json()
+    assert body["lobby"]["joined"] == 3 and body["standings"]["total"] == 3
+    rows = body["standings"]["rows"]
+    assert [row["points"] for row in rows] == [4, 3] and rows[0]["rank"] == 1
+    second = client.get(f"/api/arenas/{arena.public_id}/?per_page=2&page=2").json()
+    assert [(r["rank"], r["points"]) for r in second["standings"]["rows"]] == [(3, 0)]
+    type(arena).objects.filter(pk=arena.pk).update(ends_at=timezone.now())  # ended
+    assert client.get(f"/api/arenas/{arena.public_id}/").json()["standings"]["rows"] == rows + [
+        second["standings"]["rows"][0]
+    ]
+
+
+def test_a_player_s_races_in_the_arena(client, arena, played):
+    players, race = played
+    body = client.get(f"/api/arenas/{arena.public_id}/players/{players[0].pk}/").json()
+    assert body["points"] == 4 and body["name"] == "P0"
+    assert [(r["race"], r["place"], r["points"]) for r in body["races"]] == [(race.code, 1, 4)]
+
+
+def test_unknown_arenas_players_and_parameters_are_refused(client, arena):
+    assert client.get("/api/arenas/nope/").json()["error"] == "not_found"
+    missing = client.get(f"/api/arenas/{arena.public_id}/players/99999/")
+    assert missing.status_code == 404
+    bad = client.get(f"/api/arenas/{arena.public_id}/?per_page=0")
+    assert bad.status_code == 400 and bad.json()["parameter"] == "per_page"
+    assert client.post("/api/arenas/").status_code == 405
+
+
+def test_the_player_page_and_document_list_their_arenas(client, arena, played):
+    players, _ = played
+    document = client.get(reverse("records:api_player", args=[players[1].pk])).json()
+    [entry] = document["arenas"]
+    assert (entry["id"], entry["points"], entry["place"], entry["races"]) == (
+        arena.public_id,
+        3,
+        2,
+        1,
+    )
+    page = client.get(reverse("records:player", args=[players[1].pk])).content.decode()
+    assert "<h2>Arenas</h2>" in page and arena.name in page

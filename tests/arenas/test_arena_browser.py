@@ -1,0 +1,101 @@
+"""Two browsers in one arena (issue 27): Ann sets up a public arena that starts now with the
+form, joins it, and waits alone (the page says so, her row highlighted on the board); Bob opens
+its link and joins; the server places them both in one race of the arena, and each page goes
+there with no click. Both resign: the race pages go back to the arena, which places them in
+the next race, again with no click."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+
+from tests.races.test_race_browser import Player
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture
+def people(browser, live_url):  # noqa: F811
+    made: list[Player] = []
+
+    def make() -> Player:
+        made.append(Player(browser, live_url))
+        return made[-1]
+
+    yield make
+    for player in made:
+        player.close()
+
+
+def join(player: Player, url: str) -> None:
+    player.page.goto(url)
+    player.page.click("#join-button")
+    player.wait('#arena[data-socket="open"]')
+
+
+def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url):  # noqa: F811
+    ann, bob = people(), people()
+    page = ann.page
+    page.goto(f"{live_url}/arenas/new/")
+    page.fill("#id_name", "Browser arena")
+    page.select_option("#id_variant", "penguin")
+    page.fill("#id_starts_at", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M"))
+    page.check("input[name=visibility][value=public]")
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r"/arenas/[\w-]+/$"))
+    arena_url = page.url
+    assert page.locator("#arena").get_attribute("data-phase") == "running"
+
+    join(ann, arena_url)
+    assert "Waiting for another free player" in page.inner_text("#arena-status")
+    ann.wait("#arena-board tr.you")
+    join(bob, arena_url)
+
+    race = re.compile(r"/races/[A-Z0-9]{6}/$")
+    ann.page.wait_for_url(race, timeout=20_000)
+    bob.page.wait_for_url(race, timeout=20_000)
+    assert ann.page.url == bob.page.url
+    placed = [f for f in ann.frames if f.get("type") == "placed"]
+    assert placed and ann.page.url.endswith(placed[-1]["url"])
+    first = ann.page.url
+    for player in (ann, bob):
+        # Its board, shown at the start (after the countdown): the race runs.
+        player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
+        player.page.click("#resign-button")  # the confirm() is accepted
+
+    # The race's `arena` event sends each page back to the arena, which places them again.
+    def next_race(url: str) -> bool:
+        return url != first and race.search(url) is not None
+
+    for player in (ann, bob):
+        player.page.wait_for_url(next_race, timeout=30_000)
+        assert [f["url"] for f in player.frames if f.get("type") == "arena"] == [
+            arena_url.removeprefix(live_url)
+        ]
+        assert len([f for f in player.frames if f.get("type") == "placed"]) == 2
+    assert ann.page.url == bob.page.url
+
+
+def test_a_coming_arena_counts_down_and_sets_a_reminder(people, live_url):  # noqa: F811
+    """The page counts down to the start; "Remind me" asks for a notification (refused here)
+    and says the page itself will tell."""
+    ann = people()
+    page = ann.page
+    page.goto(f"{live_url}/arenas/new/")
+    start = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=30)
+    page.fill("#id_starts_at", start.strftime("%Y-%m-%dT%H:%M"))
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r"/arenas/[\w-]+/$"))
+    assert page.locator("#arena").get_attribute("data-phase") == "upcoming"
+    page.wait_for_function(
+        "/^0:[23][0-9]:[0-5][0-9]$/.test(document.querySelector('#arena-countdown').textContent)",
+        polling=100,
+    )
+    page.click("#remind-button")
+    page.wait_for_function(
+        "document.querySelector('#arena-status').textContent.startsWith('Reminder set')",
+        polling=100,
+    )
+    assert page.is_disabled("#remind-button")

@@ -1,0 +1,35 @@
+"""The arena load mode of scripts/loadtest.py (scripts/arena_crowd.py), small, over the two live
+Daphnes of the session's pair: eight players in one arena for a few races each are placed,
+race, come back and are placed again; nobody is in two races at once, every race holds 2 to 8,
+and the points summed from the record equal the live board the API reads from Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+
+import pytest
+
+from scripts import arena_crowd, loadtest
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server_pair")]
+
+
+def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server_pair):
+    args = loadtest.parse_args(
+        [server_pair.a, server_pair.b, "--arena", "--racers", "8", "--duration", "15"]
+        + ["--race-s", "3", "--variant", "penguin", "--database-url", server_pair.database_url]
+    )
+    # Its own thread and event loop (a session's Playwright may hold the main thread's loop).
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        result = pool.submit(
+            asyncio.run, arena_crowd.run(args, loadtest.Racer, loadtest.Stats())
+        ).result()
+    assert result["errors"] == 0, result["error_kinds"]
+    assert result["placed_again"] > 0, "placed again after a race"
+    # (A race placed as the run stops may still be on: its players had stopped.)
+    assert result["db_races"] >= 2
+    assert result["db_over_eight_or_alone"] == 0
+    assert result["db_players_in_two_at_once"] == 0
+    assert result["board_players"] == 8 and result["board_points_differ"] == 0
+    assert arena_crowd.ok(result)

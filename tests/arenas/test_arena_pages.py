@@ -1,0 +1,173 @@
+"""Arena pages: the list, setting one up, the arena page before, during and after, joining and
+pausing by its buttons; and the standing schedule (issue 27)."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils import timezone
+
+from arenas import actions, board, placement, schedule
+from arenas.models import Arena, ArenaPlayer, ArenaSchedule
+from games.rankstore import get_rank_store
+from tests.arenas.conftest import play_out
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
+
+
+def test_the_list_shows_coming_running_and_ended_public_arenas(client, make_arena):
+    coming = make_arena(starts_in_s=3600, name="Arena A")
+    running = make_arena(name="Arena B")
+    ended = make_arena(starts_in_s=-7200, name="Arena C")
+    make_arena(name="Secret", visibility=Arena.Visibility.LINK)
+    page = client.get(reverse("arenas:list")).content.decode()
+    assert page.index("Running now") < page.index(running.name) < page.index("Coming up")
+    assert page.index("Coming up") < page.index(coming.name) < page.index(">Ended<")
+    assert page.index(">Ended<") < page.index(ended.name)
+    assert "Secret" not in page
+
+
+def test_a_friend_sets_up_a_link_only_arena_with_the_form(client):
+    start = (timezone.now() + timedelta(hours=1)).astimezone(UTC)
+    response = client.post(
+        reverse("arenas:new"),
+        {
+            "name": "Friday night",
+            "variant": "penguin",
+            "starts_at": start.strftime("%Y-%m-%dT%H:%M"),
+            "minutes": 20,
+            "race_time_limit_s": 180,
+            "visibility": "link",
+        },
+    )
+    arena = Arena.objects.get()
+    assert response.url == arena.get_absolute_url()
+    assert (arena.name, arena.variant, arena.visibility) == ("Friday night", "penguin", "link")
+    assert arena.ends_at - arena.starts_at == timedelta(minutes=20)
+    assert arena.race_time_limit_s == 180 and arena.created_by is not None
+
+
+def test_a_start_in_the_past_is_refused_by_the_form(client):
+    start = datetime(2001, 1, 1, 12, 0, tzinfo=UTC)
+    response = client.post(
+        reverse("arenas:new"),
+        {
+            "variant": "penguin",
+            "starts_at": start.strftime("%Y-%m-%dT%H:%M"),
+            "minutes": 30,
+            "race_time_limit_s": 300,
+            "visibility": "public",
+        },
+    )
+    assert response.status_code == 200 and "the start is in the past" in response.content.decode()
+    assert not Arena.objects.exists()
+
+
+def test_joining_by_the_button_then_again_says_so_and_pausing_sits_out(client, make_arena):
+    arena = make_arena(starts_in_s=600)
+    page = client.get(arena.get_absolute_url()).content.decode()
+    assert "Starts in" in page and "Join the arena" in page and "Remind me" in page
+    client.post(reverse("arenas:join", args=[arena.public_id]))
+    again = client.post(reverse("arenas:join", args=[arena.public_id]), follow=True)
+    assert "You are already in this arena." in again.content.decode()
+    assert ArenaPlayer.objects.filter(arena=arena).count() == 1
+    client.post(reverse("arenas:pause", args=[arena.public_id]), {"paused": "1"})
+    page = client.get(arena.get_absolute_url()).content.decode()
+    assert ArenaPlayer.objects.get().paused and "Resume" in page
+
+
+def test_joining_an_ended_arena_says_it_has_ended(client, make_arena):
+    arena = make_arena(starts_in_s=-7200)
+    response = client.post(reverse("arenas:join", args=[arena.public_id]), follow=True)
+    assert "this arena has ended" in response.content.decode()
+    assert not ArenaPlayer.objects.exists()
+
+
+def test_a_player_alone_in_a_running_arena_is_told_they_wait(client, make_arena):
+    arena = make_arena()
+    client.post(reverse("arenas:join", args=[arena.public_id]))
+    page = client.get(arena.get_absolute_url()).content.decode()
+    assert "Waiting for another free player" in page and "1 joined" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_ended_arena_shows_its_podium_with_each_race_linked(client, arena, here):
+    players = [here(f"P{i}") for i in range(4)]
+    races = placement.place(arena.pk)
+    for race in races:
+        play_out(race, movers=players)
+    Arena.objects.filter(pk=arena.pk).update(ends_at=timezone.now())
+    page = client.get(arena.get_absolute_url()).content.decode()
+    assert "Podium" in page and "Final standings" in page
+    code = races[0].code
+    assert reverse("races:results", args=[code]) in page
+    assert reverse("records:race_replay", args=[code]) in page
+    for link in ("races:results", "records:race_replay"):  # the race's own pages, as any race's
+        assert client.get(reverse(link, args=[code])).status_code == 200
+    get_rank_store().delete(board.key(arena))  # a day later: the store keeps it no more
+    get_rank_store().delete(board.marker_key(arena))
+    again = client.get(arena.get_absolute_url()).content.decode()
+    assert again.count('<tr data-player="') == 4, "the final standings, from the record"
+    first = ArenaPlayer.objects.order_by("-points").first()
+    player_page = client.get(reverse("arenas:player", args=[arena.public_id, first.player_id]))
+    assert f"{first.points} points" in player_page.content.decode()
+
+
+def test_the_schedule_makes_the_coming_arenas_once():
+    ArenaSchedule.objects.create(variant="penguin", every_minutes=60, length_minutes=30)
+    ArenaSchedule.objects.create(variant="queenie", every_minutes=60, active=False)
+    call_command("run_arenas", "--hours", "5", stdout=None)
+    call_command("run_arenas", "--hours", "5", stdout=None)
+    arenas = list(Arena.objects.all())
+    assert len(arenas) == 5 and {a.variant for a in arenas} == {"penguin"}
+    assert all(
+        a.starts_at.minute == 0 and a.ends_at - a.starts_at == timedelta(minutes=30) for a in arenas
+    )
+
+
+def test_the_standard_schedule_is_an_arena_of_each_game_every_hour_made_once():
+    call_command("run_arenas", "--standard-schedule", "--hours", "1", stdout=None)
+    call_command("run_arenas", "--standard-schedule", "--hours", "1", stdout=None)
+    schedules = list(ArenaSchedule.objects.all())
+    assert len(schedules) == len({s.variant for s in schedules}) == 5
+    assert {(s.every_minutes, s.length_minutes) for s in schedules} == {(60, 30)}
+    assert len({s.offset_minutes for s in schedules}) == 5
+    assert Arena.objects.count() == 5  # one of each game within the hour
+
+
+def test_the_schedule_s_start_times_follow_its_offset():
+    every = ArenaSchedule(variant="penguin", every_minutes=30, offset_minutes=10)
+    start = datetime(2026, 1, 1, 9, 11, tzinfo=UTC)
+    found = schedule.starts_between(every, start, start + timedelta(hours=1))
+    assert [t.strftime("%H:%M") for t in found] == ["09:40", "10:10"]
+
+
+def test_an_organiser_may_not_set_a_race_limit_longer_than_the_arena(make_arena):
+    with pytest.raises(actions.ArenaRuleError) as refused:
+        actions.do_create_arena(
+            None, variant="penguin", starts_at=timezone.now(), minutes=5, race_time_limit_s=600
+        )
+    assert refused.value.code == "bad_time_limit"
+
+
+def test_the_admin_edits_the_schedule_and_lists_the_arenas(admin_client, arena):
+    every = ArenaSchedule.objects.create(variant="penguin")
+    assert admin_client.get(reverse("admin:arenas_arena_changelist")).status_code == 200
+    assert (
+        admin_client.get(reverse("admin:arenas_arena_change", args=[arena.pk])).status_code == 200
+    )
+    page = reverse("admin:arenas_arenaschedule_change", args=[every.pk])
+    answer = admin_client.post(
+        page,
+        {
+            "variant": "queenie",
+            "every_minutes": 30,
+            "offset_minutes": 5,
+            "length_minutes": 20,
+            "active": "on",
+        },
+    )
+    assert answer.status_code == 302
+    every.refresh_from_db()
+    assert (every.variant, every.every_minutes, every.length_minutes) == ("queenie", 30, 20)

@@ -1,0 +1,253 @@
+"""Playing an arena (issue 27): joining, placing free players in races, a race's points on
+the record and on the board, and the bad inputs. The actions are driven directly; the socket is
+in test_arena_socket.py."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.utils import timezone
+
+from arenas import actions, board, events, placement
+from arenas.actions import ArenaRuleError
+from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
+from games.models import Player, WinnableDeal
+from games.rankstore import get_rank_store
+from races.models import Race, Racer, RatingChange
+from races.ratings import updates
+from tests.arenas.conftest import play_out
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
+
+
+def test_two_free_players_are_placed_in_one_started_rated_race_of_the_arena(arena, here):
+    ann, bob = here("Ann"), here("Bob")
+    [race] = placement.place(arena.pk)
+    assert race.status == Race.Status.STARTED and race.rated and race.ranked
+    assert race.variant == arena.variant and not race.quick
+    assert set(race.racers.values_list("player", flat=True)) == {ann.pk, bob.pk}
+    assert ArenaRace.objects.get(race=race).arena == arena
+    assert placement.place(arena.pk) == []  # both busy now
+
+
+def test_each_race_of_an_arena_deals_a_fresh_winnable_deal_the_same_for_its_racers(
+    make_arena, here
+):
+    arena = make_arena(variant="penguin")
+    for seed in (424242, 515151):
+        WinnableDeal.objects.create(variant="penguin", use=WinnableDeal.Use.RACE, seed=seed)
+    players = [here(f"P{i}", on=arena) for i in range(10)]
+    races = placement.place(arena.pk)
+    assert sorted(race.seed for race in races) == [424242, 515151]
+    for race in races:
+        assert race.winnable
+        assert {r.game.seed for r in race.racers.select_related("game")} == {race.seed}
+    assert sum(race.racers.count() for race in races) == len(players)
+
+
+def test_one_player_waits_alone(arena, here):
+    here("Ann")
+    assert placement.place(arena.pk) == []
+    assert not Race.objects.exists()
+
+
+@pytest.mark.parametrize(("free", "sizes"), [(2, [2]), (8, [8]), (9, [5, 4]), (17, [6, 6, 5])])
+def test_free_players_split_into_races_of_two_to_eight_as_even_as_can_be(free, sizes):
+    assert placement.race_sizes(free) == sizes
+
+
+def test_a_crowd_is_placed_once_each_in_races_of_at_most_eight(arena, here):
+    players = [here(f"P{i}") for i in range(19)]
+    races = placement.place(arena.pk)
+    assert sorted(r.racers.count() for r in races) == [6, 6, 7]
+    placed = list(Racer.objects.values_list("player", flat=True))
+    assert sorted(placed) == sorted(p.pk for p in players)
+
+
+def test_a_crowd_is_placed_a_batch_of_races_a_transaction_each_told_after_its_commit(
+    arena, here, monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr(placement, "RACES_PER_TRANSACTION", 2)
+    told = []
+    monkeypatch.setattr(events, "placed", lambda arena, races: told.append(sorted(races)))
+    players = [here(f"P{i}") for i in range(19)]
+    with django_capture_on_commit_callbacks(execute=True):
+        races = placement.place(arena.pk)
+    assert [r.racers.count() for r in races] == [7, 6, 6]
+    assert [len(batch) for batch in told] == [13, 6]
+    assert sorted(sum(told, [])) == sorted(p.pk for p in players)
+
+
+def test_paused_players_and_players_whose_page_is_closed_are_not_placed(arena, here):
+    here("Ann"), here("Bob")
+    cat, dan = here("Cat"), here("Dan")
+    actions.do_pause(arena, cat, True)
+    actions.do_present(arena, dan, False)
+    [race] = placement.place(arena.pk)
+    assert race.racers.count() == 2
+    actions.do_pause(arena, cat, False)
+    actions.do_present(arena, dan, True)
+    [race] = placement.place(arena.pk)
+    assert set(race.racers.values_list("player", flat=True)) == {cat.pk, dan.pk}
+
+
+def test_a_page_count_left_up_by_a_server_that_died_goes_stale(arena, here):
+    """Its socket never said goodbye: no server has seen the player lately."""
+    ann, bob, cat = here("Ann"), here("Bob"), here("Cat")
+    gone = timezone.now() - timedelta(seconds=placement.SEEN_WITHIN_S + 1)
+    ArenaPlayer.objects.filter(player=cat).update(seen_at=gone)
+    [race] = placement.place(arena.pk)
+    assert set(race.racers.values_list("player", flat=True)) == {ann.pk, bob.pk}
+
+
+def test_a_player_in_another_race_is_not_placed(arena, here, make_arena):
+    other = make_arena()
+    ann, bob, cat = here("Ann"), here("Bob"), here("Cat")
+    actions.do_join(other, ann)
+    actions.do_present(other, ann, True)
+    here("Dan", on=other)
+    [race] = placement.place(other.pk)
+    assert race.racers.filter(player=ann).exists()
+    [race] = placement.place(arena.pk)
+    assert set(race.racers.values_list("player", flat=True)) == {bob.pk, cat.pk}
+
+
+def test_players_wait_for_others_to_gather_unless_a_full_race_is_free(arena, here, settings):
+    settings.ARENA_GATHER_S = 60
+    for name in "ABCDEFG":
+        here(name)
+    assert placement.place(arena.pk) == []
+    here("H")
+    assert [r.racers.count() for r in placement.place(arena.pk)] == [8]
+
+
+def test_nothing_is_placed_before_the_start_or_after_the_end(make_arena):
+    for arena in (make_arena(starts_in_s=600), make_arena(starts_in_s=-3600, minutes=30)):
+        ArenaPlayer.objects.bulk_create(
+            ArenaPlayer(arena=arena, player=Player.objects.create(), sockets=1) for _ in range(3)
+        )
+        assert placement.place(arena.pk) == []
+
+
+@pytest.mark.django_db(transaction=True)  # the board is written after the commit
+def test_a_race_end_gives_points_puts_them_on_the_board_and_frees_the_racers(arena, here):
+    ann, bob, cat = here("Ann"), here("Bob"), here("Cat")
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=[ann, bob], resigners=[cat, bob, ann])
+    results = {r.player_id: r for r in ArenaResult.objects.filter(race=race)}
+    places = {r.player_id: r.place for r in race.racers.all()}
+    assert {pid: r.place for pid, r in results.items()} == places
+    by_place = sorted(results.values(), key=lambda r: r.place)
+    # Cat made no move: nothing, whatever the place.
+    assert [(r.points if r.moved else None) for r in by_place][:2] == [4, 3]
+    assert results[cat.pk].points == 0
+    top = board.read_top(arena, 10)
+    assert [(row.player_id, row.points) for row in top.rows] == [
+        (r.player_id, r.points) for r in by_place
+    ]
+    assert race.events.filter(kind="arena").exists()  # the race pages go back to the arena
+    entries = ArenaPlayer.objects.filter(arena=arena)
+    assert all(e.free_since is not None for e in entries)
+    [again] = placement.place(arena.pk)  # placed again, with no click
+    assert again.racers.count() == 3
+
+
+def test_a_result_fair_play_withholds_gives_no_points_and_stays_so_on_a_recount(
+    arena, here, monkeypatch
+):
+    """The race's ratings' rule (fair play registers it): the same players get no points."""
+    ann, bob = here("Ann"), here("Bob")
+    monkeypatch.setattr(updates, "WITHHELD", [lambda race: {ann.pk}])
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=[ann, bob], resigners=[bob, ann])
+    held = ArenaResult.objects.get(race=race, player=ann)
+    assert held.place == 1 and held.withheld and held.points == 0
+    assert ArenaResult.objects.get(race=race, player=bob).points == 3
+    assert board.recount(arena)[ann.pk].points == 0
+
+
+def test_arena_races_rate_signed_in_racers_as_quick_races_do(arena, here):
+    ann, bob = here("Ann"), here("Bob")
+    for player in (ann, bob):
+        player.user = User.objects.create(username=player.nickname)
+        player.save()
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=[ann, bob])
+    assert RatingChange.objects.filter(race=race).count() == 2
+
+
+def test_a_race_that_ends_after_the_arena_still_counts(arena, here):
+    ann, bob = here("Ann"), here("Bob")
+    [race] = placement.place(arena.pk)
+    type(arena).objects.filter(pk=arena.pk).update(ends_at=timezone.now() - timedelta(seconds=1))
+    play_out(race, movers=[ann, bob])
+    assert ArenaResult.objects.filter(race=race).count() == 2
+    assert placement.place(arena.pk) == []
+
+
+def test_joining_twice_changes_nothing_and_joining_an_ended_arena_is_refused(make_arena):
+    arena = make_arena()
+    ann = Player.objects.create(nickname="Ann")
+    first, created = actions.do_join(arena, ann)
+    again, created_again = actions.do_join(arena, ann)
+    assert created and not created_again and first.pk == again.pk
+    ended = make_arena(starts_in_s=-7200, minutes=30)
+    with pytest.raises(ArenaRuleError, match="has ended") as refused:
+        actions.do_join(ended, ann)
+    assert refused.value.code == "arena_over"
+    assert not ArenaPlayer.objects.filter(arena=ended).exists()
+
+
+def test_joining_before_the_start_is_allowed(make_arena):
+    arena = make_arena(starts_in_s=600)
+    entry, _ = actions.do_join(arena, Player.objects.create())
+    assert entry.arena == arena
+
+
+def test_leaving_mid_race_resigns_and_keeps_the_points(arena, here):
+    ann, bob, cat = here("Ann"), here("Bob"), here("Cat")
+    [race] = placement.place(arena.pk)
+    actions.do_leave(arena, ann)
+    assert race.racers.get(player=ann).status == "resigned"
+    play_out(race, movers=[bob, cat], resigners=[bob, cat])
+    entry = ArenaPlayer.objects.get(arena=arena, player=ann)
+    assert entry.paused and entry.races == 1
+    assert placement.place(arena.pk)[0].racers.filter(player=ann).count() == 0
+    actions.do_join(arena, ann)  # back: resumed
+    assert not ArenaPlayer.objects.get(arena=arena, player=ann).paused
+
+
+def test_pausing_someone_who_never_joined_is_refused(arena):
+    with pytest.raises(ArenaRuleError) as refused:
+        actions.do_pause(arena, Player.objects.create(), True)
+    assert refused.value.code == "not_in_arena"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lost_board_is_rebuilt_from_the_record_with_every_point(arena, here):
+    players = [here(f"P{i}") for i in range(5)]
+    for _ in range(3):
+        for race in placement.place(arena.pk):
+            play_out(race, movers=[r.player for r in race.racers.select_related("player")])
+    before = board.read_top(arena, 10)
+    store = get_rank_store()
+    store.delete(board.key(arena))  # Redis came back empty
+    store.delete(board.marker_key(arena))
+    assert board.read_top(arena, 10).count == 0
+    call_command("rebuild_leaderboards", "--missing", stdout=None)
+    after = board.read_top(arena, 10)
+    assert [(r.player_id, r.points) for r in after.rows] == [
+        (r.player_id, r.points) for r in before.rows
+    ]
+    assert after.count == len(players)
+    store.set(board.key(arena), str(players[0].pk), 0)  # a wrong score: the full rebuild mends it
+    store.set(board.key(arena), "999999", 0)  # and drops who is not in the arena
+    call_command("rebuild_leaderboards", stdout=None)
+    mended = board.read_top(arena, 10)
+    assert [(r.player_id, r.points) for r in mended.rows] == [
+        (r.player_id, r.points) for r in before.rows
+    ]
+    recounted = board.recount(arena)
+    for entry in ArenaPlayer.objects.filter(arena=arena):
+        assert recounted[entry.player_id] == board.standing_of(entry)

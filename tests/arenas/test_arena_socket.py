@@ -1,0 +1,197 @@
+"""/ws/arena/<id>/ (issue 27): the standings at once and after each change, a player placed by
+the room's tick and sent to their race, presence, and the once-a-tick board."""
+
+import pytest
+
+from arenas import actions, events, placement, rooms
+from arenas.models import ArenaPlayer
+from games.models import Player
+from races.models import Race
+from tests.arenas.conftest import play_out
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("no_countdown", "fast_ticks"),
+]
+
+
+async def joined(run, make_client, arena, name):
+    client = await run(make_client, name)
+    await run(actions.do_join, arena, client.player)
+    return client
+
+
+async def test_a_spectator_gets_the_standings_with_no_own_row(
+    arena, arena_socket, run, make_client
+):
+    ann = await joined(run, make_client, arena, "Ann")
+    socket = await arena_socket(None, arena.public_id)
+    frame = await socket.expect("standings")
+    assert frame["you"] is None and frame["joined"] == 1
+    assert [row["name"] for row in frame["rows"]] == ["Ann"]
+    assert frame["rows"][0]["player"] == ann.player.pk and frame["rows"][0]["points"] == 0
+
+
+async def test_an_unknown_arena_is_refused(arena_socket):
+    socket = await arena_socket(None, "no-such-arena")
+    error = await socket.expect("error")
+    assert error["code"] == "not_found"
+
+
+async def test_two_players_with_the_page_open_are_placed_and_sent_to_their_race(
+    arena, arena_socket, run, make_client
+):
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    ann_socket = await arena_socket(ann, arena.public_id)
+    own = await ann_socket.expect("standings")
+    assert own["you"]["player"] == ann.player.pk and own["you"]["rank"] in (1, 2)
+    bob_socket = await arena_socket(bob, arena.public_id)
+    placed = await ann_socket.expect("placed")  # the tick placed them: no click
+    assert (await bob_socket.expect("placed"))["url"] == placed["url"]
+    race = await run(Race.objects.get)
+    assert placed["url"] == race.get_absolute_url()
+    assert await run(lambda: set(race.racers.values_list("player", flat=True))) == {
+        ann.player.pk,
+        bob.player.pk,
+    }
+
+
+async def test_hostile_frames_get_errors_and_change_nothing(arena, arena_socket, run, make_client):
+    ann = await joined(run, make_client, arena, "Ann")
+    socket = await arena_socket(ann, arena.public_id)
+    await socket.expect("standings")
+    for text, code in [
+        ("not json", "bad_json"),
+        ("[1]", "bad_json"),
+        ('{"type": 3}', "bad_message"),
+        ('{"type": "join"}', "unknown_type"),
+        ('{"type": "move", "move": "t0-f0", "seq": 0}', "unknown_type"),
+        ("x" * 5000, "too_large"),
+    ]:
+        await socket.send_to(text_data=text)
+        assert (await socket.expect("error"))["code"] == code
+    await socket.send_to(bytes_data=b"\x00")
+    assert (await socket.expect("error"))["code"] == "bad_message"
+    await socket.send_json_to({"type": "sync"})
+    assert (await socket.expect("standings"))["you"]["player"] == ann.player.pk
+    assert not await run(Race.objects.exists)
+
+
+async def test_a_flooding_socket_is_told_then_closed(arena, arena_socket):
+    socket = await arena_socket(None, arena.public_id)
+    await socket.expect("standings")
+    for _ in range(200):
+        await socket.send_json_to({"type": "ping"})
+    assert (await socket.expect("error"))["code"] == "rate_limited"
+    closed = await socket.receive_output(10)
+    while closed["type"] != "websocket.close":
+        closed = await socket.receive_output(10)
+    assert closed["code"] == 4008
+
+
+async def test_the_placed_message_reaches_the_page_without_the_record(
+    arena, arena_socket, run, make_client, monkeypatch
+):
+    """The fast way: the process's channel hears `arena.placed` and the room hands it on."""
+    monkeypatch.setattr(placement, "placed_since", lambda arena, players, since: {})
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    ann_socket = await arena_socket(ann, arena.public_id)
+    bob_socket = await arena_socket(bob, arena.public_id)
+    placed = await ann_socket.expect("placed")
+    assert (await bob_socket.expect("placed"))["url"] == placed["url"]
+
+
+async def test_a_placement_whose_message_is_lost_still_reaches_the_page(
+    arena, arena_socket, run, make_client, monkeypatch
+):
+    """The channel layer may drop `arena.placed` (or a Redis restart forget the group): the
+    room's tick reads each present player's new race from the record."""
+    monkeypatch.setattr(events, "placed", lambda arena, races: None)
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    ann_socket = await arena_socket(ann, arena.public_id)
+    bob_socket = await arena_socket(bob, arena.public_id)
+    placed = await ann_socket.expect("placed")
+    assert (await bob_socket.expect("placed"))["url"] == placed["url"]
+    assert placed["url"] == (await run(Race.objects.get)).get_absolute_url()
+
+
+async def test_a_page_reloaded_just_as_its_player_was_placed_is_still_sent_to_the_race(
+    arena, arena_socket, run, make_client, monkeypatch
+):
+    """Placed, and the message went to the socket that was closing (the page reloading at the
+    arena's start): the new socket gets the race from the record."""
+    monkeypatch.setattr(events, "placed", lambda arena, races: None)
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    for player in (ann, bob):
+        await run(actions.do_present, arena, player.player, True)
+    [race] = await run(placement.place, arena.pk)
+    socket = await arena_socket(ann, arena.public_id)  # opened after the placement
+    assert (await socket.expect("placed"))["url"] == race.get_absolute_url()
+
+
+async def test_a_closed_page_is_not_present(arena, arena_socket, run, make_client):
+    ann = await joined(run, make_client, arena, "Ann")
+    socket = await arena_socket(ann, arena.public_id)
+    await socket.expect("standings")
+    entry = await run(ArenaPlayer.objects.get)
+    assert entry.sockets == 1
+    await socket.disconnect()
+    await run(entry.refresh_from_db)
+    assert entry.sockets == 0
+
+
+async def test_a_race_s_result_reaches_the_page_as_new_standings(
+    arena, arena_socket, run, make_client, monkeypatch
+):
+    monkeypatch.setattr(rooms, "BOARD_AT_LEAST_S", 3600)  # only `arena.changed` brings it
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    spectator = await arena_socket(None, arena.public_id)
+    await spectator.expect("standings")
+    ann_socket = await arena_socket(ann, arena.public_id)
+    await arena_socket(bob, arena.public_id)
+    await ann_socket.expect("placed")
+    race = await run(Race.objects.get)
+    await run(play_out, race, [ann.player, bob.player])
+    frame = await spectator.expect("standings")
+    while not any(row["points"] for row in frame["rows"]):
+        frame = await spectator.expect("standings")
+    assert sorted(row["points"] for row in frame["rows"]) == [3, 4]
+
+
+class FakeSocket:
+    def __init__(self, player=None) -> None:
+        self.player, self.present, self.sent = player, False, []
+
+    async def send(self, text_data: str) -> None:
+        self.sent.append(text_data)
+
+
+async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
+    room = rooms.Room(rooms.Rooms(), arena)
+    socket = FakeSocket()
+    room.sockets.add(socket)
+    for _ in range(20):
+        room.dirty = True  # as twenty `arena.changed` messages would
+    await room.tick()
+    room.dirty = True  # a change within the second: it waits for the next board
+    await room.tick()
+    assert len(socket.sent) == 1
+
+
+async def test_a_room_says_its_present_players_are_still_there(make_arena, run, monkeypatch):
+    arena = await run(make_arena, 600)  # coming: nobody is placed, only seen
+    player = await run(Player.objects.create, nickname="Ann")
+    await run(actions.do_join, arena, player)
+    await run(ArenaPlayer.objects.filter(player=player).update, seen_at=None)
+    monkeypatch.setattr(rooms, "PRESENCE_EVERY_S", 0)
+    room = rooms.Room(rooms.Rooms(), arena)
+    socket = FakeSocket(player)
+    socket.present = True
+    room.sockets.add(socket)
+    await room.tick()
+    assert (await run(ArenaPlayer.objects.get, player=player)).seen_at is not None
