@@ -20,7 +20,7 @@ from channels.layers import get_channel_layer
 
 from arenas import actions, placement, standings
 from arenas.models import Arena
-from games.play import PerLoop
+from games.play import LoopChannel, PerLoop
 from games.storage import off_loop
 
 logger = logging.getLogger(__name__)
@@ -122,14 +122,15 @@ class Room:
                 continue
 
 
-class Rooms:
-    """This event loop's arena rooms, and the one channel they hear their groups on."""
+class Rooms(LoopChannel):
+    """This event loop's arena rooms, and the one channel they hear their groups on (the rooms'
+    ticks read the record anyway, so a lost message is made good)."""
+
+    what = "arenas"
 
     def __init__(self) -> None:
+        super().__init__()
         self.rooms: dict[int, Room] = {}
-        self.name = ""
-        self.ready: asyncio.Future | None = None
-        self.reader: asyncio.Task | None = None
         self.groups: set[str] = set()
 
     async def join(self, arena: Arena, socket) -> Room:
@@ -151,36 +152,10 @@ class Rooms:
     def leave(self, room: Room, socket) -> None:
         room.sockets.discard(socket)
 
-    async def listening(self) -> None:
-        """This loop's channel, made once, and the task that reads it."""
-        if self.ready is None:
-            loop = asyncio.get_running_loop()
-            ready = self.ready = loop.create_future()
-            try:
-                self.name = await get_channel_layer().new_channel()
-            except BaseException as exc:
-                self.ready = None  # the next socket tries again
-                ready.set_exception(exc)
-                ready.exception()  # retrieved: whoever waits on it is told by its own await
-                raise
-            self.reader = loop.create_task(self.read())
-            ready.set_result(None)
-        await asyncio.shield(self.ready)
-
-    async def read(self) -> None:
-        layer = get_channel_layer()
-        while True:
-            try:
-                message = await layer.receive(self.name)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the layer reconnects; the rooms' ticks read the record anyway
-                logger.exception("arenas: could not read the rooms' channel")
-                await asyncio.sleep(0.5)
-                continue
-            room = self.rooms.get(message.get("arena"))
-            if room is not None:
-                room.take(message)
+    def deliver(self, message: dict) -> None:
+        room = self.rooms.get(message.get("arena"))
+        if room is not None:
+            room.take(message)
 
 
 ROOMS: PerLoop[Rooms] = PerLoop(Rooms)

@@ -39,7 +39,7 @@ from games import play
 from games.actions import read_now, store_now
 from games.layer import group_send_nowait
 from games.models import Game, Player
-from games.play import GameUpdate, LiveGame, PerLoop
+from games.play import GameUpdate, LiveGame, LoopChannel, PerLoop
 from games.storage import GameWrite
 from races import lifecycle
 from races.clock import epoch_ms
@@ -355,15 +355,15 @@ def _without_at(figures: dict) -> dict:
     return {k: v for k, v in figures.items() if k != "at_ms"}
 
 
-class Relays:
+class Relays(LoopChannel):
     """This process's (and event loop's) relays, and the one channel they hear other processes
     on."""
 
+    what = "live progress"
+
     def __init__(self) -> None:
+        super().__init__()
         self.races: dict[int, RaceRelay] = {}
-        self.name = ""
-        self.reader: asyncio.Task | None = None
-        self.ready: asyncio.Future | None = None
 
     async def join(self, race: Race, socket) -> RaceRelay:
         """A socket of this process shows the race: it gets the race's live frames."""
@@ -387,38 +387,12 @@ class Relays:
             if relay.timer is None:
                 del self.races[race.pk]
 
-    async def listening(self) -> None:
-        """This loop's channel, made once, and the task that reads it."""
-        if self.ready is None:
-            loop = asyncio.get_running_loop()
-            ready = self.ready = loop.create_future()
-            try:
-                self.name = await get_channel_layer().new_channel()
-            except BaseException as exc:
-                self.ready = None  # the next socket tries again
-                ready.set_exception(exc)
-                ready.exception()  # retrieved: whoever waits on it is told by its own await
-                raise
-            self.reader = loop.create_task(self.read())
-            ready.set_result(None)
-        await asyncio.shield(self.ready)
-
-    async def read(self) -> None:
-        layer = get_channel_layer()
-        while True:
-            try:
-                message = await layer.receive(self.name)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the layer reconnects; a lost part is made good by the next
-                logger.exception("live progress: could not read the relay channel")
-                await asyncio.sleep(0.5)
-                continue
-            if message.get("type") != MESSAGE or message.get("from") == self.name:
-                continue
-            relay = self.races.get(message["race"])
-            if relay is not None and relay.sockets:
-                relay.fold(message["racers"])
+    def deliver(self, message: dict) -> None:
+        if message.get("type") != MESSAGE or message.get("from") == self.name:
+            return
+        relay = self.races.get(message["race"])
+        if relay is not None and relay.sockets:
+            relay.fold(message["racers"])
 
 
 RELAYS: PerLoop[Relays] = PerLoop(Relays)
