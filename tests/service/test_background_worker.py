@@ -5,6 +5,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from games import worker
 
 WEB_PROCESS = """
@@ -19,6 +21,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.slow  # a web process and its worker started and killed: 7-9 s, in make test only
 def test_the_worker_ends_with_the_web_process_that_started_it(tmp_path):
     """A killed Daphne's worker does not go on searching for nobody (nor beside the Daphne that
     replaces it): it exits in the middle of a job."""
