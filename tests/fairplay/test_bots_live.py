@@ -31,8 +31,9 @@ ASSESSMENT_TIMEOUT_S = 120
 AHEAD = -10
 """The niceness of the bots and their server. The rules read the server's move times, and a
 whole test run beside them (load 10-15 on two cores) held up the greedy bot's frames on both
-sides enough to pass for a person's (think times of 90-700 ms around its 333): at this priority
-they keep the pace a bot on a machine of its own keeps. Raising a priority needs root (CI
+sides enough to pass for a person's (think times of 90-700 ms around its 333): at this priority,
+with the server's database in memory (`server`), they keep the pace a bot on a machine of its
+own keeps. Raising a priority needs root (CI
 runs as root); elsewhere `nice` says it cannot and they run as they are."""
 
 
@@ -40,7 +41,11 @@ runs as root); elsewhere `nice` says it cannot and they run as they are."""
 def server():
     """(base URL, database URL): a Daphne of its own, quick races starting 2 s after the
     second player arrives."""
-    with tempfile.TemporaryDirectory(prefix="fairplay-bots-") as tmp:
+    # The database in memory where there is a tmpfs: a bot waits for each answer before its
+    # next move, and under a whole run's disk load the server's commits to a file on disk took
+    # up to hundreds of milliseconds, which the rules read as a person's uneven pace.
+    memory = "/dev/shm" if Path("/dev/shm").is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="fairplay-bots-", dir=memory) as tmp:
         database_url = f"sqlite:///{Path(tmp) / 'db.sqlite3'}"
         env = {"DATABASE_URL": database_url, "QUICK_RACE_LOBBY_S": "2"}
         launcher = ["nice", "-n", str(AHEAD), sys.executable, "-m", "solitaire_site.daphne_server"]
