@@ -162,7 +162,8 @@ class ArenaResult(models.Model):
     points = models.PositiveSmallIntegerField()
     doubled = models.BooleanField(default=False)
     withheld = models.BooleanField(
-        default=False, help_text="Fair play withheld the result at the race's close: no points."
+        default=False,
+        help_text="Fair play withholds the result (at the race's close or since): no points.",
     )
     at_s = models.PositiveIntegerField(help_text="When the race ended, from the arena's start.")
     at = models.DateTimeField()

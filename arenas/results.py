@@ -1,17 +1,29 @@
 """A race of an arena has closed: its places become points (`record_race`, registered in the
 race's close, races.actions.ON_CLOSE), the arena's board changes after the commit, and every
-racer's page is sent back to the arena, where they are placed again."""
+racer's page is sent back to the arena, where they are placed again.
+
+What fair play withholds can change after the close (a hold decided by the background worker,
+a reviewer's clear or confirm): `rescore_race` and `rescore_player` (called by fair play when it
+does) count the players' records in their arenas again from the stored results, in order, so a
+later race's streak follows the held race's place as the points rules say."""
 
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 
 from arenas import board, events, points
-from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
+from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
 from races.events import emit
 from races.lifecycle import RacerStatus
 from races.models import Race
 from races.ratings import updates
+
+
+def withheld_in(race: Race) -> set[int]:
+    """The racers whose result fair play withholds: the rule of the race's ratings (fair play
+    registers it in races.ratings.updates.WITHHELD)."""
+    return set().union(*(rule(race) for rule in updates.WITHHELD))
 
 
 def record_race(race: Race) -> None:
@@ -24,9 +36,7 @@ def record_race(race: Race) -> None:
     at = race.finished_at
     at_s = max(0, int((at - arena.starts_at).total_seconds()))
     racers = [r for r in race.racers.all() if r.place is not None]
-    withheld = set().union(
-        *(rule(race) for rule in updates.WITHHELD)
-    )  # fair play's, as for ratings
+    withheld = withheld_in(race)
     entries = {
         entry.player_id: entry
         for entry in ArenaPlayer.objects.select_for_update()
@@ -60,15 +70,7 @@ def record_race(race: Race) -> None:
             at_s=at_s,
             at=at,
         )
-        entry.points, entry.races, entry.place_sum = (
-            standing.points,
-            standing.races,
-            standing.place_sum,
-        )
-        entry.podiums_in_a_row, entry.last_scored_s = (
-            standing.podiums_in_a_row,
-            standing.last_scored_s,
-        )
+        _set_totals(entry, standing)
         entry.free_since = at
         entry.save(
             update_fields=[
@@ -84,3 +86,72 @@ def record_race(race: Race) -> None:
     emit(race, "arena", url=arena.get_absolute_url(), arena=arena.public_id)
     transaction.on_commit(lambda: board.write(arena, changed))
     transaction.on_commit(lambda: events.board_changed(arena))
+
+
+def _set_totals(entry: ArenaPlayer, standing: points.Standing) -> None:
+    entry.points, entry.races, entry.place_sum = (
+        standing.points,
+        standing.races,
+        standing.place_sum,
+    )
+    entry.podiums_in_a_row, entry.last_scored_s = (
+        standing.podiums_in_a_row,
+        standing.last_scored_s,
+    )
+
+
+def rescore(arena: Arena, player_id: int) -> bool:
+    """One player's record in an arena counted again from their stored results, in order, each
+    withheld or not as fair play says now: each result's points and doubling, and the player's
+    totals; the board after the commit. Whether anything changed."""
+    with transaction.atomic():
+        entry = (
+            ArenaPlayer.objects.select_for_update().filter(arena=arena, player_id=player_id).first()
+        )
+        if entry is None:
+            return False
+        standing = points.Standing()
+        changed = False
+        results = ArenaResult.objects.filter(arena=arena, player_id=player_id).select_related(
+            "race"
+        )
+        for result in results.order_by("at", "race_id"):
+            outcome = points.Outcome(
+                place=result.place,
+                racers=result.racers,
+                moved=result.moved,
+                won=result.won,
+                counted=player_id not in withheld_in(result.race),
+            )
+            standing, scored = points.add(standing, outcome, result.at_s)
+            now = (scored.points, scored.doubled, not outcome.counted)
+            if now != (result.points, result.doubled, result.withheld):
+                result.points, result.doubled, result.withheld = now
+                result.save(update_fields=["points", "doubled", "withheld"])
+                changed = True
+        if standing != board.standing_of(entry):
+            _set_totals(entry, standing)
+            entry.save(
+                update_fields=["points", "races", "place_sum", "podiums_in_a_row", "last_scored_s"]
+            )
+            changed = True
+        if changed and arena.ends_at + board.KEPT_AFTER_END > timezone.now():
+            transaction.on_commit(lambda: board.write(arena, [entry]))
+            transaction.on_commit(lambda: events.board_changed(arena))
+    return changed
+
+
+def rescore_race(race: Race) -> None:
+    """Every racer of a race of an arena, counted again (a result of it held or cleared)."""
+    link = ArenaRace.objects.select_related("arena").filter(race=race).first()
+    if link is None:
+        return
+    for player_id in sorted(race.racers.values_list("player_id", flat=True)):
+        rescore(link.arena, player_id)
+
+
+def rescore_player(player_id: int) -> None:
+    """A player's record in every arena they raced in, counted again (an account flagged)."""
+    arenas = Arena.objects.filter(results__player_id=player_id).distinct().order_by("pk")
+    for arena in arenas:
+        rescore(arena, player_id)

@@ -1,15 +1,17 @@
 """What arenas add to the apps below them, by their registration points: a race's close
 records the race's points in its arena (races.actions.ON_CLOSE); `rebuild_leaderboards`
 rebuilds the arenas' boards too (records.leaderboard.MORE_BOARDS); a player's page and API
-document list their arenas (records.stats.PLAYER_PARTS)."""
+document list their arenas (records.stats.PLAYER_PARTS); an arena's race has no rematch and its
+pages link back to the arena (races.actions.OWNERS)."""
 
 from arenas.board import rebuild_kept
 from arenas.results import record_race
-from arenas.standings import player_arenas
-from races.actions import ON_CLOSE
+from arenas.standings import arena_of, player_arenas
+from races.actions import ON_CLOSE, OWNERS
 from records.leaderboard import MORE_BOARDS
 from records.stats import PLAYER_PARTS, PlayerPart
 
 ON_CLOSE.append(record_race)
+OWNERS.append(arena_of)
 MORE_BOARDS.append(rebuild_kept)
 PLAYER_PARTS.append(PlayerPart("arenas", "arenas/_player_arenas.html", player_arenas))

@@ -1,14 +1,17 @@
 """What pages, sockets and the API show of an arena: its board's rows with names, a player's
 own row, the lobby's counts, and the podium. Read from the board in the rank store (the live
-order) and the players' rows (names, races, streaks); the podium from the record."""
+order) and the players' rows (names, races, streaks); the podium from the record. And what a
+race's pages show of its arena (`arena_of`)."""
 
 from __future__ import annotations
 
 from django.urls import reverse
 
 from arenas import board, points
-from arenas.models import Arena, ArenaPlayer, ArenaResult
+from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
 from arenas.placement import busy_players
+from races.actions import Owner
+from races.models import Race
 
 TOP = 50
 
@@ -163,3 +166,11 @@ def player_arenas(player) -> list[dict]:
             }
         )
     return rows
+
+
+def arena_of(race: Race) -> Owner | None:
+    """The race's arena, for the race's pages (races.actions.OWNERS): no rematch, a way back."""
+    link = ArenaRace.objects.select_related("arena").filter(race=race).first()
+    if link is None:
+        return None
+    return Owner(kind="arena", name=link.arena.name, url=link.arena.get_absolute_url())

@@ -5,13 +5,16 @@ once a reviewer confirmed it, and every ranked result of a flagged account is wi
 boards and streaks (records.board_scores.WITHHELD) and the race ratings
 (races.ratings.updates.WITHHELD) leave withheld results out; this module registers the
 conditions and, when what is withheld changes, writes the boards again from the record and
-recomputes the ratings of the variants concerned (the same rule that rates a race at its close).
+recomputes the ratings of the variants concerned (the same rule that rates a race at its close)
+and the arena points of the players concerned (arenas.results: an arena's race scores a
+withheld result nothing, by the ratings' rule).
 """
 
 from __future__ import annotations
 
 from django.db.models import Q
 
+from arenas import results as arena_results
 from daily.models import DailyAttempt
 from fairplay.models import Assessment
 from races.models import Race, Racer
@@ -52,6 +55,7 @@ def republish(assessment: Assessment) -> None:
     race = Race.objects.filter(racers__game_id=assessment.game_id).first()
     if race is not None and race.status == Race.Status.FINISHED and race.rated:
         recompute(race.variant)
+        arena_results.rescore_race(race)
 
 
 def republish_player(player_id: int) -> None:
@@ -67,6 +71,7 @@ def republish_player(player_id: int) -> None:
     )
     for variant in sorted(set(variants)):
         recompute(variant)
+    arena_results.rescore_player(player_id)
 
 
 def after_assessment(assessment: Assessment) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -42,6 +43,30 @@ ON_CLOSE: list[Callable[[Race], None]] = []
 """Called in a race's close, in its transaction with its row locked, once its places are set and
 its `finished` event emitted: an app above registers what follows a race's result (the arenas
 record their points)."""
+
+
+@dataclass(frozen=True)
+class Owner:
+    """An event that places a race's racers itself (an arena): the race has no rematch, and its
+    pages link back to the event."""
+
+    kind: str
+    """What it is, for "Back to the …" ("arena")."""
+    name: str
+    url: str
+
+
+OWNERS: list[Callable[[Race], Owner | None]] = []
+"""Asked which event a race belongs to: an app above that places races registers its answer
+(the arenas: the race's arena), None for a race of none."""
+
+
+def owner_of(race: Race) -> Owner | None:
+    for ask in OWNERS:
+        owner = ask(race)
+        if owner is not None:
+            return owner
+    return None
 
 
 def racer_of(race: Race, player: Player | None) -> Racer | None:
@@ -412,6 +437,9 @@ def do_rematch(race: Race, player: Player) -> Race:
             raise RaceRuleError("not_in_race", "only the race's racers can ask for a rematch")
         if not race.is_over:
             raise RaceRuleError("race_not_over", "a rematch comes after the race")
+        owner = owner_of(race)
+        if owner is not None:
+            raise RaceRuleError("no_rematch", f"the {owner.kind} places its racers in its races")
         new = do_create_race(
             player,
             variant=race.variant,

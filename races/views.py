@@ -113,6 +113,7 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         return redirect(race)
     player = current_player(request, create=False)  # a look writes nothing: joining makes a guest
     racer = actions.racer_of(race, player)
+    owner = actions.owner_of(race)  # an arena's race: no rematch, a link back to the arena
     info = VARIANT_INFO[race.variant]
     config = {
         "code": race.code,
@@ -122,10 +123,12 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         "layout": info,
         "results_url": f"{race.get_absolute_url()}results/",
         "player_url": reverse("records:player", args=[0]),
+        "rematch": owner is None,
     }
     context = {
         "race": race,
         "racer": racer,
+        "owner": owner,
         "config": config,
         "join_form": JoinForm(initial={"name": player.nickname if player else guest_nickname()}),
         "can_join": racer is None and race.status == Race.Status.LOBBY,
@@ -164,6 +167,7 @@ def race_results(request: HttpRequest, code: str) -> HttpResponse:
         "rows": results.rows(race),
         "chart": results.chart(race),
         "is_racer": actions.racer_of(race, player) is not None,
+        "owner": actions.owner_of(race),
         "socket_config": {"ws_path": f"/ws/race/{race.code}/"},
     }
     return render(request, "races/results.html", context)

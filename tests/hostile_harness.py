@@ -43,6 +43,7 @@ ERROR_CODES = frozenset(
         "race_full",
         "not_host",
         "race_not_over",
+        "no_rematch",
         "bad_name",
     }
 )

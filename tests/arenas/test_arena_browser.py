@@ -1,8 +1,9 @@
 """Two browsers in one arena (issue 27): Ann sets up a public arena that starts now with the
 form, joins it, and waits alone (the page says so, her row highlighted on the board); Bob opens
 its link and joins; the server places them both in one race of the arena, and each page goes
-there with no click. Both resign: the race pages go back to the arena, which places them in
-the next race, again with no click."""
+there with no click. Both resign: the race pages show the result with no rematch and a way back
+to the arena, then go back to the arena by themselves, which places them in the next race,
+again with no click."""
 
 from __future__ import annotations
 
@@ -64,6 +65,12 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
         # Its board, shown at the start (after the countdown): the race runs.
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
         player.page.click("#resign-button")  # the confirm() is accepted
+    # Over: no rematch (the arena places its racers), a way back to the arena; the page shows
+    # the result for 2.5 s before it goes back by itself.
+    for player in (ann, bob):
+        player.wait("#race-over:not([hidden]) #owner-link")
+        assert player.page.is_hidden("#rematch-button")
+        assert player.page.get_attribute("#owner-link", "href") == arena_url.removeprefix(live_url)
 
     # The race's `arena` event sends each page back to the arena, which places them again.
     def next_race(url: str) -> bool:

@@ -456,7 +456,7 @@ function renderOver(phase) {
     const rating = `${mine.rating}${mine.provisional ? "?" : ""}`;
     $("over-text").textContent += ` Your rating: ${rating} (${mine.label}).`;
   }
-  $("rematch-button").hidden = !model.you.racer;
+  $("rematch-button").hidden = !model.you.racer || !config.rematch; // an arena places its racers
   if (model.race.rematch) {
     $("rematch-button").textContent = "Go to the rematch";
   }

@@ -1,0 +1,61 @@
+"""An arena's race, on its pages: no rematch (the arena places its racers itself) and a way back
+to the arena, for its racers and for anyone who opens the race later (docs/arenas.md)."""
+
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from arenas import placement
+from arenas.models import ArenaRace
+from races.models import Race
+from tests.arenas.conftest import play_out
+from tests.support import log_in_as_guest
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
+
+
+@pytest.fixture
+def finished(arena, here, client):
+    """A finished race of the arena, and the client as one of its racers."""
+    ann, bob = here("Ann"), here("Bob")
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=[ann, bob])
+    log_in_as_guest(client, ann)
+    return race
+
+
+def pages(client, race) -> tuple[str, dict, str]:
+    """The race page, its config (what race.js reads) and the results page."""
+    page = client.get(race.get_absolute_url()).content.decode()
+    found = re.search(r'<script id="race-config" type="application/json">(.*?)</script>', page)
+    results = client.get(reverse("races:results", args=[race.code])).content.decode()
+    return page, json.loads(found.group(1)), results
+
+
+def test_an_arena_race_offers_no_rematch_and_leads_back_to_the_arena(client, arena, finished):
+    back = f'href="{arena.get_absolute_url()}">Back to the arena</a>'
+    page, config, results = pages(client, finished)
+    assert back in page and config["rematch"] is False  # race.js leaves the button hidden
+    assert back in results
+    assert 'id="rematch"' not in results and "race-results.js" not in results
+    response = client.post(reverse("races:rematch", args=[finished.code]), follow=True)
+    assert "the arena places its racers in its races" in response.content.decode()
+    assert Race.objects.count() == 1
+    client.logout()  # anyone opening it later
+    page, config, results = pages(client, finished)
+    assert back in page and back in results and config["rematch"] is False
+
+
+def test_a_race_of_no_arena_keeps_its_rematch_and_has_no_arena_link(client, finished):
+    """The same race without its arena (a plain rated race, as a quick race is)."""
+    ArenaRace.objects.filter(race=finished).delete()
+    page, config, results = pages(client, finished)
+    assert "Back to the arena" not in page + results
+    assert config["rematch"] is True
+    assert 'id="rematch"' in results
+    response = client.post(reverse("races:rematch", args=[finished.code]))
+    assert (
+        Race.objects.count() == 2 and response.url == Race.objects.latest("pk").get_absolute_url()
+    )
