@@ -45,7 +45,8 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     page.fill("#id_starts_at", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M"))
     page.check("input[name=visibility][value=public]")
     page.click("form button[type=submit]")
-    page.wait_for_url(re.compile(r"/arenas/[\w-]+/$"))
+    # Not /arenas/new/ itself, which the page is still on when the wait starts.
+    page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
     arena_url = page.url
     assert page.locator("#arena").get_attribute("data-phase") == "running"
 
@@ -94,7 +95,8 @@ def test_a_coming_arena_counts_down_and_sets_a_reminder(people, live_url):  # no
     start = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=30)
     page.fill("#id_starts_at", start.strftime("%Y-%m-%dT%H:%M"))
     page.click("form button[type=submit]")
-    page.wait_for_url(re.compile(r"/arenas/[\w-]+/$"))
+    # Not /arenas/new/ itself, which the page is still on when the wait starts.
+    page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
     assert page.locator("#arena").get_attribute("data-phase") == "upcoming"
     page.wait_for_function(
         "/^0:[23][0-9]:[0-5][0-9]$/.test(document.querySelector('#arena-countdown').textContent)",
