@@ -17,12 +17,7 @@ LIST_SIZE = 20
 
 def arena_dict(arena: Arena) -> dict:
     return {
-        "id": arena.public_id,
-        "name": arena.name,
-        "variant": arena.variant,
-        "starts_at": arena.starts_at.isoformat(),
-        "ends_at": arena.ends_at.isoformat(),
-        "phase": arena.phase(),
+        **arena.facts(),
         "visibility": arena.visibility,
         "race_time_limit_s": arena.race_time_limit_s,
         "url": arena.get_absolute_url(),

@@ -83,6 +83,18 @@ class Arena(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("arenas:arena", args=[self.public_id])
 
+    def facts(self) -> dict:
+        """What the JSON API says of the arena wherever it lists one (its own document, a
+        player's arenas)."""
+        return {
+            "id": self.public_id,
+            "name": self.name,
+            "variant": self.variant,
+            "starts_at": self.starts_at.isoformat(),
+            "ends_at": self.ends_at.isoformat(),
+            "phase": self.phase(),
+        }
+
     def phase(self, now=None) -> str:
         now = now or timezone.now()
         if now < self.starts_at:

@@ -153,12 +153,7 @@ def player_arenas(player) -> list[dict]:
         ahead = ArenaPlayer.objects.filter(arena=arena, points__gt=entry.points).count()
         rows.append(
             {
-                "id": arena.public_id,
-                "name": arena.name,
-                "variant": arena.variant,
-                "starts_at": arena.starts_at.isoformat(),
-                "ends_at": arena.ends_at.isoformat(),
-                "phase": arena.phase(),
+                **arena.facts(),
                 "points": entry.points,
                 "races": entry.races,
                 "place": ahead + 1,
