@@ -39,7 +39,9 @@ SOLVER_NODES_PER_POSITION = 3000
 """The solver's budget in each position: about 0.01-0.05 s on a Penguin position."""
 
 SOLVER_TOTAL_SECONDS = 15.0
-"""The solver's budget for a whole game; positions past it count as no answer."""
+"""The solver's budget for a whole game, in the CPU time of the thread assessing it (not the
+wall clock: a busy machine would judge fewer positions, and the same game could get another
+verdict); positions past it count as no answer."""
 
 QUEUE_LIMIT = 64
 """Games waiting for the worker at most from one process."""
@@ -74,11 +76,11 @@ def solver_choices(game: Game, log: list[str], first_of_action: list[bool]) -> l
     """Per log row: whether the move played was the first move of the solver's winning line from
     the position before it (None: an undo, a card an autoplay sent home, no answer in budget)."""
     engine = starting_position(game)
-    started = time.perf_counter()
+    started = time.thread_time()
     choices: list[bool | None] = []
     for move, chosen in zip(log, first_of_action, strict=True):
         choice = None
-        if move != Move.UNDO and chosen and time.perf_counter() - started < SOLVER_TOTAL_SECONDS:
+        if move != Move.UNDO and chosen and time.thread_time() - started < SOLVER_TOTAL_SECONDS:
             result = solve(engine.to_dict(), max_nodes=SOLVER_NODES_PER_POSITION)
             if result.verdict == Verdict.WON and result.moves:
                 choice = result.moves[0] == move

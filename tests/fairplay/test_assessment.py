@@ -37,6 +37,21 @@ def test_the_solver_is_asked_in_each_position(ranked_game, monkeypatch):
     assert made.figures["solver_agreement"] >= 0.8
 
 
+def test_a_busy_machine_judges_as_many_positions(ranked_game, monkeypatch):
+    """The solver's budget for a game is the assessing thread's CPU time: a wall clock that runs
+    on (other work on the machine) cuts no position short, so the verdict does not depend on
+    the load."""
+    monkeypatch.setattr(assess, "SOLVER_NODES_PER_POSITION", 3000)
+    game = play(ranked_game, PERSON)
+    start = game.moves.order_by("seq").first().at
+    quiet = assess.record_of(game, start).solver_choice
+    ticks = iter(range(0, 10**6, 60))  # a minute of the wall clock at each look
+    monkeypatch.setattr(assess.time, "perf_counter", lambda: next(ticks))
+    monkeypatch.setattr(assess.time, "monotonic", lambda: next(ticks))
+    busy = assess.record_of(game, start).solver_choice
+    assert busy == quiet and sum(choice is not None for choice in busy) >= 20
+
+
 def test_too_few_moves_are_clear(ranked_game):
     made = assess.assess(play(ranked_game, [100] * 5).pk)
     assert (made.verdict, made.rule) == ("clear", "too_few_moves")
