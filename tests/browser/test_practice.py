@@ -214,7 +214,12 @@ def test_screenshot_of_a_game_in_progress(page, live_url, tmp_path):
 
 # Break the line at the first move: "lost" drops the frame before it leaves, "cut" lets it go
 # and closes the socket before the answer can arrive.
+# Breaks the socket as the first move is sent (after sending it, if `cut`), and keeps every value
+# body[data-ws-ready] takes: the page may be back ("1") before a wait for "0" would look.
 BREAK_AT_FIRST_MOVE = """(mode) => {
+  window.wsReadySeen = [];
+  new MutationObserver(() => window.wsReadySeen.push(document.body.dataset.wsReady))
+    .observe(document.body, {attributes: true, attributeFilter: ["data-ws-ready"]});
   const send = WebSocket.prototype.send;
   let broken = false;
   WebSocket.prototype.send = function (data) {
@@ -237,7 +242,7 @@ def test_a_move_caught_in_a_dropped_connection_is_played_once(page, live_url, mo
     page.evaluate(BREAK_AT_FIRST_MOVE, mode)
     front_card(page, "t0").click()
     front_card(page, "t2").click()
-    page.wait_for_selector('body[data-ws-ready="0"]')
+    page.wait_for_function("window.wsReadySeen.includes('0')")  # the page saw the line drop
     page.wait_for_selector('body[data-ws-ready="1"]')
     wait_moves(page, 1)
     page.wait_for_selector('#conn[data-state="open"]')
