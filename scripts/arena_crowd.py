@@ -80,6 +80,14 @@ def set_up_arena(base: str, variant: str) -> str:
     return match.group(1)
 
 
+def arena_end(base: str, arena_id: str) -> dt.datetime:
+    """When the arena ends, as its JSON document says."""
+    status, _, text = Browser(base).request("GET", f"/api/arenas/{arena_id}/")
+    if status != 200:
+        raise RuntimeError(f"the arena's document answered {status}")
+    return dt.datetime.fromisoformat(json.loads(text)["ends_at"])
+
+
 def join(browser: Browser, arena_id: str) -> None:
     status, _, _ = browser.request("GET", f"/arenas/{arena_id}/")
     if status != 200:
@@ -106,6 +114,7 @@ class Crowd:
         self.stats = stats
         self.arena_id = ""
         self.stop_at = 0.0
+        self.played_s = 0.0
         self.players: list[ArenaPlayer] = []
         self.syncs = 0
         self.reopened = 0
@@ -214,7 +223,14 @@ class Crowd:
             rng.shuffle(players)
             self.players = players
             self.stop_at = time.perf_counter() + args.duration
+            if args.whole_arena:  # until the arena's own end, however long the form made it
+                ends = await loop.run_in_executor(pool, arena_end, bases[0], self.arena_id)
+                self.stop_at = (
+                    time.perf_counter() + (ends - dt.datetime.now(dt.UTC)).total_seconds()
+                )
+            began = time.perf_counter()
             await asyncio.gather(*(self.play(p, pool) for p in players))
+            self.played_s = min(time.perf_counter(), self.stop_at) - began
         return players
 
 
@@ -309,7 +325,7 @@ async def run(args, racer_class, stats) -> dict:
     result = {
         "players": len(players),
         "servers": len(args.base_urls),
-        "duration_s": args.duration,
+        "duration_s": round(crowd.played_s, 1),
         "wall_s": round(time.perf_counter() - began, 1),
         "arena": crowd.arena_id,
         "placements": len(placements),
@@ -375,4 +391,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--race-s", type=float, default=8.0, help="--arena: seconds each race is played"
+    )
+    parser.add_argument(
+        "--whole-arena",
+        action="store_true",
+        help=f"--arena: play until the arena ends ({ARENA_MINUTES} minutes from the start of the "
+        "minute it was set up in) instead of for --duration",
     )
