@@ -58,7 +58,7 @@ if __package__ in (None, ""):
 
 from scripts import arena_crowd
 from scripts.client import Browser, query
-from scripts.loadtest import LoadRun, Racer, Stats, join_race
+from scripts.loadtest import LoadRun, Racer, Stats, join_race, parse_args
 from scripts.proxy import BEHIND_PROXY, proxy_for, race_sockets_open, race_sockets_opened
 from scripts.servers import (
     PrivatePostgres,
@@ -91,8 +91,10 @@ class Drill:
 
 
 def load_args(bases: list[str], database_url: str, **overrides) -> SimpleNamespace:
-    """LoadRun's options for a small race load."""
-    options = {
+    """LoadRun's options for a small race load: loadtest's own defaults for every option it has
+    (a new one never finds a drill without it), with these."""
+    options = vars(parse_args([]))
+    options |= {
         "base_urls": bases,
         "racers": 8,
         "races": 2,
