@@ -26,7 +26,7 @@ from django.utils import timezone
 from arenas import events
 from arenas.models import Arena, ArenaPlayer, ArenaRace
 from games.models import Player
-from races.actions import add_racer, start_placed
+from races.actions import add_racers, start_placed
 from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART
 from races.models import Race, Racer
 from races.quick import open_rated_race
@@ -123,8 +123,7 @@ def open_race(arena: Arena, entries: list[ArenaPlayer]) -> Race:
     )
     ArenaRace.objects.create(race=race, arena=arena)
     race = Race.objects.select_for_update().get(pk=race.pk)
-    for entry in entries:
-        add_racer(race, entry.player, entry.player.nickname)
+    add_racers(race, [(entry.player, entry.player.nickname) for entry in entries])
     start_placed(race)
     return race
 

@@ -82,18 +82,48 @@ def do_create_game(
     start_state: dict | None = None,
 ) -> Game:
     """A new game for `player` on the deal (variant, seed), or from `start_state` when given."""
+    return do_create_games([player], variant, seed, kind, start_state)[0]
+
+
+def do_create_games(
+    players: list[Player],
+    variant: str,
+    seed: int,
+    kind: str = Game.Kind.PRACTICE,
+    start_state: dict | None = None,
+    started_at=None,
+) -> list[Game]:
+    """A new game for each player on the same deal (a race's racers), in their order: the deal
+    dealt once, each game given its own copy of the starting position (`to_dict` makes a new
+    one), the games inserted together; started at `started_at` when given (a race's start),
+    else now."""
     check_deal(variant, seed)
-    game = Game(player=player, variant=variant, seed=seed, kind=kind, start_state=start_state)
-    engine = starting_position(game)
-    game.state = engine.to_dict()
-    game.move_count = engine.move_count
-    game.status = status_of(engine)
+    engine = starting_position(Game(variant=variant, seed=seed, start_state=start_state))
+    status = status_of(engine)
+    games = [
+        Game(
+            player=player,
+            variant=variant,
+            seed=seed,
+            kind=kind,
+            start_state=start_state,
+            state=engine.to_dict(),
+            move_count=engine.move_count,
+            status=status,
+        )
+        for player in players
+    ]
     with transaction.atomic():
-        game.save()
-        if game.status == Game.Status.WON:
-            game.finished_at = game.started_at
-            game.save(update_fields=["finished_at"])
-    return game
+        Game.objects.bulk_create(games)
+        if started_at is not None:
+            Game.objects.filter(pk__in=[game.pk for game in games]).update(started_at=started_at)
+            for game in games:
+                game.started_at = started_at
+        if status == Game.Status.WON:
+            for game in games:
+                game.finished_at = game.started_at
+                game.save(update_fields=["finished_at"])
+    return games
 
 
 def unfinished_game(

@@ -22,7 +22,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games.actions import do_create_game, do_end_game
+from games.actions import do_create_games, do_end_game
 from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
@@ -31,7 +31,7 @@ from races import events, lifecycle, play
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
 from races.codes import new_code
 from races.deals import pooled_winnable, winnable_seed
-from races.events import emit, race_dict, racer_dict
+from races.events import emit, emit_all, race_dict, racer_dict
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
 from races.models import Race, Racer
 from races.ratings.updates import apply_ratings
@@ -134,12 +134,10 @@ def do_create_race(
         visibility=visibility,
         rated=rated,
     )
+    others = [(player, racer_name) for player, racer_name in racers if player.pk != host.pk]
     with transaction.atomic():
         race = Race.objects.select_for_update().get(pk=race.pk)
-        add_racer(race, host, name or host.nickname)
-        for player, racer_name in racers:
-            if player.pk != host.pk and race.racers.count() < race.max_players:
-                add_racer(race, player, racer_name)
+        add_racers(race, [(host, name or host.nickname)] + others[: race.max_players - 1])
     return race
 
 
@@ -177,10 +175,24 @@ def adopt_name(player: Player, name: str | None) -> None:
 
 def add_racer(race: Race, player: Player, name: str) -> Racer:
     """A new racer in the locked race's lobby (and a quick race's lobby clock moved on)."""
-    racer = Racer.objects.create(race=race, player=player, name=name)
-    emit(race, "joined", racer=racer_dict(racer, race), standings=standing_order(race.racers.all()))
+    return add_racers(race, [(player, name)])[0]
+
+
+def add_racers(race: Race, entrants: list[tuple[Player, str]]) -> list[Racer]:
+    """New racers (player, name) in the locked race's lobby, in order, inserted together: a
+    `joined` event each, its standings those of the racers in so far (everyone at the start:
+    the order of joining), and a quick race's lobby clock moved on once."""
+    before = list(race.racers.all())
+    racers = Racer.objects.bulk_create(
+        [Racer(race=race, player=player, name=name) for player, name in entrants]
+    )
+    events = []
+    for n, racer in enumerate(racers, 1):
+        standings = standing_order(before + racers[:n])
+        events.append(("joined", {"racer": racer_dict(racer, race), "standings": standings}))
+    emit_all(race, events)
     update_autostart(race)
-    return racer
+    return racers
 
 
 def update_autostart(race: Race) -> None:
@@ -297,14 +309,18 @@ def _start(race: Race) -> None:
     race.starts_at, race.ends_at = from_epoch_ms(starts_ms), from_epoch_ms(ends_ms)
     race.status = Race.Status.STARTED
     race.save(update_fields=["status", "starts_at", "ends_at"])
-    for racer in race.racers.select_related("player"):
-        game = do_create_game(racer.player, race.variant, race.seed, kind=Game.Kind.RACE)
-        Game.objects.filter(pk=game.pk).update(started_at=race.starts_at)
-        racer.game = game
-        racer.status = RacerStatus.PLAYING
+    racers = list(race.racers.select_related("player"))
+    games = do_create_games(
+        [racer.player for racer in racers],
+        race.variant,
+        race.seed,
+        kind=Game.Kind.RACE,
+        started_at=race.starts_at,
+    )
+    for racer, game in zip(racers, games, strict=True):
+        racer.game, racer.status = game, RacerStatus.PLAYING
         racer.cards = EngineGame.from_dict(game.state).foundation_count()
-        racer.save(update_fields=["game", "status", "cards"])
-    racers = list(race.racers.all())
+        racer.save(update_fields=["game", "status", "cards"])  # not bulk_update: see performance.md
     emit(
         race,
         "countdown",

@@ -370,14 +370,12 @@ class RaceConsumer(PlaySocket):
     # ------------------------------------------------------------------ group messages
 
     async def race_events(self, message: dict) -> None:
-        """Several numbered events of one race, in order (a batch of moves' progress), each
-        already encoded once for every socket of the process (`texts`)."""
-        for frame, text in zip(message["frames"], message["texts"], strict=True):
+        """Numbered events of one race, in order: a batch of moves' progress, each already
+        encoded once for every socket of the process (`texts`); or the lobby's, the start's,
+        the close's, stamped with `now` as each is sent (no `texts`)."""
+        texts = message.get("texts") or [None] * len(message["frames"])
+        for frame, text in zip(message["frames"], texts, strict=True):
             await self.take_event(frame, text)
-
-    async def race_event(self, message: dict) -> None:
-        """A numbered race event (outside the move path: the lobby, the start, the close)."""
-        await self.take_event(message["frame"])
 
     async def take_event(self, frame: dict, text: str | None = None) -> None:
         """Send an event in its place: one that arrives ahead of a missing one (events of one

@@ -26,19 +26,34 @@ from races.standings import standing_order
 
 def append(race: Race, kind: str, data: dict, now) -> RaceEvent:
     """Number and store one event of a race whose row the caller holds locked."""
-    race.event_seq += 1
-    event = RaceEvent.objects.create(race=race, seq=race.event_seq, kind=kind, data=data, at=now)
+    return append_all(race, [(kind, data)], now)[0]
+
+
+def append_all(race: Race, events: list[tuple[str, dict]], now) -> list[RaceEvent]:
+    """Number and store events (kind, data) of a race whose row the caller holds locked, in
+    order: one insert and one update however many."""
+    rows = [
+        RaceEvent(race=race, seq=race.event_seq + n, kind=kind, data=data, at=now)
+        for n, (kind, data) in enumerate(events, 1)
+    ]
+    RaceEvent.objects.bulk_create(rows)
+    race.event_seq += len(rows)
     Race.objects.filter(pk=race.pk).update(event_seq=race.event_seq)
-    return event
+    return rows
 
 
 def emit(race: Race, kind: str, /, **data) -> RaceEvent:
     """Number and store one event, and send it to the race's sockets after the commit."""
-    event = append(race, kind, data, timezone.now())
-    group = race.group_name
-    frame = event_frame(event)
-    transaction.on_commit(lambda: broadcast(group, {"type": "race.event", "frame": frame}))
-    return event
+    return emit_all(race, [(kind, data)])[0]
+
+
+def emit_all(race: Race, events: list[tuple[str, dict]]) -> list[RaceEvent]:
+    """Number and store events (kind, data), and send them to the race's sockets after the
+    commit, in order, in one message (each socket stamps each frame's `now` as it sends it)."""
+    rows = append_all(race, events, timezone.now())
+    group, frames = race.group_name, [event_frame(event) for event in rows]
+    transaction.on_commit(lambda: broadcast(group, {"type": "race.events", "frames": frames}))
+    return rows
 
 
 def event_frame(event: RaceEvent) -> dict:

@@ -225,14 +225,18 @@ def near_win_for(monkeypatch):
     is untouched, and the record (start position + move log) stays true for the leak checks.
     """
     rigged = set()
-    real = actions.do_create_game
+    real = actions.do_create_games
 
-    def create(player, variant, seed, **kwargs):
-        if player.pk in rigged:
-            kwargs["start_state"] = near_won_penelopes_web()
-        return real(player, variant, seed, **kwargs)
+    def create(players, variant, seed, **kwargs):
+        dealt = [player for player in players if player.pk not in rigged]
+        games = {game.player_id: game for game in real(dealt, variant, seed, **kwargs)}
+        for player in players:
+            if player.pk in rigged:
+                near_won = {**kwargs, "start_state": near_won_penelopes_web()}
+                games[player.pk] = real([player], variant, seed, **near_won)[0]
+        return [games[player.pk] for player in players]
 
-    monkeypatch.setattr(actions, "do_create_game", create)
+    monkeypatch.setattr(actions, "do_create_games", create)
     return lambda player: rigged.add(player.pk)
 
 

@@ -2,16 +2,20 @@
 the record and on the board, and the bad inputs. The actions are driven directly; the socket is
 in test_arena_socket.py."""
 
+import json
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from arenas import actions, board, events, placement
 from arenas.actions import ArenaRuleError
 from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
+from games.engine import Game as EngineGame
 from games.models import Player, WinnableDeal
 from games.rankstore import get_rank_store
 from races.models import Race, Racer, RatingChange
@@ -19,6 +23,10 @@ from races.ratings import updates
 from tests.arenas.conftest import play_out
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
+
+QUERIES_A_PLAYER = 4
+"""A placement's queries a player placed, at most (about 2.5 in races of eight: issue 27, 10.6
+before the racers, their games and their events were written a race at a time)."""
 
 
 def test_two_free_players_are_placed_in_one_started_rated_race_of_the_arena(arena, here):
@@ -44,6 +52,51 @@ def test_each_race_of_an_arena_deals_a_fresh_winnable_deal_the_same_for_its_race
         assert race.winnable
         assert {r.game.seed for r in race.racers.select_related("game")} == {race.seed}
     assert sum(race.racers.count() for race in races) == len(players)
+
+
+def test_every_racer_of_a_placed_race_starts_from_the_same_position_in_a_game_of_their_own(
+    arena, here
+):
+    players = [here(f"P{i}") for i in range(11)]
+    races = placement.place(arena.pk)
+    for race in races:
+        racers = list(race.racers.select_related("game"))
+        starts = {json.dumps(r.game.state, sort_keys=True) for r in racers}
+        assert len(starts) == 1 and {r.game.seed for r in racers} == {race.seed}
+        assert {r.game.started_at for r in racers} == {race.starts_at}
+        start = EngineGame.from_dict(racers[0].game.state)
+        assert {r.cards for r in racers} == {start.foundation_count()}
+        assert len({r.game_id for r in racers}) == len(racers)  # a game each
+    assert sum(race.racers.count() for race in races) == len(players)
+
+
+def test_a_placed_race_tells_each_join_then_the_countdown_as_joins_one_by_one_would(arena, here):
+    """Racers placed together are `joined` one by one in the race's log (each with the standings
+    of the racers in so far), then the countdown carries them all."""
+    for i in range(3):
+        here(f"P{i}")
+    [race] = placement.place(arena.pk)
+    log = list(race.events.order_by("seq"))
+    assert [e.kind for e in log] == ["joined", "joined", "joined", "countdown"]
+    assert [e.seq for e in log] == [1, 2, 3, 4]
+    racers = list(race.racers.all())
+    ids = [r.public_id for r in racers]
+    assert [e.data["racer"]["id"] for e in log[:3]] == ids
+    assert [e.data["standings"] for e in log[:3]] == [ids[:1], ids[:2], ids]
+    assert log[3].data["standings"] == ids
+    assert [r["status"] for r in log[3].data["racers"]] == ["playing"] * 3
+    race.refresh_from_db()
+    assert race.event_seq == 4
+
+
+def test_placing_costs_a_bounded_number_of_queries_a_player(arena, here):
+    """The queries of a placement grow with its races, not with a query or more per racer."""
+    for i in range(32):
+        here(f"P{i}")
+    with CaptureQueriesContext(connection) as queries:
+        races = placement.place(arena.pk)
+    assert len(races) == 4
+    assert len(queries) <= QUERIES_A_PLAYER * 32, len(queries)
 
 
 def test_one_player_waits_alone(arena, here):

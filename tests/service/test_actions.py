@@ -3,6 +3,8 @@ snapshot follows the game's status."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from service_positions import near_won_state, one_move_from_stuck_state
 
@@ -18,7 +20,7 @@ from games.actions import (
     replay,
 )
 from games.engine import VARIANTS, new_game
-from games.models import Game, Move
+from games.models import Game, Move, Player
 from games.play import is_autoplay_move
 
 pytestmark = pytest.mark.django_db
@@ -42,6 +44,31 @@ def test_open_game_starts_a_new_game_after_a_win(player):
     Game.objects.filter(pk=game.pk).update(status=Game.Status.WON)
     again, created = do_open_game(player, "penguin", 5)
     assert created and again.pk != game.pk
+
+
+def test_games_made_together_share_the_deal_each_with_its_own_position(player):
+    """One deal's games for several players (a race's) start from the position a game made
+    alone does, each its own copy, all started at the time given."""
+    others = [Player.objects.create(nickname=f"P{i}") for i in range(3)]
+    alone = actions.do_create_game(player, "eighty-thieves", 77, kind=Game.Kind.RACE)
+    at = alone.started_at + timedelta(seconds=3)
+    games = actions.do_create_games(
+        others, "eighty-thieves", 77, kind=Game.Kind.RACE, started_at=at
+    )
+    assert [g.player_id for g in games] == [p.pk for p in others]
+    for game in Game.objects.filter(pk__in=[g.pk for g in games]):
+        assert game.state == alone.state and game.seed == 77 and game.kind == Game.Kind.RACE
+        assert game.started_at == at and game.status == alone.status
+    games[0].state["tableau"][0].clear()
+    assert games[1].state == alone.state
+
+
+def test_a_game_made_won_is_finished_when_it_starts(player):
+    """A start position already won (a test's) is a game over at once, alone or together."""
+    won = near_won_state("penguin", left=0)
+    [game] = actions.do_create_games([player], "penguin", 7, start_state=won)
+    game.refresh_from_db()
+    assert game.status == Game.Status.WON and game.finished_at == game.started_at
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
