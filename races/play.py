@@ -384,7 +384,9 @@ class Relays(LoopChannel):
         relay.sockets.discard(socket)
         if not relay.sockets:
             await get_channel_layer().group_discard(relay.group, self.name)
-            if relay.timer is None:
+            # Meanwhile the race's other sockets may have left too (each here, awaiting the
+            # same discard) or one joined: the relay goes once, and only while nobody shows it.
+            if not relay.sockets and relay.timer is None and self.races.get(race.pk) is relay:
                 del self.races[race.pk]
 
     def deliver(self, message: dict) -> None:

@@ -4,6 +4,8 @@ numbered nor stored (the racer's row, written with the move, is the record), at 
 on this server process or another. A finish is a numbered event, stored with the move that made
 it."""
 
+import asyncio
+
 import pytest
 from channels.layers import get_channel_layer
 
@@ -188,3 +190,31 @@ async def test_a_racer_who_wins_within_a_tick_is_left_out_of_it(open_duo, near_w
 
 def ids(frame: dict) -> list[str]:
     return [racer["id"] for racer in frame["racers"]]
+
+
+async def test_a_socket_that_comes_and_goes_while_the_last_one_leaves_leaves_no_relay_behind(
+    monkeypatch,
+):
+    """The last socket's leave awaits the channel layer's discard (a round trip to Redis);
+    meanwhile another socket of the race joins and leaves (a page reconnecting). The relay goes
+    once: the second leave must not find it gone (a KeyError that ended that consumer)."""
+    layer = get_channel_layer()
+    discard = layer.group_discard
+
+    async def round_trip(group, channel):
+        await asyncio.sleep(0.01)
+        await discard(group, channel)
+
+    monkeypatch.setattr(layer, "group_discard", round_trip)
+    relays = race_play.Relays()
+    race = Race(pk=10**6, code="LEAVE2")
+    first, second = object(), object()
+    await relays.join(race, first)
+
+    async def comes_and_goes():
+        await relays.join(race, second)
+        await relays.leave(race, second)
+
+    await asyncio.gather(relays.leave(race, first), comes_and_goes())
+    assert race.pk not in relays.races
+    relays.reader.cancel()
