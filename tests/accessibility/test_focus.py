@@ -101,6 +101,9 @@ def test_the_board_takes_the_focus_when_the_race_starts(make_page, live_url):
     page.fill("#id_name", "Ann")
     page.click("button[type=submit]")
     page.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
+    # The page comes with its role; the start button shows once the lobby's snapshot is in
+    # (a hidden button takes no focus, and the Enter would start nothing).
+    page.wait_for_selector("#start-button", state="visible")
     page.focus("#start-button")
     page.keyboard.press("Enter")
     page.wait_for_selector('#race[data-phase="running"]', timeout=15_000)
