@@ -395,6 +395,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--whole-arena",
         action="store_true",
-        help=f"--arena: play until the arena ends ({ARENA_MINUTES} minutes from the start of the "
-        "minute it was set up in) instead of for --duration",
+        help=f"--arena: play until the arena ends ({ARENA_MINUTES} minutes after it was set up, "
+        "as its JSON document says) instead of for --duration",
     )
