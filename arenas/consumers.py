@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from arenas import actions
 from arenas.models import Arena
-from arenas.rooms import ROOMS, board_texts, with_own
+from arenas.rooms import ROOMS, with_own
 from games.identity import player_from_scope
 from games.models import Player
 from games.sockets import (
@@ -116,7 +116,7 @@ class ArenaConsumer(PlaySocket):
 
     async def send_own_board(self) -> None:
         ids = [self.player.pk] if self.player is not None else []
-        shared, own = await off_loop(board_texts)(self.arena, ids)
+        shared, own = await self.room.texts(ids)
         await self.send(text_data=with_own(shared, own.get(ids[0]) if ids else None))
 
     async def send_placed(self, url: str) -> None:

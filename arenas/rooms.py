@@ -37,13 +37,16 @@ BOARD_AT_LEAST_S = 5.0
 messages, and a Redis restart forgets a group's members): a missed change shows within 5 s."""
 
 
-def board_texts(arena: Arena, player_ids: list[int]) -> tuple[str, dict[int, str]]:
-    """The board frame, encoded once, and each player's own row, encoded (sync, off the loop)."""
-    frame, _ = standings.board_frame(arena)
-    frame["now"] = int(time.time() * 1000)
-    shared = orjson.dumps(frame).decode()
+def board_texts(
+    arena: Arena, player_ids: list[int], frame: dict | None = None
+) -> tuple[dict, str, dict[int, str]]:
+    """The board frame (read now unless `frame`, one read lately, is given), encoded with the
+    time, and each player's own row, encoded (sync, off the loop)."""
+    if frame is None:
+        frame, _ = standings.board_frame(arena)
+    shared = orjson.dumps({**frame, "now": int(time.time() * 1000)}).decode()
     own = standings.own_rows(arena, player_ids)
-    return shared, {pid: orjson.dumps(row).decode() for pid, row in own.items()}
+    return frame, shared, {pid: orjson.dumps(row).decode() for pid, row in own.items()}
 
 
 def with_own(shared: str, own: str | None) -> str:
@@ -58,6 +61,10 @@ class Room:
         self.sockets: set = set()
         self.dirty = True
         self.board_sent_at = -BOARD_EVERY_S
+        self.frame: dict | None = None
+        self.frame_read_at = -BOARD_EVERY_S
+        """The board frame last read, and when: a socket that opens between two boards is sent
+        it with its own row, not a board read for it alone."""
         self.seen_sent_at = time.monotonic()
         self.task: asyncio.Task | None = None
 
@@ -111,9 +118,23 @@ class Room:
             if race is not None and race[1] >= socket.opened_at - PLACED_GRACE:
                 await socket.send_placed(race[0])
 
+    async def texts(self, player_ids: list[int]) -> tuple[str, dict[int, str]]:
+        """The board and these players' own rows for a socket that opens or asks (`sync`): the
+        board read for the last tick's sockets if it is under `BOARD_EVERY_S` old (a crowd
+        opening its sockets at once reads it once a second, not once a socket)."""
+        fresh = time.monotonic() - self.frame_read_at < BOARD_EVERY_S
+        read_at = time.monotonic()
+        frame = self.frame if fresh else None
+        frame, shared, own = await off_loop(board_texts)(self.arena, player_ids, frame)
+        if not fresh:
+            self.frame, self.frame_read_at = frame, read_at
+        return shared, own
+
     async def send_board(self, sockets: list) -> None:
         players = [s.player.pk for s in sockets if s.player is not None]
-        shared, own = await off_loop(board_texts)(self.arena, players)
+        read_at = time.monotonic()
+        self.frame, shared, own = await off_loop(board_texts)(self.arena, players)
+        self.frame_read_at = read_at
         for socket in sockets:
             text = with_own(shared, own.get(socket.player.pk) if socket.player else None)
             try:

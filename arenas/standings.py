@@ -5,13 +5,14 @@ race's pages show of its arena (`arena_of`)."""
 
 from __future__ import annotations
 
+from django.db.models import Count, Exists, OuterRef, Q
 from django.urls import reverse
 
 from arenas import board, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
-from arenas.placement import busy_players
+from arenas.placement import RACE_ON
 from races.actions import Owner
-from races.models import Race
+from races.models import Race, Racer
 
 TOP = 50
 
@@ -65,18 +66,15 @@ def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
 
 
 def lobby(arena: Arena) -> dict:
-    """How many have joined, race now, wait in the lobby to be placed, and sit out."""
-    entries = list(arena.players.values_list("player_id", "paused", "sockets"))
-    racing = busy_players([pid for pid, _, _ in entries])
-    waiting = sum(
-        1 for pid, paused, sockets in entries if not paused and sockets > 0 and pid not in racing
+    """How many have joined, race now, wait in the lobby to be placed, and sit out: counted by
+    the database in one query (a thousand players' ids never cross the wire)."""
+    racing = Racer.objects.filter(player_id=OuterRef("player_id"), race__status__in=RACE_ON)
+    return arena.players.annotate(in_race=Exists(racing)).aggregate(
+        joined=Count("pk"),
+        racing=Count("pk", filter=Q(in_race=True)),
+        waiting=Count("pk", filter=Q(in_race=False, paused=False, sockets__gt=0)),
+        paused=Count("pk", filter=Q(paused=True)),
     )
-    return {
-        "joined": len(entries),
-        "racing": len(racing),
-        "waiting": waiting,
-        "paused": sum(1 for _, paused, _ in entries if paused),
-    }
 
 
 def results_of(arena: Arena, player_id: int) -> list[ArenaResult]:

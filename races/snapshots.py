@@ -73,8 +73,8 @@ def connect(code: str | None, scope) -> Connection | None:
 
 def snapshot(race: Race, player: Player | None) -> dict:
     """Everything a socket shows about the race, as of its last event."""
-    racer = racer_of(race, player)
     racers = list(race.racers.select_related("game"))
+    racer = next((r for r in racers if player is not None and r.player_id == player.pk), None)
     return {
         "type": "snapshot",
         "event": race.event_seq,

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from arenas import actions, board, events, placement
+from arenas import actions, board, events, placement, standings
 from arenas.actions import ArenaRuleError
 from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
 from games.engine import Game as EngineGame
@@ -164,6 +164,25 @@ def test_a_player_in_another_race_is_not_placed(arena, here, make_arena):
     assert race.racers.filter(player=ann).exists()
     [race] = placement.place(arena.pk)
     assert set(race.racers.values_list("player", flat=True)) == {bob.pk, cat.pk}
+
+
+def test_the_lobby_counts_who_races_who_waits_and_who_sits_out(arena, here, make_arena):
+    here("Ann"), here("Bob")
+    [race] = placement.place(arena.pk)
+    cat, dan, eve = here("Cat"), here("Dan"), here("Eve")
+    actions.do_pause(arena, dan, True)
+    actions.do_present(arena, eve, False)  # joined, page closed: neither waiting nor racing
+    other = make_arena()
+    here("Fay", on=other)
+    actions.do_join(other, cat)
+    actions.do_present(other, cat, True)
+    placement.place(other.pk)  # Cat races in the other arena: racing here too, not waiting
+    with CaptureQueriesContext(connection) as queries:
+        counts = standings.lobby(arena)
+    assert counts == {"joined": 5, "racing": 3, "waiting": 0, "paused": 1}
+    assert len(queries) == 1
+    play_out(race)
+    assert standings.lobby(arena) == {"joined": 5, "racing": 1, "waiting": 2, "paused": 1}
 
 
 def test_players_wait_for_others_to_gather_unless_a_full_race_is_free(arena, here, settings):

@@ -1,9 +1,11 @@
 """/ws/arena/<id>/ (issue 27): the standings at once and after each change, a player placed by
 the room's tick and sent to their race, presence, and the once-a-tick board."""
 
+import json
+
 import pytest
 
-from arenas import actions, events, placement, rooms
+from arenas import actions, events, placement, rooms, standings
 from arenas.models import ArenaPlayer
 from games.models import Player
 from races.models import Race
@@ -181,6 +183,25 @@ async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
     room.dirty = True  # a change within the second: it waits for the next board
     await room.tick()
     assert len(socket.sent) == 1
+
+
+async def test_sockets_opening_within_a_second_share_one_read_of_the_board(arena, run, monkeypatch):
+    ann = await run(Player.objects.create, nickname="Ann")
+    await run(actions.do_join, arena, ann)
+    reads = []
+    read = standings.board_frame
+    monkeypatch.setattr(standings, "board_frame", lambda *a: reads.append(a) or read(*a))
+    room = rooms.Room(rooms.Rooms(), arena)
+    await room.texts([])
+    bob = await run(Player.objects.create, nickname="Bob")
+    await run(actions.do_join, arena, bob)  # joined after the read: on the next board
+    shared, own = await room.texts([bob.pk])
+    assert len(reads) == 1
+    assert [row["name"] for row in json.loads(shared)["rows"]] == ["Ann"]
+    assert json.loads(own[bob.pk])["name"] == "Bob"  # their own row is read for them
+    room.frame_read_at -= rooms.BOARD_EVERY_S  # a second later
+    shared, _ = await room.texts([])
+    assert len(reads) == 2 and json.loads(shared)["joined"] == 2
 
 
 async def test_a_room_says_its_present_players_are_still_there(make_arena, run, monkeypatch):
