@@ -30,6 +30,7 @@ import datetime as dt
 import json
 import random
 import re
+import resource
 import time
 import traceback
 from collections import Counter
@@ -39,7 +40,7 @@ import websockets
 
 from games.percentiles import percentile
 from scripts.client import Browser, query
-from scripts.procstat import load_average
+from scripts.procstat import Sample, ServerCpu, load_average
 
 ARENA_MINUTES = 10
 RACE_LIMIT_S = 60
@@ -117,6 +118,7 @@ class Crowd:
         self.played_s = 0.0
         self.players: list[ArenaPlayer] = []
         self.syncs = 0
+        self.rng = random.Random(args.rng_seed)
         self.reopened = 0
         """Arena sockets the server closed, opened again."""
         """Boards and ends of races that had to be asked for (`sync` after a silence)."""
@@ -173,27 +175,37 @@ class Crowd:
         await retried(racer.connect)
         try:
             await self.asking(racer, racer.board_ready)
-            until = min(time.perf_counter() + self.args.race_s, self.stop_at)
+            until = min(time.perf_counter() + self.race_seconds(), self.stop_at)
             await racer.play(until)
             await racer.resign()
             await self.asking(racer, racer.finished)
         finally:
             await racer.close()
 
+    def race_seconds(self) -> float:
+        """How long this race is played: `--race-s`, or with `--race-spread` a time drawn
+        evenly within that fraction either side of it (players do not all finish together)."""
+        spread = self.args.race_spread
+        return self.args.race_s * (1 + self.rng.uniform(-spread, spread))
+
     async def asking(self, racer, event: asyncio.Event) -> None:
-        """Wait for the board (at the start) or the race's end; after a silence, ask with
-        `sync` (the channel layer may have lost the event, as a Redis restart does: a page
-        asks again when it reconnects)."""
+        """Wait for the board (at the start) or the race's end; after a silence (no frame at
+        all for `SILENCE_S`), ask with `sync` (the channel layer may have lost the event, as a
+        Redis restart does: a page asks again when it reconnects). A race whose others still
+        play sends their progress: no reason to ask."""
         deadline = time.perf_counter() + FINISH_TIMEOUT_S
+        heard = racer.frames
         while not event.is_set():
             try:
                 await asyncio.wait_for(event.wait(), SILENCE_S)
             except TimeoutError:
                 if time.perf_counter() > deadline:
                     raise
-                self.syncs += 1
-                with contextlib.suppress(websockets.ConnectionClosed):
-                    await racer.send({"type": "sync"})
+                if racer.frames == heard:
+                    self.syncs += 1
+                    with contextlib.suppress(websockets.ConnectionClosed):
+                        await racer.send({"type": "sync"})
+                heard = racer.frames
 
     async def play(self, player: ArenaPlayer, pool) -> None:
         loop = asyncio.get_running_loop()
@@ -215,12 +227,11 @@ class Crowd:
             self.arena_id = await loop.run_in_executor(
                 pool, set_up_arena, bases[0], args.variant or "penguin"
             )
-            rng = random.Random(args.rng_seed)
             players = [
                 ArenaPlayer(i, bases[i % len(bases)], Browser(bases[i % len(bases)]))
                 for i in range(args.racers)
             ]
-            rng.shuffle(players)
+            self.rng.shuffle(players)
             self.players = players
             self.stop_at = time.perf_counter() + args.duration
             if args.whole_arena:  # until the arena's own end, however long the form made it
@@ -314,12 +325,35 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     }
 
 
-async def run(args, racer_class, stats) -> dict:
-    """`scripts/loadtest.py --arena`: the crowd, its figures, and the record check."""
+def cores_used(start: Sample, end: Sample, client_s: float) -> dict[str, float | None]:
+    """Each group's CPU over the run, in cores (CPU seconds a second): where the machine went."""
+    seconds = end.at - start.at
+    cores: dict[str, float | None] = {}
+    for group, before in start.cpu.items():
+        after = end.cpu.get(group)
+        if before is None and after is not None and group == "worker":
+            before = 0.0  # the servers' workers start on first use, during the run
+        known = before is not None and after is not None and seconds > 0
+        cores[group] = round(max(0.0, after - before) / seconds, 2) if known else None
+    cores["client"] = round(client_s / seconds, 2) if seconds > 0 else None
+    return cores
+
+
+def client_cpu_s() -> float:
+    return sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+
+
+async def run(args, racer_class, stats, server_pids: list[int] | None = None) -> dict:
+    """`scripts/loadtest.py --arena`: the crowd, its figures, the CPU each part of the machine
+    used (the servers given by pid, their workers, PostgreSQL, Redis, this client), and the
+    record check."""
     load_before = load_average()
     began = time.perf_counter()
     crowd = Crowd(args, racer_class, stats)
+    cpu = ServerCpu(server_pids or [])
+    first, client_before = cpu.sample(), client_cpu_s()
     players = await crowd.run(args.base_urls)
+    cores = cores_used(first, cpu.sample(), client_cpu_s() - client_before)
     placements = [ms for p in players for ms in p.placements_ms]
     errors = Counter(p.error.split(":")[0] for p in players if p.error)
     result = {
@@ -342,6 +376,7 @@ async def run(args, racer_class, stats) -> dict:
         "protocol_errors": dict(stats.errors),
         "load_average_before": load_before[0],
         "load_average_after": load_average()[0],
+        "cores_used": cores,
     }
     if args.database_url:
         await asyncio.sleep(1.0)  # the last closes' boards are written after their commits
@@ -370,8 +405,12 @@ def print_figures(result: dict) -> None:
         f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}; round trip ms "
         f"median {moves['median']}, p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
         f"errors {result['errors']} {result['error_kinds'] or ''}; protocol errors "
-        f"{result['protocol_errors'] or 'none'}",
+        f"{result['protocol_errors'] or 'none'}; syncs after a silence "
+        f"{result['finished_asked_for']}, arena sockets reopened "
+        f"{result['arena_sockets_reopened']}",
     ]
+    cores = ", ".join(f"{group} {used}" for group, used in result["cores_used"].items())
+    lines.append(f"CPU in cores (CPU seconds a second) over the run: {cores}")
     if "db_races" in result:
         lines.append(
             f"record check: {result['db_races']} races, sizes {result['db_sizes']}, not "
@@ -391,6 +430,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--race-s", type=float, default=8.0, help="--arena: seconds each race is played"
+    )
+    parser.add_argument(
+        "--race-spread",
+        type=float,
+        default=0.0,
+        help="--arena: each race is played --race-s times 1 ± up to this fraction (0: all alike)",
     )
     parser.add_argument(
         "--whole-arena",

@@ -746,6 +746,8 @@ def parse_args(argv: list[str] | None = None):
         parser.error(f"--duration is at most {MAX_DURATION_S} s")
     if not 0 < args.pace <= 5:
         parser.error("--pace is above 0 and at most 5 moves per second (the frame budget)")
+    if not 0 <= args.race_spread < 1:
+        parser.error("--race-spread is at least 0 and under 1")
     if args.races < 1:
         parser.error("--races is at least 1")
     if not args.base_urls and not args.spawn:
@@ -827,7 +829,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(result, separators=(",", ":")))
             return 0 if quick_crowd.ok(result) else 1
         if args.arena:
-            result = asyncio.run(arena_crowd.run(args, Racer, Stats()))
+            pids = [s.pid for s in servers] + args.server_pid
+            result = asyncio.run(arena_crowd.run(args, Racer, Stats(), pids))
             arena_crowd.print_figures(result)
             if args.json:
                 print(json.dumps(result, separators=(",", ":")))

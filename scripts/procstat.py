@@ -60,6 +60,21 @@ def pids_named(name: str) -> list[int]:
     return pids
 
 
+def children_of(pids: list[int]) -> list[int]:
+    """The processes whose parent is one of these (a Daphne's background worker)."""
+    parents = set(pids)
+    found = []
+    for entry in PROC.iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "stat").read_text()
+            except OSError:
+                continue  # gone meanwhile
+            if int(text[text.rindex(")") + 2 :].split()[1]) in parents:
+                found.append(int(entry.name))
+    return found
+
+
 def load_average() -> tuple[float, float, float]:
     """The 1, 5 and 15 minute load averages."""
     one, five, fifteen = (PROC / "loadavg").read_text().split()[:3]
@@ -119,6 +134,7 @@ class ServerCpu:
 
     def sample(self) -> Sample:
         cpu: dict[str, float | None] = {"daphne": self.total(self.daphne_pids)}
+        cpu["worker"] = self.total(children_of(self.daphne_pids))
         for group, name in SERVICES.items():
             cpu[group] = self.total(pids_named(name))
         return Sample(time.perf_counter(), cpu, {pid: rss_kb(pid) for pid in self.daphne_pids})
