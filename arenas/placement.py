@@ -85,7 +85,11 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
     """Up to `RACES_PER_TRANSACTION` races of free players, in one transaction; the races, and
     whether more free players are left for the next batch."""
     with transaction.atomic():
-        arena = Arena.objects.select_for_update(skip_locked=True).filter(pk=arena_pk).first()
+        arena = (
+            Arena.objects.select_for_update(skip_locked=True, no_key=True)
+            .filter(pk=arena_pk)
+            .first()
+        )
         if arena is None or arena.phase(now) != Arena.Phase.RUNNING:
             return [], False
         entries = list(free_entries(arena, now))
@@ -96,7 +100,7 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
         waited = (now - min(e.free_since for e in entries)).total_seconds()
         if len(entries) < MAX_PLAYERS and waited < settings.ARENA_GATHER_S:
             return [], False
-        locked = Player.objects.select_for_update(skip_locked=True).filter(
+        locked = Player.objects.select_for_update(skip_locked=True, no_key=True).filter(
             pk__in=[e.player_id for e in entries]
         )
         held = set(locked.order_by("pk").values_list("pk", flat=True))
@@ -122,7 +126,7 @@ def open_race(arena: Arena, entries: list[ArenaPlayer]) -> Race:
         entries[0].player, arena.variant, arena.race_time_limit_s, wants_winnable=True
     )
     ArenaRace.objects.create(race=race, arena=arena)
-    race = Race.objects.select_for_update().get(pk=race.pk)
+    race = Race.objects.select_for_update(no_key=True).get(pk=race.pk)
     add_racers(race, [(entry.player, entry.player.nickname) for entry in entries])
     start_placed(race)
     return race

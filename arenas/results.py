@@ -39,7 +39,7 @@ def record_race(race: Race) -> None:
     withheld = withheld_in(race)
     entries = {
         entry.player_id: entry
-        for entry in ArenaPlayer.objects.select_for_update()
+        for entry in ArenaPlayer.objects.select_for_update(no_key=True)
         .filter(arena=arena, player_id__in=[r.player_id for r in racers])
         .order_by("pk")
     }
@@ -106,7 +106,9 @@ def rescore(arena: Arena, player_id: int) -> bool:
     totals; the board after the commit. Whether anything changed."""
     with transaction.atomic():
         entry = (
-            ArenaPlayer.objects.select_for_update().filter(arena=arena, player_id=player_id).first()
+            ArenaPlayer.objects.select_for_update(no_key=True)
+            .filter(arena=arena, player_id=player_id)
+            .first()
         )
         if entry is None:
             return False

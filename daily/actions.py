@@ -85,7 +85,7 @@ def start_attempt(
     now = now or timezone.now()
     with transaction.atomic():
         # One start at a time per player: two tabs starting at once get one attempt.
-        Player.objects.select_for_update().filter(pk=player.pk).first()
+        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         unfinished = (
             DailyAttempt.objects.filter(challenge=challenge, player=player)
             .filter(**_same_ghost("game__", ghost))
@@ -127,7 +127,7 @@ def start_ghost_race(player: Player, recorded: Game) -> Game:
     if recorded.kind != Game.Kind.RACE:
         raise AttemptRefused("only daily and race runs can be raced as ghosts")
     with transaction.atomic():
-        Player.objects.select_for_update().filter(pk=player.pk).first()
+        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         unfinished = (
             Game.objects.filter(player=player, kind=Game.Kind.PRACTICE, **_same_ghost("", recorded))
             .exclude(status__in=[Game.Status.WON, Game.Status.RESIGNED])
@@ -146,7 +146,7 @@ def do_resign(game: Game) -> Game:
     A daily attempt's result and boards follow through daily/signals.py.
     """
     with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game.pk)
+        game = Game.objects.select_for_update(no_key=True).get(pk=game.pk)
         if game.is_over:
             raise AttemptRefused(f"the game is already {game.get_status_display().lower()}")
         game.state = load(game).engine.to_dict()  # the position it ends in: the log's

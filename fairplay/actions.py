@@ -48,7 +48,7 @@ def do_report(reporter: Player, game: Game, reason: str, note: str = "") -> Repo
         raise ReportRefused("Choose a reason for the report.")
     since = timezone.now() - REPORT_WINDOW
     with transaction.atomic():
-        Player.objects.select_for_update().filter(pk=reporter.pk).first()
+        Player.objects.select_for_update(no_key=True).filter(pk=reporter.pk).first()
         recent = Report.objects.filter(reporter=reporter, created_at__gt=since).count()
         if recent >= REPORTS_PER_HOUR:
             raise TooManyReports(

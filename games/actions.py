@@ -153,7 +153,7 @@ def do_open_game(
     """
     check_deal(variant, seed)
     with transaction.atomic():
-        Player.objects.select_for_update().filter(pk=player.pk).first()
+        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
         game = unfinished_game(player, variant, seed, kind)
         if game is not None:
             return game, False

@@ -78,7 +78,7 @@ def racer_of(race: Race, player: Player | None) -> Racer | None:
 
 def _locked(race: Race) -> Race:
     """The race row, fresh and locked until the transaction ends."""
-    return Race.objects.select_for_update().get(pk=race.pk)
+    return Race.objects.select_for_update(no_key=True).get(pk=race.pk)
 
 
 def check_race_settings(variant: str, seed: int | None, max_players: int, time_limit_s) -> None:
@@ -136,7 +136,7 @@ def do_create_race(
     )
     others = [(player, racer_name) for player, racer_name in racers if player.pk != host.pk]
     with transaction.atomic():
-        race = Race.objects.select_for_update().get(pk=race.pk)
+        race = Race.objects.select_for_update(no_key=True).get(pk=race.pk)
         add_racers(race, [(host, name or host.nickname)] + others[: race.max_players - 1])
     return race
 
@@ -382,7 +382,7 @@ def close_finished(racers) -> None:
 def close_if_complete(race_pk: int) -> None:
     """Close a running race whose racers have all finished (after a batch in which one won)."""
     with transaction.atomic():
-        race = Race.objects.select_for_update().filter(pk=race_pk).first()
+        race = Race.objects.select_for_update(no_key=True).filter(pk=race_pk).first()
         if race is not None and race.status == Race.Status.STARTED:
             _close_if_all_done(race)
 

@@ -143,7 +143,10 @@ def lock_races(racers) -> dict[int, Race]:
     """The races a batch announces a finish to, locked in id order (two processes' batches
     never deadlock), before the batch's games."""
     race_pks = sorted({r.race_pk for r in racers})
-    return {race.pk: race for race in Race.objects.select_for_update().filter(pk__in=race_pks)}
+    return {
+        race.pk: race
+        for race in Race.objects.select_for_update(no_key=True).filter(pk__in=race_pks)
+    }
 
 
 def announce_finishes(races: dict[int, Race], pairs) -> list[tuple[str, dict]]:

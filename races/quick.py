@@ -85,7 +85,7 @@ def do_cancel_if_empty(race: Race) -> bool:
     """Cancel the quick race if it is still in the lobby with nobody in it (checked again
     under its row's lock: someone may have come back)."""
     with transaction.atomic():
-        race = Race.objects.select_for_update().get(pk=race.pk)
+        race = Race.objects.select_for_update(no_key=True).get(pk=race.pk)
         if race.status != Race.Status.LOBBY or race.racers.exists():
             return False
         cancel(race)
@@ -149,7 +149,7 @@ def do_quick_race(player: Player, choice: str = ANY) -> Race:
     start_due(None if choice == ANY else [choice])  # what others left due
     ensure_lobby(choice)
     with transaction.atomic():
-        Player.objects.select_for_update().get(pk=player.pk)
+        Player.objects.select_for_update(no_key=True).get(pk=player.pk)
         waiting = (
             Racer.objects.filter(player=player, race__quick=True, race__status=Race.Status.LOBBY)
             .select_related("race")
@@ -157,11 +157,11 @@ def do_quick_race(player: Player, choice: str = ANY) -> Race:
         )
         if waiting is not None:
             return waiting.race
-        QuickLobby.objects.select_for_update().get(variant=choice)
+        QuickLobby.objects.select_for_update(no_key=True).get(variant=choice)
         variant = choose_variant(player, choice)
         if variant != choice:
             ensure_lobby(variant)
-            QuickLobby.objects.select_for_update().get(variant=variant)
+            QuickLobby.objects.select_for_update(no_key=True).get(variant=variant)
         race = _open_race_for(player, variant)
         if race is None:
             race = open_rated_race(player, variant, settings.QUICK_RACE_TIME_LIMIT_S, quick=True)
@@ -197,7 +197,7 @@ def _open_race_for(player: Player, variant: str) -> Race | None:
     while races:
         # One open race (a crowd's usual case): no ratings to read, it is the one.
         key = races[0].pk if len(races) == 1 else matching.pick(candidates(races, player))
-        race = Race.objects.select_for_update().get(pk=key)
+        race = Race.objects.select_for_update(no_key=True).get(pk=key)
         now = timezone.now()
         still_open = race.status == Race.Status.LOBBY and (
             race.autostart_at is None or race.autostart_at > now

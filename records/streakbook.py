@@ -69,7 +69,7 @@ def record_win(player_id: int, variant: str, day: dt.date) -> Run:
 
     with transaction.atomic():
         row = (
-            DailyStreak.objects.select_for_update()
+            DailyStreak.objects.select_for_update(no_key=True)
             .filter(player_id=player_id, variant=variant)
             .first()
         )
@@ -84,7 +84,9 @@ def recount(player_id: int, variant: str) -> Run | None:
     """The player's streak counted afresh from the wins the boards count (a win withheld or
     published again); None, and no row, when none is left."""
     with transaction.atomic():
-        DailyStreak.objects.select_for_update().filter(player_id=player_id, variant=variant).first()
+        DailyStreak.objects.select_for_update(no_key=True).filter(
+            player_id=player_id, variant=variant
+        ).first()
         run = run_of(won_days(player_id, variant))
         if run is None:
             DailyStreak.objects.filter(player_id=player_id, variant=variant).delete()

@@ -83,3 +83,24 @@ def test_every_app_is_in_the_installed_package():
         name.rstrip("*") for name in found["tool"]["setuptools"]["packages"]["find"]["include"]
     }
     assert {*APPS, "solitaire_site"} <= listed
+
+
+def test_every_row_lock_lets_foreign_key_checks_through():
+    """`select_for_update(no_key=True)` everywhere: a lock serialises the writers of a row, and
+    a transaction that only inserts a row referring to it is not held up (its foreign-key check
+    takes `FOR KEY SHARE`, which a plain `FOR UPDATE` blocks; tests/arenas/test_arena_locks.py)."""
+    plain = []
+    for app in APPS:
+        for path, tree in modules(app):
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "select_for_update"
+                    and not any(
+                        k.arg == "no_key" and getattr(k.value, "value", None) is True
+                        for k in node.keywords
+                    )
+                ):
+                    plain.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert plain == []

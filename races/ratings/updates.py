@@ -59,7 +59,7 @@ def apply_ratings(race: Race, now: datetime) -> dict[str, dict]:
         )
     rows = {
         row.player_id: row
-        for row in Rating.objects.select_for_update()
+        for row in Rating.objects.select_for_update(no_key=True)
         .filter(player_id__in=player_ids, variant=race.variant)
         .order_by("player_id")
     }
@@ -95,7 +95,7 @@ def recompute(variant: str) -> int:
     with transaction.atomic():
         rows = {
             row.player_id: row
-            for row in Rating.objects.select_for_update()
+            for row in Rating.objects.select_for_update(no_key=True)
             .filter(variant=variant)
             .order_by("player_id")
         }
