@@ -164,9 +164,22 @@ def pytest_collection_modifyitems(config, items):
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     """After the last of a run of browser tests, the worker's Chromium is closed: Playwright's
-    event loop must not stay marked running for the tests that follow (tests/browser_support)."""
+    event loop must not stay marked running for the tests that follow (tests/browser_support).
+    After the session's last test this comes too late: the runner's own hook has already torn
+    down the session's fixtures (`browser_closed_before_the_test_databases`)."""
     if nextitem is None or not set(nextitem.fixturenames) & BROWSER_FIXTURES:
         close_browser()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def browser_closed_before_the_test_databases(django_db_setup):
+    """A worker whose last test is a browser test closes its Chromium before pytest-django
+    drops the test databases. The session's fixtures are torn down in the runner's
+    `pytest_runtest_teardown` of the last test, before the trylast one above; with Playwright's
+    event loop still marked running, Django refused the teardown (SynchronousOnlyOperation) and
+    left the databases behind. This fixture needs `django_db_setup`, so it is torn down first."""
+    yield
+    close_browser()
 
 
 @pytest.fixture(autouse=True)
