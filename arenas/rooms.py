@@ -37,16 +37,15 @@ BOARD_AT_LEAST_S = 5.0
 messages, and a Redis restart forgets a group's members): a missed change shows within 5 s."""
 
 
-def board_texts(
-    arena: Arena, player_ids: list[int], frame: dict | None = None
-) -> tuple[dict, str, dict[int, str]]:
-    """The board frame (read now unless `frame`, one read lately, is given), encoded with the
-    time, and each player's own row, encoded (sync, off the loop)."""
-    if frame is None:
-        frame, _ = standings.board_frame(arena)
-    shared = orjson.dumps({**frame, "now": int(time.time() * 1000)}).decode()
+def own_texts(arena: Arena, player_ids: list[int]) -> dict[int, str]:
+    """Each player's own row, encoded (sync, off the loop)."""
     own = standings.own_rows(arena, player_ids)
-    return frame, shared, {pid: orjson.dumps(row).decode() for pid, row in own.items()}
+    return {pid: orjson.dumps(row).decode() for pid, row in own.items()}
+
+
+def encoded(frame: dict) -> str:
+    """The board frame, encoded once for every socket, with the time it is sent."""
+    return orjson.dumps({**frame, "now": int(time.time() * 1000)}).decode()
 
 
 def with_own(shared: str, own: str | None) -> str:
@@ -65,6 +64,7 @@ class Room:
         self.frame_read_at = -BOARD_EVERY_S
         """The board frame last read, and when: a socket that opens between two boards is sent
         it with its own row, not a board read for it alone."""
+        self.reading: asyncio.Task | None = None
         self.seen_sent_at = time.monotonic()
         self.task: asyncio.Task | None = None
 
@@ -118,23 +118,30 @@ class Room:
             if race is not None and race[1] >= socket.opened_at - PLACED_GRACE:
                 await socket.send_placed(race[0])
 
+    async def read_board(self) -> dict:
+        """The board frame, read once for everyone who asks while the read is on."""
+        if self.reading is None or self.reading.done():
+            self.reading = asyncio.get_running_loop().create_task(self._read())
+        return await asyncio.shield(self.reading)
+
+    async def _read(self) -> dict:
+        read_at = time.monotonic()
+        self.frame, _ = await off_loop(standings.board_frame)(self.arena)
+        self.frame_read_at = read_at
+        return self.frame
+
     async def texts(self, player_ids: list[int]) -> tuple[str, dict[int, str]]:
         """The board and these players' own rows for a socket that opens or asks (`sync`): the
-        board read for the last tick's sockets if it is under `BOARD_EVERY_S` old (a crowd
+        board read last if it is under `BOARD_EVERY_S` old, else the one being read (a crowd
         opening its sockets at once reads it once a second, not once a socket)."""
-        fresh = time.monotonic() - self.frame_read_at < BOARD_EVERY_S
-        read_at = time.monotonic()
-        frame = self.frame if fresh else None
-        frame, shared, own = await off_loop(board_texts)(self.arena, player_ids, frame)
-        if not fresh:
-            self.frame, self.frame_read_at = frame, read_at
-        return shared, own
+        fresh = self.frame is not None and time.monotonic() - self.frame_read_at < BOARD_EVERY_S
+        frame = self.frame if fresh else await self.read_board()
+        return encoded(frame), await off_loop(own_texts)(self.arena, player_ids)
 
     async def send_board(self, sockets: list) -> None:
+        frame = await self.read_board()
         players = [s.player.pk for s in sockets if s.player is not None]
-        read_at = time.monotonic()
-        self.frame, shared, own = await off_loop(board_texts)(self.arena, players)
-        self.frame_read_at = read_at
+        shared, own = encoded(frame), await off_loop(own_texts)(self.arena, players)
         for socket in sockets:
             text = with_own(shared, own.get(socket.player.pk) if socket.player else None)
             try:

@@ -1,6 +1,7 @@
 """/ws/arena/<id>/ (issue 27): the standings at once and after each change, a player placed by
 the room's tick and sent to their race, presence, and the once-a-tick board."""
 
+import asyncio
 import json
 
 import pytest
@@ -192,7 +193,7 @@ async def test_sockets_opening_within_a_second_share_one_read_of_the_board(arena
     read = standings.board_frame
     monkeypatch.setattr(standings, "board_frame", lambda *a: reads.append(a) or read(*a))
     room = rooms.Room(rooms.Rooms(), arena)
-    await room.texts([])
+    await asyncio.gather(*(room.texts([]) for _ in range(5)))  # a crowd opening at once
     bob = await run(Player.objects.create, nickname="Bob")
     await run(actions.do_join, arena, bob)  # joined after the read: on the next board
     shared, own = await room.texts([bob.pk])
