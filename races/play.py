@@ -342,13 +342,16 @@ class RaceRelay:
 
     async def send(self, text: str | None, sockets: list, part: dict | None) -> None:
         """The tick's frame to this process's sockets, its figures to the other processes."""
-        try:
-            if part is not None:
+        if part is not None:
+            try:
                 await get_channel_layer().group_send(self.group, part)
-            for socket in sockets:
+            except Exception:  # the next tick, or a resync, makes good what this one lost
+                logger.exception("could not hand live progress to the other processes")
+        for socket in sockets:
+            try:
                 await socket.base_send({"type": "websocket.send", "text": text})
-        except Exception:  # the next tick, or a resync, makes good what this one lost
-            logger.exception("could not send live progress")
+            except Exception:  # closed meanwhile (it is leaving): the others still get theirs
+                continue
 
 
 def _without_at(figures: dict) -> dict:

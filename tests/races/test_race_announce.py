@@ -218,3 +218,23 @@ async def test_a_socket_that_comes_and_goes_while_the_last_one_leaves_leaves_no_
     await asyncio.gather(relays.leave(race, first), comes_and_goes())
     assert race.pk not in relays.races
     relays.reader.cancel()
+
+
+async def test_a_socket_closed_during_a_tick_costs_the_others_nothing():
+    """A tick's frame goes to every socket of the process; one closed meanwhile (its page left:
+    the send raises) is passed over, and the sockets after it still get the frame."""
+    sent = []
+
+    class Socket:
+        def __init__(self, closed: bool) -> None:
+            self.closed = closed
+
+        async def base_send(self, message: dict) -> None:
+            if self.closed:
+                raise ConnectionError("Attempt to send on a closed protocol")
+            sent.append((self, message["text"]))
+
+    relay = race_play.RaceRelay(race_play.Relays(), Race(pk=10**6, code="CLOSED"))
+    first, gone, last = Socket(False), Socket(True), Socket(False)
+    await relay.send('{"type":"progress"}', [first, gone, last], None)
+    assert [socket for socket, _ in sent] == [first, last]
