@@ -18,11 +18,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture
-def people(browser, live_url):  # noqa: F811
+def people(make_page, live_url):  # noqa: F811
     made: list[Player] = []
 
     def make() -> Player:
-        made.append(Player(browser, live_url))
+        made.append(Player(make_page(), live_url))
         return made[-1]
 
     yield make

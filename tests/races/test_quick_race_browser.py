@@ -19,11 +19,11 @@ VARIANT = "penguin"
 
 
 @pytest.fixture
-def people(browser, live_url):  # noqa: F811
+def people(make_page, live_url):  # noqa: F811
     made: list[Player] = []
 
     def make(username: str) -> Player:
-        player = Player(browser, live_url)
+        player = Player(make_page(), live_url)
         made.append(player)
         page = player.page
         page.goto(f"{live_url}/accounts/signup/")

@@ -12,8 +12,6 @@ import json
 
 import pytest
 
-from tests.browser_support import DESKTOP
-
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
@@ -30,11 +28,10 @@ def click_move(page, move: str) -> None:
 
 
 class Player:
-    """One browser context: its page, every frame its socket got, and its errors."""
+    """One guest's page (`make_page`): every frame its socket got, and its errors."""
 
-    def __init__(self, browser, base: str) -> None:  # noqa: F811
-        self.context = browser.new_context(viewport=DESKTOP)
-        self.page = self.context.new_page()
+    def __init__(self, page, base: str) -> None:
+        self.page = page
         self.base = base
         self.frames: list[dict] = []
         self.errors: list[str] = []
@@ -56,16 +53,15 @@ class Player:
         click_move(self.page, move)
 
     def close(self) -> None:
-        self.context.close()
         assert not self.errors, f"JavaScript errors: {self.errors}"
 
 
 @pytest.fixture
-def people(browser, live_url):  # noqa: F811
+def people(make_page, live_url):  # noqa: F811
     made: list[Player] = []
 
     def make() -> Player:
-        made.append(Player(browser, live_url))
+        made.append(Player(make_page(), live_url))
         return made[-1]
 
     yield make
