@@ -43,9 +43,14 @@ def race_sizes(free: int, most: int = MAX_PLAYERS) -> list[int]:
     return [size + 1] * extra + [size] * (count - extra)
 
 
+def racing_now():
+    """The racers of every race that is still on."""
+    return Racer.objects.filter(race__status__in=RACE_ON)
+
+
 def busy_players(player_ids) -> set[int]:
     """Those of these players who are in a race that is still on."""
-    found = Racer.objects.filter(player_id__in=player_ids, race__status__in=RACE_ON)
+    found = racing_now().filter(player_id__in=player_ids)
     return set(found.values_list("player_id", flat=True))
 
 

@@ -10,9 +10,9 @@ from django.urls import reverse
 
 from arenas import board, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
-from arenas.placement import RACE_ON
+from arenas.placement import racing_now
 from races.actions import Owner
-from races.models import Race, Racer
+from races.models import Race
 
 TOP = 50
 
@@ -68,7 +68,7 @@ def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
 def lobby(arena: Arena) -> dict:
     """How many have joined, race now, wait in the lobby to be placed, and sit out: counted by
     the database in one query (a thousand players' ids never cross the wire)."""
-    racing = Racer.objects.filter(player_id=OuterRef("player_id"), race__status__in=RACE_ON)
+    racing = racing_now().filter(player_id=OuterRef("player_id"))
     return arena.players.annotate(in_race=Exists(racing)).aggregate(
         joined=Count("pk"),
         racing=Count("pk", filter=Q(in_race=True)),
