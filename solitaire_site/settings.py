@@ -151,11 +151,29 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # The channel layer delivers at most once and may drop group messages (a full channel, a
 # subscriber that reconnects): it carries notifications only, never the record, which is the
 # database. Every game frame carries `seq` so a client can notice a gap and resync with `open`.
+#
+# channels-redis's pub/sub layer puts every publish, subscribe and unsubscribe of an event loop
+# on one connection behind one lock per shard, and hashes channels and groups over its shards:
+# the same Redis named CHANNEL_LAYER_SHARDS times gives that many connections and locks
+# (docs/performance.md, "Shards"). Each connection retries a command once on a fresh connection
+# when the one it had was closed (a Redis restart leaves every shard's connection stale; redis-py
+# does not retry a pooled connection unless told to).
+CHANNEL_LAYER_SHARDS = int(os.environ.get("CHANNEL_LAYER_SHARDS", "8"))
 if REDIS_URL:
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    LAYER_HOST = {
+        "address": REDIS_URL,
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=2),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+    }
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": "solitaire"},
+            "CONFIG": {"hosts": [LAYER_HOST] * CHANNEL_LAYER_SHARDS, "prefix": "solitaire"},
         }
     }
 else:

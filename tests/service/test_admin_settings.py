@@ -58,7 +58,8 @@ def test_production_needs_a_secret_key():
 
 
 def test_the_environment_configures_production():
-    """DATABASE_URL, REDIS_URL, ALLOWED_HOSTS and CSRF_TRUSTED_ORIGINS are read."""
+    """DATABASE_URL, REDIS_URL, ALLOWED_HOSTS and CSRF_TRUSTED_ORIGINS are read; the channel
+    layer names the one Redis once a shard, each connection retrying a closed one."""
     result = settings_in_subprocess(
         {
             "DEBUG": "0",
@@ -69,12 +70,15 @@ def test_the_environment_configures_production():
             "CSRF_TRUSTED_ORIGINS": "https://example.org",
         },
         "s.DEBUG, s.DATABASES['default']['ENGINE'], s.DATABASES['default']['CONN_MAX_AGE'],"
-        " s.CHANNEL_LAYERS['default']['BACKEND'], s.CHANNEL_LAYERS['default']['CONFIG']['hosts'],"
+        " s.CHANNEL_LAYERS['default']['BACKEND'],"
+        " sorted({h['address'] for h in s.CHANNEL_LAYERS['default']['CONFIG']['hosts']}),"
+        " len(s.CHANNEL_LAYERS['default']['CONFIG']['hosts']),"
+        " s.CHANNEL_LAYERS['default']['CONFIG']['hosts'][0]['retry'].get_retries(),"
         " s.LEADERBOARD_REDIS_URL, s.ALLOWED_HOSTS, s.CSRF_TRUSTED_ORIGINS",
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (
         "False django.db.backends.postgresql 0 channels_redis.pubsub.RedisPubSubChannelLayer"
-        " ['redis://cache:6379/1'] redis://cache:6379/1 ['example.org', 'www.example.org']"
+        " ['redis://cache:6379/1'] 8 2 redis://cache:6379/1 ['example.org', 'www.example.org']"
         " ['https://example.org']"
     )
