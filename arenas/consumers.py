@@ -62,13 +62,7 @@ def connect(public_id: str, scope) -> Connection:
 class ArenaConsumer(PlaySocket):
     path_name = "/ws/arena/"
     stamps_now = True
-    # No channel of its own: the room hears the arena's group on its process's one channel and
-    # hands each socket what is its (arenas/rooms.py). With a channel, every socket subscribed
-    # and unsubscribed one on the Redis layer's connection, behind the lock all of a process's
-    # publishes take: a thousand racers back from their races at once queued thousands of round
-    # trips (docs/performance.md, "1,000 players for a whole arena"). No alias of that name
-    # is configured, so Channels gives the consumer no layer (`get_channel_layer`: None).
-    channel_layer_alias = "none: the room's channel serves the arena's sockets"
+    # In no group itself: its room is, and hands it what is its (arenas/rooms.py).
 
     async def connect(self) -> None:
         self.setup_socket(FrameBudget())

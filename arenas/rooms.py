@@ -1,8 +1,8 @@
 """An arena as one process sees it: the sockets of this process (and event loop) on the arena's
-page, and the tick that serves them. The process hears the arena's group on one channel of its
-own (as the races' relays do), not one per socket: a result reaches a process once, however
-many of its sockets show the arena, and the room hands a placement to the sockets it names. Every `TICK_S` while a socket is open the tick places the
-arena's free players (arenas/placement.py: every process ticks, the arena row's lock lets one
+page, and the tick that serves them. The room, not each socket, is in the arena's group
+(games/groups.py): a result reaches a process once, however many of its sockets show the arena,
+and the room hands a placement to the sockets it names. Every `TICK_S` while a socket is open
+the tick places the arena's free players (arenas/placement.py: every process ticks, the arena row's lock lets one
 place at a time), and, if the board or the lobby changed since the board was last sent (an
 `arena.changed` message reached any of the sockets) and `BOARD_EVERY_S` has passed, reads the
 board once and sends it to every socket, with each one's own row: at most one board a second,
@@ -16,11 +16,11 @@ import time
 from datetime import timedelta
 
 import orjson
-from channels.layers import get_channel_layer
 
 from arenas import actions, placement, standings
 from arenas.models import Arena
-from games.play import LoopChannel, PerLoop
+from games.groups import GROUPS
+from games.play import PerLoop
 from games.storage import off_loop
 
 logger = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ class Room:
         self.seen_sent_at = time.monotonic()
         self.task: asyncio.Task | None = None
 
-    def take(self, message: dict) -> None:
+    def hear(self, message: dict) -> None:
         """A message of the arena's group: the board changed, or players were placed."""
         self.dirty = True
         placements = message.get("placements") or {}
@@ -86,7 +86,9 @@ class Room:
                 raise
             except Exception:  # the next tick tries again
                 logger.exception("arena %s: the tick failed", self.arena.public_id)
-        self.rooms.rooms.pop(self.arena.pk, None)
+        if self.rooms.rooms.get(self.arena.pk) is self:
+            del self.rooms.rooms[self.arena.pk]
+        GROUPS.get().discard(self.arena.group_name, self)
 
     async def tick(self) -> None:
         present = [s for s in self.sockets if s.present]
@@ -150,40 +152,31 @@ class Room:
                 continue
 
 
-class Rooms(LoopChannel):
-    """This event loop's arena rooms, and the one channel they hear their groups on (the rooms'
-    ticks read the record anyway, so a lost message is made good)."""
-
-    what = "arenas"
+class Rooms:
+    """This event loop's arena rooms, each in its arena's group while it has sockets (the
+    rooms' ticks read the record anyway, so a lost message is made good)."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.rooms: dict[int, Room] = {}
-        self.groups: set[str] = set()
 
     async def join(self, arena: Arena, socket) -> Room:
-        if arena.group_name not in self.groups:
-            # Joined once and kept: a discard racing a later join would drop the channel from
-            # a group a room needs; an arena's messages with no room here are ignored. If
-            # this fails (Redis unreachable), the socket is in no room and its page retries.
-            await self.listening()
-            await get_channel_layer().group_add(arena.group_name, self.name)
-            self.groups.add(arena.group_name)
+        """The arena's room, with the socket in it (raises if the room could not join the
+        arena's group: Redis unreachable a moment; the page then retries)."""
         room = self.rooms.get(arena.pk)
         if room is None:
             room = self.rooms[arena.pk] = Room(self, arena)
         room.sockets.add(socket)
+        try:
+            await GROUPS.get().add(arena.group_name, room)
+        except BaseException:
+            self.leave(room, socket)
+            raise
         if room.task is None or room.task.done():
             room.task = asyncio.get_running_loop().create_task(room.run())
         return room
 
     def leave(self, room: Room, socket) -> None:
         room.sockets.discard(socket)
-
-    def deliver(self, message: dict) -> None:
-        room = self.rooms.get(message.get("arena"))
-        if room is not None:
-            room.take(message)
 
 
 ROOMS: PerLoop[Rooms] = PerLoop(Rooms)

@@ -1,4 +1,8 @@
-"""Channel-layer sends from the actions' worker threads, handed to the event loop unwaited.
+"""Sends to channel groups: each message names its group, and from the actions' worker threads
+it is handed to the event loop unwaited.
+
+The listeners of an event loop hear every group the loop is in on its one channel
+(games/groups.py), so a message says which group it was sent to (`GROUP`): `group_send` adds it.
 
 Actions run in a worker thread and, after the commit, tell the sockets about the change.
 Waiting for the channel layer there (`async_to_sync(layer.group_send)`) holds the worker until
@@ -20,6 +24,14 @@ from channels.layers import get_channel_layer
 
 logger = logging.getLogger(__name__)
 
+GROUP = "group"
+"""The key of a group message that names its group."""
+
+
+async def group_send(group: str, message: dict) -> None:
+    """Send to a channel group (raises if the layer could not)."""
+    await get_channel_layer().group_send(group, {**message, GROUP: group})
+
 
 def _event_loop() -> asyncio.AbstractEventLoop | None:
     """The event loop of the SyncToAsync call this thread runs in, if any (asgiref keeps it)."""
@@ -40,17 +52,17 @@ def group_send_nowait(group: str, message: dict) -> None:
     except RuntimeError:
         running = None
     if running is not None:
-        task = running.create_task(layer.group_send(group, message))
+        task = running.create_task(group_send(group, message))
         task.add_done_callback(lambda done: _report(done, group))
         return
     loop = _event_loop()
     if loop is None:
         try:
-            async_to_sync(layer.group_send)(group, message)
+            async_to_sync(group_send)(group, message)
         except Exception:  # a notification must never undo a committed change
             logger.exception("could not send to group %s", group)
         return
-    future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+    future = asyncio.run_coroutine_threadsafe(group_send(group, message), loop)
     future.add_done_callback(lambda done: _report(done, group))
 
 

@@ -17,14 +17,12 @@ attempt's result), set up when the game is loaded.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Generic, TypeVar
 
-from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
@@ -71,51 +69,6 @@ class PerLoop(Generic[T]):
 
     def values(self):
         return self.found.values()
-
-
-class LoopChannel:
-    """One channel-layer channel an event loop reads for all of its sockets of a kind (a race's
-    relays, an arena's rooms): made at the first `listening()`, read by one task that hands each
-    message to `deliver`. What it was for is `what`, for the log."""
-
-    what = "a loop's channel"
-
-    def __init__(self) -> None:
-        self.name = ""
-        self.reader: asyncio.Task | None = None
-        self.ready: asyncio.Future | None = None
-
-    async def listening(self) -> None:
-        """This loop's channel, made once, and the task that reads it."""
-        if self.ready is None:
-            loop = asyncio.get_running_loop()
-            ready = self.ready = loop.create_future()
-            try:
-                self.name = await get_channel_layer().new_channel()
-            except BaseException as exc:
-                self.ready = None  # the next socket tries again
-                ready.set_exception(exc)
-                ready.exception()  # retrieved: whoever waits on it is told by its own await
-                raise
-            self.reader = loop.create_task(self.read())
-            ready.set_result(None)
-        await asyncio.shield(self.ready)
-
-    async def read(self) -> None:
-        layer = get_channel_layer()
-        while True:
-            try:
-                message = await layer.receive(self.name)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the layer reconnects; what was lost, the reader makes good
-                logging.getLogger(__name__).exception("%s: could not read the channel", self.what)
-                await asyncio.sleep(0.5)
-                continue
-            self.deliver(message)
-
-    def deliver(self, message: dict) -> None:
-        raise NotImplementedError
 
 
 # ------------------------------------------------------------------ a game in memory

@@ -11,6 +11,7 @@ with one tab costs no publish at all.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -24,11 +25,16 @@ from typing import Any
 import orjson
 from channels.auth import AuthMiddleware
 from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
 from channels.sessions import CookieMiddleware, InstanceSessionWrapper, SessionMiddleware
+from channels.utils import await_many_dispatch
 
 from games import play
 from games.errors import ActionError, Unavailable
+from games.groups import GROUPS
+from games.layer import GROUP, group_send
 from games.models import Game
 from games.storage import DATABASE_AWAY
 
@@ -313,11 +319,42 @@ class PlaySocket(AsyncWebsocketConsumer):
     """A socket whose database calls all run off the loop (games.storage.off_loop), each of
     which gives its own connection back: Channels' own `dispatch` first closes the loop
     thread's stale connections, a hop to a thread and back for every frame and group message,
-    and this thread holds none, so that is skipped."""
+    and this thread holds none, so that is skipped.
+
+    It has no channel of its own: the event loop's one channel hears the groups it joins
+    (`join_group`, games/groups.py) and puts their messages in its inbox, which it reads in turn
+    with its websocket frames, one message at a time, as Channels reads a consumer's channel."""
 
     path_name = "socket"
     stamps_now = False
     """Every frame carries the server's clock as `now` (races)."""
+    channel_layer = None
+
+    async def __call__(self, scope, receive, send):
+        """Channels' own (`AsyncConsumer.__call__`), with the inbox where it reads a channel."""
+        self.scope = scope
+        self.base_send = send
+        self.inbox: asyncio.Queue[dict] = asyncio.Queue()
+        self.groups_in: set[str] = set()
+        try:
+            await await_many_dispatch([receive, self.inbox.get], self.dispatch)
+        except StopConsumer:
+            pass
+        finally:
+            for group in list(self.groups_in):
+                self.leave_group(group)
+
+    def hear(self, message: dict) -> None:
+        """A message of a group the socket is in (games/groups.py)."""
+        self.inbox.put_nowait(message)
+
+    async def join_group(self, group: str) -> None:
+        self.groups_in.add(group)
+        await GROUPS.get().add(group, self)
+
+    def leave_group(self, group: str) -> None:
+        self.groups_in.discard(group)
+        GROUPS.get().discard(group, self)
 
     async def dispatch(self, message):
         handler = getattr(self, get_handler_name(message), None)
@@ -382,28 +419,30 @@ class PlaySocket(AsyncWebsocketConsumer):
             return entry
         entry = self.shown[game.public_id] = play.GAMES.get().hold(game)
         group = group_name(game.public_id)
-        await self.channel_layer.group_add(group, self.channel_name)
-        await self.channel_layer.group_send(
-            group, {"type": "game.hello", "game": game.public_id, "from": self.channel_name}
-        )
+        await self.join_group(group)
+        hello = {"type": "game.hello", "game": game.public_id, "from": GROUPS.get().name}
+        try:
+            await group_send(group, hello)
+        except Exception:  # as if the layer had dropped it: sockets elsewhere learn at their next
+            logger.warning("could not say a game is shown", exc_info=True)
         return entry
 
     async def unshow_all(self) -> None:
         for public_id, entry in list(self.shown.items()):
             play.GAMES.get().release(entry)
-            await self.channel_layer.group_discard(group_name(public_id), self.channel_name)
+            self.leave_group(group_name(public_id))
         self.shown.clear()
 
     async def game_hello(self, message: dict) -> None:
-        """Someone began to show a game this socket shows: changes must now be published."""
-        if message["from"] == self.channel_name:
+        """A socket of another process began to show a game this socket shows: changes must now
+        be published (sockets of this process share the game's entry, which counts them)."""
+        if message["from"] == GROUPS.get().name:
             return
         entry = self.shown.get(message["game"])
         if entry is not None:
             entry.watched_elsewhere = True
-            await self.channel_layer.send(
-                message["from"], {"type": "game.here", "game": message["game"]}
-            )
+            here = {"type": "game.here", "game": message["game"], GROUP: message[GROUP]}
+            await get_channel_layer().send(message["from"], here)
 
     async def game_here(self, message: dict) -> None:
         entry = self.shown.get(message["game"])
@@ -417,4 +456,7 @@ class PlaySocket(AsyncWebsocketConsumer):
         if (entry.watched_elsewhere or entry.sockets > 1) and update.played:
             group = group_name(entry.game.public_id)
             frame = game_frame("state", update)
-            await self.channel_layer.group_send(group, {"type": "game.changed", "frame": frame})
+            try:
+                await group_send(group, {"type": "game.changed", "frame": frame})
+            except Exception:  # as if the layer had dropped it (the move itself is stored)
+                logger.warning("could not publish a move to the game's watchers", exc_info=True)

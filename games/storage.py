@@ -39,7 +39,6 @@ from typing import Any
 import orjson
 import psycopg
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import (
     DEFAULT_DB_ALIAS,
@@ -52,6 +51,7 @@ from django.db import (
 from django.db import transaction as db_transaction
 
 from games.errors import Unavailable
+from games.layer import group_send
 from games.models import Game, Move
 
 logger = logging.getLogger(__name__)
@@ -430,10 +430,9 @@ class MoveWriter:
 
 async def send_messages(messages: list[tuple[str, dict]]) -> None:
     """A batch's announcements; a lost one is filled in from the record by the sockets."""
-    layer = get_channel_layer()
     for group, message in messages:
         try:
-            await layer.group_send(group, message)
+            await group_send(group, message)
         except Exception:
             logger.exception("could not send to %s", group)
 

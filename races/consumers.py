@@ -161,7 +161,7 @@ class RaceConsumer(PlaySocket):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.race, self.player = view.race, view.player
-        await self.channel_layer.group_add(self.race.group_name, self.channel_name)
+        await self.join_group(self.race.group_name)
         self.relay = await play.RELAYS.get().join(self.race, self)
         since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
         await self.sync(int(since) if since and since.isdigit() else None)
@@ -171,8 +171,8 @@ class RaceConsumer(PlaySocket):
             if task is not None:
                 task.cancel()
         if self.race is not None:
-            await self.channel_layer.group_discard(self.race.group_name, self.channel_name)
-            await play.RELAYS.get().leave(self.race, self)
+            self.leave_group(self.race.group_name)
+            play.RELAYS.get().leave(self.race, self)
         await self.unshow_all()
         if self.race is not None and self.race.quick and self.racer_id and self.player:
             # Closed the page before the quick race started: out of its lobby.

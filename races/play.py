@@ -32,14 +32,14 @@ from dataclasses import dataclass, field
 
 import orjson
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 
 from games import play
 from games.actions import read_now, store_now
-from games.layer import group_send_nowait
+from games.groups import GROUPS
+from games.layer import group_send, group_send_nowait
 from games.models import Game, Player
-from games.play import GameUpdate, LiveGame, LoopChannel, PerLoop
+from games.play import GameUpdate, LiveGame, PerLoop
 from games.storage import GameWrite
 from races import lifecycle
 from races.clock import epoch_ms
@@ -306,6 +306,12 @@ class RaceRelay:
         if self.timer is None:
             self.schedule()
 
+    def hear(self, message: dict) -> None:
+        """Another process's racers' figures (its `race.live` to the race's live group)."""
+        elsewhere = message.get("from") != GROUPS.get().name
+        if message.get("type") == MESSAGE and elsewhere and self.sockets:
+            self.fold(message["racers"])
+
     def schedule(self) -> None:
         loop = asyncio.get_running_loop()
         wait = self.last + settings.RACE_PROGRESS_TICK_MS / 1000 - loop.time()
@@ -322,7 +328,7 @@ class RaceRelay:
         self.last = loop.time()
         now = int(time.time() * 1000)
         at_ms = max(0, now - self.starts_ms)
-        part = part_message(self.race.pk, own, at_ms, self.relays.name) if own else None
+        part = part_message(self.race.pk, own, at_ms, GROUPS.get().name) if own else None
         text = None
         if self.sockets:
             # With no racer of its own, this process's race may be as read before the start (no
@@ -337,14 +343,15 @@ class RaceRelay:
             ]
             text = orjson.dumps(live_progress_frame(own, at_ms, now)).decode()
         else:
-            self.relays.races.pop(self.race.pk, None)  # its last socket left during the tick
+            if self.relays.races.get(self.race.pk) is self:  # its last socket left meanwhile
+                del self.relays.races[self.race.pk]
         loop.create_task(self.send(text, list(self.sockets), part))
 
     async def send(self, text: str | None, sockets: list, part: dict | None) -> None:
         """The tick's frame to this process's sockets, its figures to the other processes."""
         if part is not None:
             try:
-                await get_channel_layer().group_send(self.group, part)
+                await group_send(self.group, part)
             except Exception:  # the next tick, or a resync, makes good what this one lost
                 logger.exception("could not hand live progress to the other processes")
         for socket in sockets:
@@ -358,14 +365,11 @@ def _without_at(figures: dict) -> dict:
     return {k: v for k, v in figures.items() if k != "at_ms"}
 
 
-class Relays(LoopChannel):
-    """This process's (and event loop's) relays, and the one channel they hear other processes
-    on."""
-
-    what = "live progress"
+class Relays:
+    """This process's (and event loop's) relays, each in its race's live group while a socket
+    of the process shows the race (games/groups.py)."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.races: dict[int, RaceRelay] = {}
 
     async def join(self, race: Race, socket) -> RaceRelay:
@@ -373,31 +377,23 @@ class Relays(LoopChannel):
         relay = self.races.get(race.pk)
         if relay is None:
             relay = self.races[race.pk] = RaceRelay(self, race)
-        first = not relay.sockets
         relay.sockets.add(socket)
-        if first:
-            await self.listening()
-            await get_channel_layer().group_add(relay.group, self.name)
+        try:
+            await GROUPS.get().add(relay.group, relay)
+        except BaseException:
+            self.leave(race, socket)
+            raise
         return relay
 
-    async def leave(self, race: Race, socket) -> None:
+    def leave(self, race: Race, socket) -> None:
         relay = self.races.get(race.pk)
         if relay is None:
             return
         relay.sockets.discard(socket)
         if not relay.sockets:
-            await get_channel_layer().group_discard(relay.group, self.name)
-            # Meanwhile the race's other sockets may have left too (each here, awaiting the
-            # same discard) or one joined: the relay goes once, and only while nobody shows it.
-            if not relay.sockets and relay.timer is None and self.races.get(race.pk) is relay:
+            GROUPS.get().discard(relay.group, relay)
+            if relay.timer is None:  # else its tick, due, drops it
                 del self.races[race.pk]
-
-    def deliver(self, message: dict) -> None:
-        if message.get("type") != MESSAGE or message.get("from") == self.name:
-            return
-        relay = self.races.get(message["race"])
-        if relay is not None and relay.sockets:
-            relay.fold(message["racers"])
 
 
 RELAYS: PerLoop[Relays] = PerLoop(Relays)

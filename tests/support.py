@@ -3,8 +3,10 @@ the conftest files, which import these)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
@@ -93,3 +95,16 @@ def check_frame_hides_cards(text: str) -> None:
         # One deck: a hidden card's name may appear nowhere in the frame.
         for card in hidden:
             assert f'"{card}"' not in text, f"{card} leaked in {text[:200]}"
+
+
+def slow_group_discard(monkeypatch, seconds: float) -> None:
+    """Make the channel layer's `group_discard` a slow round trip (Redis under load), so that
+    what happens while a leave is on its way can happen."""
+    layer = get_channel_layer()
+    discard = layer.group_discard
+
+    async def round_trip(group, channel):
+        await asyncio.sleep(seconds)
+        await discard(group, channel)
+
+    monkeypatch.setattr(layer, "group_discard", round_trip)
