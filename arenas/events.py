@@ -7,7 +7,7 @@ a socket that missed a message gets everything again when it reconnects."""
 from __future__ import annotations
 
 from arenas.models import Arena
-from games.layer import group_send_nowait
+from games.groups import group_send_nowait
 
 
 def board_changed(arena: Arena) -> None:

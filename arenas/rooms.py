@@ -19,8 +19,7 @@ import orjson
 
 from arenas import actions, placement, standings
 from arenas.models import Arena
-from games.groups import GROUPS
-from games.play import PerLoop
+from games.groups import GROUPS, PerLoop
 from games.storage import off_loop
 
 logger = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from games.errors import (  # noqa: F401  (the refusals, for callers of these ac
     NotYourGame,
     StaleSeq,
 )
-from games.layer import group_send_nowait
+from games.groups import group_send_nowait
 from games.models import MAX_SEED, Game, Player, Variant
 from games.play import (  # noqa: F401  (the record's readers, for callers of these actions)
     GameUpdate,

@@ -21,13 +21,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Generic, TypeVar
 
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
 from games.engine import IllegalMove, new_game
 from games.errors import ActionError, GameOver, MoveRefused, StaleSeq
+from games.groups import PerLoop
 from games.models import Game, Move, Variant
 from games.storage import GameWrite, MoveWriter, off_loop, retrying
 
@@ -45,31 +45,6 @@ Extend = Callable[["LiveGame", GameWrite], None]
 WRITE_PARTS: dict[str, Callable[[Game], Extend | None]] = {}
 """By game kind: given the game's row when it is loaded (sync, ORM), what adds that kind's part
 to each of its writes, or None. Registered by the apps (daily: the attempt's result)."""
-
-T = TypeVar("T")
-
-
-class PerLoop(Generic[T]):
-    """`get()`: the running event loop's `make()`, made at its first call. What the sockets of
-    a process share holds asyncio locks, futures and timers, which belong to the loop that made
-    them; a test run makes a loop a test, and those of closed loops are dropped."""
-
-    def __init__(self, make: Callable[[], T]) -> None:
-        self.make = make
-        self.found: dict[asyncio.AbstractEventLoop, T] = {}
-
-    def get(self) -> T:
-        loop = asyncio.get_running_loop()
-        found = self.found.get(loop)
-        if found is None:
-            for old in [lp for lp in self.found if lp.is_closed()]:
-                del self.found[old]
-            found = self.found[loop] = self.make()
-        return found
-
-    def values(self):
-        return self.found.values()
-
 
 # ------------------------------------------------------------------ a game in memory
 

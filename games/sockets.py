@@ -33,8 +33,7 @@ from channels.utils import await_many_dispatch
 
 from games import play
 from games.errors import ActionError, Unavailable
-from games.groups import GROUPS
-from games.layer import GROUP, group_send
+from games.groups import GROUP, GROUPS, group_send
 from games.models import Game
 from games.storage import DATABASE_AWAY
 

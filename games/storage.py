@@ -51,7 +51,7 @@ from django.db import (
 from django.db import transaction as db_transaction
 
 from games.errors import Unavailable
-from games.layer import group_send
+from games.groups import group_send
 from games.models import Game, Move
 
 logger = logging.getLogger(__name__)

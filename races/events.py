@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import VARIANT_INFO
-from games.layer import group_send_nowait
+from games.groups import group_send_nowait
 from games.sockets import encode
 from races.clock import epoch_ms
 from races.models import Race, RaceEvent, Racer

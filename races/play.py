@@ -36,10 +36,9 @@ from django.conf import settings
 
 from games import play
 from games.actions import read_now, store_now
-from games.groups import GROUPS
-from games.layer import group_send, group_send_nowait
+from games.groups import GROUPS, PerLoop, group_send, group_send_nowait
 from games.models import Game, Player
-from games.play import GameUpdate, LiveGame, PerLoop
+from games.play import GameUpdate, LiveGame
 from games.storage import GameWrite
 from races import lifecycle
 from races.clock import epoch_ms

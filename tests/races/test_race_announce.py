@@ -8,8 +8,7 @@ import asyncio
 
 import pytest
 
-from games.groups import GROUPS
-from games.layer import group_send
+from games.groups import GROUPS, group_send
 from races import actions
 from races import play as race_play
 from races.models import Race, RaceEvent, Racer

@@ -6,8 +6,7 @@ import asyncio
 import pytest
 from channels.layers import get_channel_layer
 
-from games.groups import GROUPS, Groups
-from games.layer import group_send
+from games.groups import GROUPS, Groups, group_send
 from tests.support import slow_group_discard
 
 
