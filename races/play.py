@@ -307,7 +307,7 @@ class RaceRelay:
 
     def hear(self, message: dict) -> None:
         """Another process's racers' figures (its `race.live` to the race's live group)."""
-        elsewhere = message.get("from") != GROUPS.get().name
+        elsewhere = message.get("from") != self.relays.groups.name
         if message.get("type") == MESSAGE and elsewhere and self.sockets:
             self.fold(message["racers"])
 
@@ -327,7 +327,7 @@ class RaceRelay:
         self.last = loop.time()
         now = int(time.time() * 1000)
         at_ms = max(0, now - self.starts_ms)
-        part = part_message(self.race.pk, own, at_ms, GROUPS.get().name) if own else None
+        part = part_message(self.race.pk, own, at_ms, self.relays.groups.name) if own else None
         text = None
         if self.sockets:
             # With no racer of its own, this process's race may be as read before the start (no
@@ -370,6 +370,7 @@ class Relays:
 
     def __init__(self) -> None:
         self.races: dict[int, RaceRelay] = {}
+        self.groups = GROUPS.get()
 
     async def join(self, race: Race, socket) -> RaceRelay:
         """A socket of this process shows the race: it gets the race's live frames."""
@@ -378,7 +379,7 @@ class Relays:
             relay = self.races[race.pk] = RaceRelay(self, race)
         relay.sockets.add(socket)
         try:
-            await GROUPS.get().add(relay.group, relay)
+            await self.groups.add(relay.group, relay)
         except BaseException:
             self.leave(race, socket)
             raise
@@ -390,7 +391,7 @@ class Relays:
             return
         relay.sockets.discard(socket)
         if not relay.sockets:
-            GROUPS.get().discard(relay.group, relay)
+            self.groups.discard(relay.group, relay)
             if relay.timer is None:  # else its tick, due, drops it
                 del self.races[race.pk]
 
