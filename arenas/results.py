@@ -43,7 +43,7 @@ def record_race(race: Race) -> None:
         .filter(arena=arena, player_id__in=[r.player_id for r in racers])
         .order_by("pk")
     }
-    changed = []
+    changed, results = [], []
     for racer in racers:
         entry = entries.get(racer.player_id)
         if entry is None:
@@ -56,7 +56,7 @@ def record_race(race: Race) -> None:
             counted=racer.player_id not in withheld,
         )
         standing, scored = points.add(board.standing_of(entry), outcome, at_s)
-        ArenaResult.objects.create(
+        result = ArenaResult(
             arena=arena,
             player_id=racer.player_id,
             race=race,
@@ -70,22 +70,19 @@ def record_race(race: Race) -> None:
             at_s=at_s,
             at=at,
         )
+        results.append(result)
         _set_totals(entry, standing)
         entry.free_since = at
-        entry.save(
-            update_fields=[
-                "points",
-                "races",
-                "place_sum",
-                "podiums_in_a_row",
-                "last_scored_s",
-                "free_since",
-            ]
-        )
         changed.append(entry)
+    ArenaResult.objects.bulk_create(results)
+    ArenaPlayer.objects.bulk_update(changed, [*TOTALS, "free_since"])
     emit(race, "arena", url=arena.get_absolute_url(), arena=arena.public_id)
     transaction.on_commit(lambda: board.write(arena, changed))
     transaction.on_commit(lambda: events.board_changed(arena))
+
+
+TOTALS = ["points", "races", "place_sum", "podiums_in_a_row", "last_scored_s"]
+"""A player's totals in an arena (`_set_totals`)."""
 
 
 def _set_totals(entry: ArenaPlayer, standing: points.Standing) -> None:
@@ -133,9 +130,7 @@ def rescore(arena: Arena, player_id: int) -> bool:
                 changed = True
         if standing != board.standing_of(entry):
             _set_totals(entry, standing)
-            entry.save(
-                update_fields=["points", "races", "place_sum", "podiums_in_a_row", "last_scored_s"]
-            )
+            entry.save(update_fields=TOTALS)
             changed = True
         if changed and arena.ends_at + board.KEPT_AFTER_END > timezone.now():
             transaction.on_commit(lambda: board.write(arena, [entry]))

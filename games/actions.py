@@ -204,12 +204,21 @@ def do_autoplay(game, seq: int) -> GameUpdate:
     return act(game, "autoplay", seq)
 
 
-def do_end_game(game, now, status: str = Game.Status.RESIGNED) -> bool:
+def do_end_game(game, now, status: str = Game.Status.RESIGNED, loaded=None) -> bool:
     """End an unfinished game where it stands (resigned: a race closed or given up, a daily
     attempt abandoned), with its final snapshot; False if it had already ended.
 
     Waits for a move being stored into the game (its row lock), so the move is either in the
-    record before the end or refused by its compare-and-set after it."""
+    record before the end or refused by its compare-and-set after it. `loaded`: the game as the
+    caller loaded it before taking its own locks (`load`, its log replayed): its snapshot is
+    stored if no move was stored since (the row still at its `seq`), else the game is loaded
+    again here."""
+    if loaded is not None:
+        ended = Game.objects.filter(pk=game.pk, status__in=UNFINISHED, seq=loaded.seq).update(
+            status=status, finished_at=now, state=loaded.engine.to_dict()
+        )
+        if ended:
+            return True
     snapshot = load(game).engine.to_dict()
     ended = Game.objects.filter(pk=game.pk, status__in=UNFINISHED).update(
         status=status, finished_at=now, state=snapshot

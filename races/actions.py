@@ -26,6 +26,7 @@ from games.actions import do_create_games, do_end_game
 from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
+from games.play import LiveGame, load
 from games.storage import BatchPart, register
 from races import events, lifecycle, play
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
@@ -333,8 +334,24 @@ def _start(race: Race) -> None:
 # ------------------------------------------------------------------ racing
 
 
+STILL = [RacerStatus.PLAYING, RacerStatus.STUCK, RacerStatus.WAITING]
+"""A racer's statuses while their game may still take a move."""
+
+
+def games_in_play(race: Race, player: Player | None = None) -> dict[int, LiveGame]:
+    """The race's games still played (the player's, if one is named), by id, each loaded with its
+    log replayed: read before the race's row is locked, so that the lock is not held while logs
+    are read and replayed; a game that took a move since is loaded again under it
+    (`do_end_game`)."""
+    racers = race.racers.select_related("game").filter(status__in=STILL, game__isnull=False)
+    if player is not None:
+        racers = racers.filter(player=player)
+    return {racer.game_id: load(racer.game) for racer in racers}
+
+
 def do_resign(race: Race, player: Player | None) -> None:
     """Give up: the racer's game ends, they rank by the cards they reached."""
+    loaded = games_in_play(race, player) if player is not None else {}
     with transaction.atomic():
         race = _locked(race)
         now = timezone.now()
@@ -344,7 +361,7 @@ def do_resign(race: Race, player: Player | None) -> None:
         )
         # The game ends first: a move in flight is then either stored before (and counted) or
         # refused by its compare-and-set, never lost between the two.
-        if not do_end_game(racer.game, now):
+        if not do_end_game(racer.game, now, loaded=loaded.get(racer.game_id)):
             raise RaceRuleError("already_finished", "you have already finished this race")
         racer.refresh_from_db()
         racer.status = RacerStatus.RESIGNED
@@ -393,8 +410,11 @@ def close_if_complete(race_pk: int) -> None:
 def do_close_if_due(race: Race) -> bool:
     """Close a race whose time is up (the scheduled check, and any late look at it).
 
-    Idempotent: whoever comes first closes it; True if this call did.
+    Idempotent: whoever comes first closes it; True if this call did. Every socket of the race
+    asks at its end, nearly at once: those that find it closed already do not queue on its lock.
     """
+    if phase_of(Race.objects.get(pk=race.pk)) != Phase.OVERTIME:
+        return False
     with transaction.atomic():
         race = _locked(race)
         if phase_of(race) != Phase.OVERTIME:
@@ -406,22 +426,22 @@ def do_close_if_due(race: Race) -> bool:
 def _close(race: Race, reason: str) -> None:
     now = timezone.now()
     end = min(now, race.ends_at)
-    still = [RacerStatus.PLAYING, RacerStatus.STUCK, RacerStatus.WAITING]
     # Every game still playing ends first (waiting for a batch that holds its row), so the
     # racers read below hold every move that was stored, and no later move can be.
-    for racer in race.racers.select_related("game").filter(status__in=still):
+    for racer in race.racers.select_related("game").filter(status__in=STILL):
         if racer.game is not None:
             do_end_game(racer.game, end)
-    for racer in race.racers.filter(status__in=still):
+    stopped = list(race.racers.filter(status__in=STILL))
+    for racer in stopped:
         racer.status = lifecycle.status_at_close(RacerStatus(racer.status))
         racer.done_ms = since_start_ms(race, end)
-        racer.save(update_fields=["status", "done_ms"])
+    Racer.objects.bulk_update(stopped, ["status", "done_ms"])
     racers = list(race.racers.all())
     order = standing_order(racers)
     places = {racer_id: place for place, racer_id in enumerate(order, 1)}
     for racer in racers:
         racer.place = places.get(racer.public_id)
-        racer.save(update_fields=["place"])
+    Racer.objects.bulk_update(racers, ["place"])
     rating_changes = apply_ratings(race, now) if race.rated and race.ranked else {}
     race.status = Race.Status.FINISHED
     race.finished_at = now

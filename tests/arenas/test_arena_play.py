@@ -18,6 +18,7 @@ from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
 from games.engine import Game as EngineGame
 from games.models import Player, WinnableDeal
 from games.rankstore import get_rank_store
+from races import actions as race_actions
 from races.models import Race, Racer, RatingChange
 from races.ratings import updates
 from tests.arenas.conftest import play_out
@@ -223,6 +224,21 @@ def test_a_race_end_gives_points_puts_them_on_the_board_and_frees_the_racers(are
     assert all(e.free_since is not None for e in entries)
     [again] = placement.place(arena.pk)  # placed again, with no click
     assert again.racers.count() == 3
+
+
+def test_a_race_s_points_are_written_in_one_statement_whatever_its_size(arena, here):
+    """The close holds the race's row and its racers' arena rows: their results and totals are
+    one insert and one update, not one of each a racer."""
+    players = [here(name) for name in ["Ann", "Bob", "Cat", "Dan", "Eve"]]
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=players[:2], resigners=players[:-1])
+    with CaptureQueriesContext(connection) as queries:
+        race_actions.do_resign(race, players[-1])  # the last: it closes the race
+    sql = [q["sql"] for q in queries]
+    assert len([s for s in sql if s.startswith('INSERT INTO "arenas_arenaresult"')]) == 1
+    assert len([s for s in sql if s.startswith('UPDATE "arenas_arenaplayer"')]) == 1
+    assert ArenaResult.objects.filter(race=race).count() == 5
+    assert sorted(ArenaPlayer.objects.values_list("races", flat=True)) == [1] * 5
 
 
 def test_a_result_fair_play_withholds_gives_no_points_and_stays_so_on_a_recount(

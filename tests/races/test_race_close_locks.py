@@ -1,0 +1,80 @@
+"""A resignation and a race's close hold the race's row no longer than they must (in an arena of
+a thousand players they queue on it): the resigning racer's log is read and replayed before the
+lock, a close someone else has made is not queued for, and the close writes its racers in one
+statement each way, whatever their number."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from games import actions as game_actions
+from games.actions import get_game_update
+from games.play import load
+from races import actions
+from races import play as race_play
+from races.models import Race
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
+
+
+def first_move(race: Race, player) -> str:
+    return get_game_update(race.racers.get(player=player).game).legal[0]
+
+
+def test_a_resignation_replays_the_racer_s_log_before_it_locks_the_race(running_race, monkeypatch):
+    race, ann = running_race.race, running_race.ann
+    race_play.do_race_move(race, ann.player, first_move(race, ann.player), 0)
+    order = []
+    loaded, locked = actions.load, actions._locked
+    monkeypatch.setattr(actions, "load", lambda game: order.append("load") or loaded(game))
+    monkeypatch.setattr(actions, "_locked", lambda race: order.append("lock") or locked(race))
+    monkeypatch.setattr(game_actions, "load", lambda game: order.append("load again") or load(game))
+    actions.do_resign(race, ann.player)
+    assert order == ["load", "lock"]
+
+
+def test_a_move_stored_between_the_load_and_the_resignation_is_in_the_game_s_last_state(
+    running_race, monkeypatch
+):
+    """Another tab's move lands after the resignation loaded the game: the game is loaded again
+    under the lock, and its final state has the move."""
+    race, ann = running_race.race, running_race.ann
+    before = actions.games_in_play(race, ann.player)
+    race_play.do_race_move(race, ann.player, first_move(race, ann.player), 0)
+    monkeypatch.setattr(actions, "games_in_play", lambda race, player=None: before)
+    actions.do_resign(race, ann.player)
+    game = race.racers.get(player=ann.player).game
+    assert game.state == load(game).engine.to_dict()
+    assert game.state != next(iter(before.values())).engine.to_dict()
+    assert game.move_count == 1
+
+
+def test_a_race_closed_already_is_not_locked_by_the_sockets_that_ask_after(
+    running_race, monkeypatch
+):
+    race = running_race.race
+    Race.objects.filter(pk=race.pk).update(ends_at=timezone.now())
+    assert actions.do_close_if_due(race)
+    locks = []
+    locked = actions._locked
+    monkeypatch.setattr(actions, "_locked", lambda race: locks.append(race) or locked(race))
+    assert not actions.do_close_if_due(race)
+    assert locks == []
+
+
+def test_a_close_writes_its_racers_in_one_statement_for_their_ends_and_one_for_their_places(
+    make_client, make_race
+):
+    host = make_client("Ann")
+    race = make_race(host, time_limit_s=300, max_players=8)
+    for name in ["Bob", "Cat", "Dan", "Eve", "Fay"]:
+        actions.do_join_race(race, make_client(name).player)
+    actions.do_start_race(race, host.player)
+    Race.objects.filter(pk=race.pk).update(ends_at=timezone.now())
+    with CaptureQueriesContext(connection) as queries:
+        assert actions.do_close_if_due(race)
+    writes = [q["sql"] for q in queries if q["sql"].startswith('UPDATE "races_racer"')]
+    assert len(writes) == 2
+    assert sorted(race.racers.values_list("place", flat=True)) == [1, 2, 3, 4, 5, 6]
+    assert set(race.racers.values_list("status", flat=True)) == {"out_of_time"}
