@@ -177,7 +177,15 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # One channel an event loop hears every group of its sockets on (games/groups.py): a burst
+    # of announcements handed to the loop before its reader runs must fit (Channels' default
+    # capacity, 100 a channel, dropped the rest).
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": 10_000},
+        }
+    }
 
 # Django's cache (replays' losing-move answers, seconds of solver time each) is shared by every
 # process through Redis when there is one; otherwise each process keeps its own.

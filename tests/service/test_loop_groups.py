@@ -6,7 +6,7 @@ import asyncio
 import pytest
 from channels.layers import get_channel_layer
 
-from games.groups import GROUPS, Groups, group_send
+from games.groups import GROUPS, Groups, group_send, group_send_nowait
 from tests.support import slow_group_discard
 
 
@@ -119,3 +119,21 @@ async def test_one_listener_s_fault_costs_the_others_nothing():
     await group_send("race.F", {"type": "race.events", "n": 5})
     await settle(ann)
     assert [m["n"] for m in ann.heard] == [5]
+
+
+async def test_a_burst_handed_to_the_loop_at_once_reaches_every_listener():
+    """A thousand announcements handed to the loop before its reader runs (a move batch's, the
+    actions' from their threads) all reach their listeners: the loop's one channel holds what
+    a channel a socket held before (the in-memory layer's capacity is set for it)."""
+    groups = GROUPS.get()
+    listeners = [Listener() for _ in range(50)]
+    for i, listener in enumerate(listeners):
+        await groups.add(f"race.burst{i}", listener)
+    for n in range(20):
+        for i in range(len(listeners)):
+            group_send_nowait(f"race.burst{i}", {"type": "race.events", "n": n})
+    for _ in range(300):
+        if all(len(listener.heard) == 20 for listener in listeners):
+            break
+        await asyncio.sleep(0.01)
+    assert [len(listener.heard) for listener in listeners] == [20] * 50
