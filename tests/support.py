@@ -30,10 +30,14 @@ def log_in_as_guest(client, player: Player) -> None:
 class RecordingCommunicator(WebsocketCommunicator):
     """A WebsocketCommunicator that keeps every frame the server sent, for leak checks.
 
-    It waits longer than Channels' defaults (1 s for the accept, 1 s for a frame): on a loaded
-    machine (a whole run beside others, load 14) a consumer's accept, which reads the session
-    on the database thread, took over a second. A frame that comes is taken at once; only a
-    test that fails waits the whole bound."""
+    It waits longer than Channels' defaults (1 s for the accept, 1 s for a frame, 1 s for the
+    consumer to end after a disconnect): on a loaded machine (a whole run beside others, load
+    14) a consumer's accept, which reads the session on the database thread, took over a
+    second. A frame that comes is taken at once, a consumer that ends is done; only a test that
+    fails waits the whole bound. A consumer cancelled mid-disconnect leaves its database call
+    running on the database thread, where the test's flush met it: "database table is locked"
+    in the teardown of tests/arenas/test_arena_socket.py at load 10, and the next test of the
+    worker found the rows the flush had not removed."""
 
     def __init__(self, *args, log: list, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -41,6 +45,9 @@ class RecordingCommunicator(WebsocketCommunicator):
 
     async def connect(self, timeout: float = 10):
         return await super().connect(timeout)
+
+    async def disconnect(self, code: int = 1000, timeout: float = 10) -> None:
+        await super().disconnect(code, timeout)
 
     async def receive_from(self, timeout: float = 10) -> str:
         text = await super().receive_from(timeout)
