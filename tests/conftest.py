@@ -68,6 +68,41 @@ LIVE_FIXTURES = {"live_url", "server_pair", "postgres_pair"}
 # worker's session (`seeded_site`, tests/seeded_site.py) starts: their tests go to one worker
 # (pytest-xdist's loadgroup), which starts the server once instead of each worker its own.
 ONE_WORKER_FIXTURES = {"screens", "seeded_site"}
+# Tests that spend most of their wall clock waiting, on the clock of what they test: the fault
+# drills (a fault mid-load, then ping timeouts and restarts), the bots (at their own pace), kills
+# mid-race and load runs of a fixed length. Each lane is one xdist group, its tests one after
+# another on one worker, so that two workers wait while the other two keep the two cores busy.
+# Spread over every worker as single tests (long ones first), they had all four waiting at once
+# early in the run: the cores 40-75% idle for a minute. The lanes are about even (150-165 s of
+# the tests' durations in a whole run at load 10, the figures after each name) and well under
+# the run's length; a module named here without a test is all in that lane. A module whose
+# tests must share a worker for its own fixture (the bots' server) names its lane in its own
+# `xdist_group` mark, since pytest-xdist joins every group name an item has into one.
+WAITING_LANES = {
+    "tests/faults/test_fault_drills.py::test_a_postgres_restart_mid_race_costs_no_move": (
+        "waiting_a"  # 35-38 s
+    ),
+    "tests/faults/test_fault_drills.py::"
+    "test_an_arena_goes_on_and_keeps_every_point_when_redis_restarts_empty": "waiting_a",  # 28-30
+    "tests/faults/test_fault_drills.py::test_a_vanished_client_is_dropped_and_its_seat_kept": (
+        "waiting_a"  # 21
+    ),
+    "tests/faults/test_fault_drills.py::"
+    "test_a_killed_server_s_racers_resume_on_the_other_with_nothing_lost": "waiting_a",  # 18-20
+    "tests/faults/test_quick_race_kill.py": "waiting_a",  # 21-31
+    "tests/faults/test_loadtest_smoke.py": "waiting_a",  # 17 (two tests)
+    "tests/faults/test_rating_close_kill.py": "waiting_a",  # 6
+    "tests/faults/test_practice_load_smoke.py": "waiting_a",  # 5
+    "tests/fairplay/test_bots_live.py": "waiting_b",  # 77-82 (six tests)
+    "tests/faults/test_fault_drills.py::"
+    "test_a_killed_server_behind_the_proxy_hands_its_racers_to_the_other": "waiting_b",  # 22-27
+    "tests/faults/test_fault_drills.py::test_a_reader_that_never_reads_does_not_grow_the_server": (
+        "waiting_b"  # 21-24
+    ),
+    "tests/faults/test_fault_drills.py::test_races_go_on_when_redis_restarts_empty": (
+        "waiting_b"  # 18-19
+    ),
+}
 REDIS_DATABASES = 16
 
 
@@ -150,6 +185,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.live)
         for name in sorted(fixtures & ONE_WORKER_FIXTURES):
             item.add_marker(pytest.mark.xdist_group(name))
+        module, _, name = item.nodeid.partition("::")
+        lane = WAITING_LANES.get(f"{module}::{name.split('[')[0]}") or WAITING_LANES.get(module)
+        if lane is not None:
+            item.add_marker(pytest.mark.xdist_group(lane))
     result = yield
 
     def rank(item) -> int:

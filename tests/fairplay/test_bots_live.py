@@ -24,7 +24,9 @@ from scripts import bots
 from scripts.client import Browser, query
 from tests.live import live_server_process
 
-pytestmark = [pytest.mark.slow, pytest.mark.live, pytest.mark.xdist_group("fairplay_bots")]
+# One worker for every test (the module's server and games); the lane of tests that wait
+# (WAITING_LANES in tests/conftest.py), whose other tests run on that worker before or after.
+pytestmark = [pytest.mark.slow, pytest.mark.live, pytest.mark.xdist_group("waiting_b")]
 
 ASSESSMENT_TIMEOUT_S = 120
 
