@@ -318,6 +318,8 @@ class RaceRelay:
 
     def tick(self) -> None:
         self.timer = None
+        if not self.sockets and self.relays.races.get(self.race.pk) is self:
+            del self.relays.races[self.race.pk]  # its last socket left while the tick was due
         own = [live_racer(r) for r in self.marked.values() if r.status not in DONE]
         folded = list(self.folded.values())
         self.marked, self.folded = {}, {}
@@ -341,9 +343,6 @@ class RaceRelay:
                 if figures["id"] not in own_ids
             ]
             text = orjson.dumps(live_progress_frame(own, at_ms, now)).decode()
-        else:
-            if self.relays.races.get(self.race.pk) is self:  # its last socket left meanwhile
-                del self.relays.races[self.race.pk]
         loop.create_task(self.send(text, list(self.sockets), part))
 
     async def send(self, text: str | None, sockets: list, part: dict | None) -> None:

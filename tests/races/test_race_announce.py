@@ -5,6 +5,7 @@ on this server process or another. A finish is a numbered event, stored with the
 it."""
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 
@@ -210,6 +211,31 @@ async def test_a_socket_that_comes_and_goes_while_the_last_one_leaves_leaves_no_
     await asyncio.sleep(0.05)
     assert race.pk not in relays.races
     assert race_play.live_group(race) not in GROUPS.get().members
+
+
+async def test_a_relay_whose_last_tick_has_only_finished_racers_goes_with_its_last_socket(
+    settings,
+):
+    """The last socket leaves while a tick is due, and the only racer that tick had marked has
+    finished since (a finish is an event, not live progress): the tick sends nothing, and the
+    relay is gone all the same, not left behind with no socket and no timer."""
+    settings.RACE_PROGRESS_TICK_MS = 1000
+    relays = race_play.Relays()
+    race = Race(pk=10**6, code="DONE01")
+    socket = object()
+    relay = await relays.join(race, socket)
+    racer = SimpleNamespace(pk=1, public_id="r1", cards=0, cards_at_ms=0, moves=1)
+    racer.status = "playing"
+    seat = SimpleNamespace(race=race, starts_ms=0, racer=racer)
+    relay.mark(seat)
+    await asyncio.sleep(0.05)  # the first tick of a while goes at once
+    relay.mark(seat)  # the next is due a tick later
+    racer.status = "won"
+    relays.leave(race, socket)
+    assert relay.timer is not None and race.pk in relays.races
+    relay.timer.cancel()
+    relay.tick()
+    assert race.pk not in relays.races
 
 
 async def test_a_socket_closed_during_a_tick_costs_the_others_nothing():
