@@ -338,20 +338,21 @@ STILL = [RacerStatus.PLAYING, RacerStatus.STUCK, RacerStatus.WAITING]
 """A racer's statuses while their game may still take a move."""
 
 
-def games_in_play(race: Race, player: Player | None = None) -> dict[int, LiveGame]:
-    """The race's games still played (the player's, if one is named), by id, each loaded with its
-    log replayed: read before the race's row is locked, so that the lock is not held while logs
-    are read and replayed; a game that took a move since is loaded again under it
-    (`do_end_game`)."""
-    racers = race.racers.select_related("game").filter(status__in=STILL, game__isnull=False)
-    if player is not None:
-        racers = racers.filter(player=player)
-    return {racer.game_id: load(racer.game) for racer in racers}
+def game_in_play(race: Race, player: Player | None) -> LiveGame | None:
+    """The player's game in the race if it is still played, loaded with its log replayed: read
+    before the race's row is locked, so that the lock is not held while the log is read and
+    replayed; a game that took a move since is loaded again under it (`do_end_game`)."""
+    racer = (
+        race.racers.select_related("game")
+        .filter(player=player, status__in=STILL, game__isnull=False)
+        .first()
+    )
+    return None if racer is None else load(racer.game)
 
 
 def do_resign(race: Race, player: Player | None) -> None:
     """Give up: the racer's game ends, they rank by the cards they reached."""
-    loaded = games_in_play(race, player) if player is not None else {}
+    loaded = game_in_play(race, player)
     with transaction.atomic():
         race = _locked(race)
         now = timezone.now()
@@ -361,7 +362,7 @@ def do_resign(race: Race, player: Player | None) -> None:
         )
         # The game ends first: a move in flight is then either stored before (and counted) or
         # refused by its compare-and-set, never lost between the two.
-        if not do_end_game(racer.game, now, loaded=loaded.get(racer.game_id)):
+        if not do_end_game(racer.game, now, loaded=loaded):
             raise RaceRuleError("already_finished", "you have already finished this race")
         racer.refresh_from_db()
         racer.status = RacerStatus.RESIGNED
