@@ -26,7 +26,7 @@ from games.actions import do_create_games, do_end_game
 from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
-from games.play import LiveGame, load
+from games.play import load
 from games.storage import BatchPart, register
 from races import events, lifecycle, play
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
@@ -338,33 +338,29 @@ STILL = [RacerStatus.PLAYING, RacerStatus.STUCK, RacerStatus.WAITING]
 """A racer's statuses while their game may still take a move."""
 
 
-def game_in_play(race: Race, player: Player | None) -> LiveGame | None:
-    """The player's game in the race if it is still played, loaded with its log replayed: read
-    before the race's row is locked, so that the lock is not held while the log is read and
-    replayed; a game that took a move since is loaded again under it (`do_end_game`)."""
-    racer = (
-        race.racers.select_related("game")
-        .filter(player=player, status__in=STILL, game__isnull=False)
-        .first()
-    )
-    return None if racer is None else load(racer.game)
-
-
 def do_resign(race: Race, player: Player | None) -> None:
-    """Give up: the racer's game ends, they rank by the cards they reached."""
-    loaded = game_in_play(race, player)
+    """Give up: the racer's game ends, they rank by the cards they reached.
+
+    The game ends first, in a transaction of its own and without the race's row: it waits for
+    a move being stored into the game (the game's row lock), and the race's other racers'
+    resignations, finishes and close are not held up behind that wait (in an arena, a race's
+    racers give up within the same second). A move in flight is then either stored before the
+    end (and counted) or refused by its compare-and-set, never lost between the two. Then,
+    under the race's row, the racer's status, the numbered `progress` event and the close if
+    they were the last one still racing."""
+    now = timezone.now()
+    racer = racer_of(race, player)
+    lifecycle.check_play(
+        phase_of(Race.objects.get(pk=race.pk), now),
+        None if racer is None else RacerStatus(racer.status),
+    )
+    if racer.game is None or not do_end_game(racer.game, now, loaded=load(racer.game)):
+        raise RaceRuleError("already_finished", "you have already finished this race")
     with transaction.atomic():
         race = _locked(race)
-        now = timezone.now()
-        racer = racer_of(race, player)
-        lifecycle.check_play(
-            phase_of(race, now), None if racer is None else RacerStatus(racer.status)
-        )
-        # The game ends first: a move in flight is then either stored before (and counted) or
-        # refused by its compare-and-set, never lost between the two.
-        if not do_end_game(racer.game, now, loaded=loaded):
-            raise RaceRuleError("already_finished", "you have already finished this race")
-        racer.refresh_from_db()
+        racer = race.racers.filter(pk=racer.pk, status__in=STILL).first()
+        if racer is None:  # the race closed since the game ended: its close ranked the racer
+            return
         racer.status = RacerStatus.RESIGNED
         racer.done_ms = since_start_ms(race, now)
         racer.save(update_fields=["status", "done_ms"])

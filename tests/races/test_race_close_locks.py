@@ -1,18 +1,22 @@
 """A resignation and a race's close hold the race's row no longer than they must (in an arena of
-a thousand players they queue on it): the resigning racer's log is read and replayed before the
-lock, a close someone else has made is not queued for, and the close writes its racers in one
+a thousand players they queue on it): the resigning racer's game ends before the race's row is
+locked, a close someone else has made is not queued for, and the close writes its racers in one
 statement each way, whatever their number."""
 
+import threading
+
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import actions as game_actions
 from games.actions import get_game_update
+from games.models import Game
 from games.play import load
 from races import actions
 from races import play as race_play
+from races.lifecycle import RacerStatus
 from races.models import Race
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
@@ -22,32 +26,83 @@ def first_move(race: Race, player) -> str:
     return get_game_update(race.racers.get(player=player).game).legal[0]
 
 
-def test_a_resignation_replays_the_racer_s_log_before_it_locks_the_race(running_race, monkeypatch):
+def test_a_resignation_ends_the_game_before_it_locks_the_race(running_race, monkeypatch):
     race, ann = running_race.race, running_race.ann
     race_play.do_race_move(race, ann.player, first_move(race, ann.player), 0)
     order = []
-    loaded, locked = actions.load, actions._locked
+    loaded, ended, locked = actions.load, actions.do_end_game, actions._locked
     monkeypatch.setattr(actions, "load", lambda game: order.append("load") or loaded(game))
+    monkeypatch.setattr(
+        actions, "do_end_game", lambda *a, **kw: order.append("end") or ended(*a, **kw)
+    )
     monkeypatch.setattr(actions, "_locked", lambda race: order.append("lock") or locked(race))
     monkeypatch.setattr(game_actions, "load", lambda game: order.append("load again") or load(game))
     actions.do_resign(race, ann.player)
-    assert order == ["load", "lock"]
+    assert order == ["load", "end", "lock"]
+    assert race.racers.get(player=ann.player).status == RacerStatus.RESIGNED
 
 
 def test_a_move_stored_between_the_load_and_the_resignation_is_in_the_game_s_last_state(
     running_race, monkeypatch
 ):
     """Another tab's move lands after the resignation loaded the game: the game is loaded again
-    under the lock, and its final state has the move."""
+    when it ends, and its final state has the move."""
     race, ann = running_race.race, running_race.ann
-    before = actions.game_in_play(race, ann.player)
+    before = load(race.racers.get(player=ann.player).game)
     race_play.do_race_move(race, ann.player, first_move(race, ann.player), 0)
-    monkeypatch.setattr(actions, "game_in_play", lambda race, player: before)
+    monkeypatch.setattr(actions, "load", lambda game: before)
     actions.do_resign(race, ann.player)
     game = race.racers.get(player=ann.player).game
     assert game.state == load(game).engine.to_dict()
     assert game.state != before.engine.to_dict()
     assert game.move_count == 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    connection.vendor == "sqlite", reason="SQLite has no row locks: this runs on PostgreSQL"
+)
+def test_a_resignation_waiting_for_its_game_leaves_the_race_free(running_race):
+    """A move batch holds the racer's game row: the resignation waits for it without the race's
+    row, which the race's other racers (their resignations, a finish, the close) can take."""
+    race, ann = running_race.race, running_race.ann
+    game = race.racers.get(player=ann.player).game
+    errors = []
+
+    def resign() -> None:
+        try:
+            actions.do_resign(race, ann.player)
+        except Exception as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    with transaction.atomic():
+        Game.objects.select_for_update().get(pk=game.pk)  # the batch's hold
+        resigning = threading.Thread(target=resign)
+        resigning.start()
+        resigning.join(1.0)
+        assert resigning.is_alive(), "the resignation waits for the game's row"
+        free = threading.Event()
+
+        def lock_race() -> None:
+            try:
+                with transaction.atomic():
+                    Race.objects.select_for_update(nowait=True).get(pk=race.pk)
+                    free.set()
+            except OperationalError:
+                pass
+            finally:
+                connection.close()
+
+        other = threading.Thread(target=lock_race)
+        other.start()
+        other.join(10)
+        assert free.is_set(), "the race's row was held while the resignation waited"
+    resigning.join(10)
+    assert not errors
+    assert race.racers.get(player=ann.player).status == RacerStatus.RESIGNED
+    assert Game.objects.get(pk=game.pk).status == Game.Status.RESIGNED
 
 
 def test_a_race_closed_already_is_not_locked_by_the_sockets_that_ask_after(
