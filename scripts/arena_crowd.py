@@ -6,7 +6,8 @@ guest browser without a browser (scripts/client.py's `Browser`): it loads the ar
 presses Join, and opens /ws/arena/<id>/ as the page does. When the server places it, the
 `placed` frame names its race: it closes the arena's socket (the page leaves), opens the race's
 socket, plays random legal moves of its own board at a set pace (scripts/loadtest.py's `Racer`:
-it never sees a hidden card) for `--race-s` seconds, resigns, and when the race's `finished`
+it never sees a hidden card) for `--race-s` seconds, resigns (once the race's own clock is up,
+a page takes no move and has nothing to resign: the racer stops), and when the race's `finished`
 event comes it opens the arena's socket again, where it is placed again. At the end everyone
 resigns and stops.
 
@@ -159,7 +160,8 @@ class Crowd:
             return None
 
     async def race(self, player: ArenaPlayer, url: str) -> None:
-        """One race: play at the pace for `--race-s`, resign, wait for its end."""
+        """One race: play at the pace for `--race-s` (no longer than the race's clock), resign,
+        wait for its end."""
         code = url.rstrip("/").rsplit("/", 1)[1]
         player.races.append(code)
         racer = self.racer_class(player.index, [player.base], self.stats, self.args, _NoBar())
@@ -177,7 +179,8 @@ class Crowd:
             await self.asking(racer, racer.board_ready)
             until = min(time.perf_counter() + self.race_seconds(), self.stop_at)
             await racer.play(until)
-            await racer.resign()
+            if not racer.out_of_time():  # once time is up the close ends everyone's game
+                await racer.resign()
             await self.asking(racer, racer.finished)
         finally:
             await racer.close()

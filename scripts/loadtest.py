@@ -173,6 +173,8 @@ class Racer:
         self.retire = asyncio.Event()  # set it to make the racer resign after its move in flight
         self.frames = 0  # frames this racer received
         self.progress_events = 0
+        self.ends_at_ms: int | None = None  # the race's end by its clock (epoch ms), if it has one
+        self.over = False  # the server said the race is over: a page sends no more moves
 
     # -- the socket
 
@@ -237,6 +239,7 @@ class Racer:
         kind = frame.get("type")
         if kind == "snapshot":
             self.racer_id = frame["you"]["racer"]
+            self.ends_at_ms = frame["race"].get("ends_at")
             self.snapshot_seen.set()
         elif kind == "ack":
             self.on_ack(frame)
@@ -248,6 +251,7 @@ class Racer:
                 self.retry_later(self.pending, frame.get("retry_ms", 1000))
                 return
             self.stats.error(frame.get("code", "?"))
+            self.over = self.over or frame.get("code") == "race_over"
             # A refused move settles it; a stale seq does not (the board follows).
             if about_move and frame.get("code") != "stale_seq":
                 self.pending = None
@@ -336,7 +340,9 @@ class Racer:
         period = 1.0 / self.args.pace
         await asyncio.sleep(self.rng.random() * period)
         next_at = time.perf_counter()
-        while time.perf_counter() < until and not (self.finished.is_set() or self.retire.is_set()):
+        while time.perf_counter() < until and not (
+            self.finished.is_set() or self.retire.is_set() or self.out_of_time()
+        ):
             move = self.choose()
             if move is None:
                 break
@@ -361,6 +367,11 @@ class Racer:
                 next_at = time.perf_counter()  # far behind: do not burst to catch up
         if self.retire.is_set():
             await self.resign()
+
+    def out_of_time(self) -> bool:
+        """Past the race's end by its clock (the snapshot's `ends_at`), or told so: a race page
+        takes no move then (race.js), so neither does the racer."""
+        return self.over or (self.ends_at_ms is not None and time.time() * 1000 >= self.ends_at_ms)
 
     async def wait_settled(self) -> bool:
         """Wait for the move in flight to settle; False after ACK_TIMEOUT_S without an answer

@@ -1,5 +1,5 @@
-"""The load generator's pieces without a server: a racer honouring `unavailable`, and the /proc
-readings behind the server CPU per move."""
+"""The load generator's pieces without a server: a racer honouring `unavailable`, a racer that
+stops when its race's time is up, and the /proc readings behind the server CPU per move."""
 
 from __future__ import annotations
 
@@ -49,6 +49,50 @@ def test_an_unavailable_move_is_sent_again_and_counts_from_its_first_send():
     assert not racer.stats.errors
     assert racer.stats.acked == 1 and racer.log == ["t3-f0"]
     assert racer.stats.latencies_ms[0] >= 500
+
+
+def playing(racer: Racer, seconds: float) -> None:
+    """The racer plays for `seconds` on a board with one legal move, every move acknowledged."""
+    racer.args = SimpleNamespace(rng_seed=1, pace=100)
+    racer.board = {"seq": 0, "legal": ["t1-f0"]}
+    racer.choose = lambda: "t1-f0"
+    send = racer.send
+
+    async def answered(frame: dict) -> None:
+        await send(frame)
+        racer.on_frame({"type": "ack", "seq": frame["seq"] + 1, "played": [frame["move"]]})
+
+    racer.send = answered
+    asyncio.run(racer.play(time.perf_counter() + seconds))
+
+
+def test_a_racer_sends_no_move_once_its_race_s_clock_is_up():
+    """As the race page does: past the snapshot's `ends_at`, the board takes no move."""
+    racer, sent = racer_with_outbox()
+    racer.on_frame(
+        {"type": "snapshot", "you": {"racer": "r1"}, "race": {"ends_at": time.time() * 1000 - 1}}
+    )
+    playing(racer, 0.2)
+    assert sent == []
+
+
+def test_a_racer_told_the_race_is_over_sends_no_more_moves():
+    racer, sent = racer_with_outbox()
+    racer.on_frame({"type": "snapshot", "you": {"racer": "r1"}, "race": {"ends_at": None}})
+    racer.on_frame({"type": "error", "code": "race_over", "ref": "move"})
+    playing(racer, 0.2)
+    assert sent == []
+    assert racer.stats.errors == {"race_over": 1}
+
+
+def test_a_racer_plays_on_while_its_race_runs():
+    """The two tests above against a race that still runs: the same racer sends its moves."""
+    racer, sent = racer_with_outbox()
+    racer.on_frame(
+        {"type": "snapshot", "you": {"racer": "r1"}, "race": {"ends_at": time.time() * 1000 + 9e6}}
+    )
+    playing(racer, 0.2)
+    assert sent and sent[0] == {"type": "move", "move": "t1-f0", "seq": 0}
 
 
 def test_an_unavailable_answer_to_a_settled_move_sends_nothing():
