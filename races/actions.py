@@ -347,20 +347,24 @@ def do_resign(race: Race, player: Player | None) -> None:
     racers give up within the same second). A move in flight is then either stored before the
     end (and counted) or refused by its compare-and-set, never lost between the two. Then,
     under the race's row, the racer's status, the numbered `progress` event and the close if
-    they were the last one still racing."""
+    they were the last one still racing. A resignation whose second part never committed (its
+    server killed between the two) is finished by the next one: the game has ended resigned,
+    the racer is still racing."""
     now = timezone.now()
     racer = racer_of(race, player)
     lifecycle.check_play(
         phase_of(Race.objects.get(pk=race.pk), now),
         None if racer is None else RacerStatus(racer.status),
     )
-    if racer.game is None or not do_end_game(racer.game, now, loaded=load(racer.game)):
-        raise RaceRuleError("already_finished", "you have already finished this race")
+    ended = racer.game is not None and do_end_game(racer.game, now, loaded=load(racer.game))
     with transaction.atomic():
         race = _locked(race)
-        racer = race.racers.filter(pk=racer.pk, status__in=STILL).first()
-        if racer is None:  # the race closed since the game ended: its close ranked the racer
+        racer = race.racers.select_related("game").filter(pk=racer.pk, status__in=STILL).first()
+        if racer is None and ended:  # the race closed since the game ended: the close ranked them
             return
+        lost_half = racer is not None and racer.game and racer.game.status == Game.Status.RESIGNED
+        if racer is None or not (ended or lost_half):
+            raise RaceRuleError("already_finished", "you have already finished this race")
         racer.status = RacerStatus.RESIGNED
         racer.done_ms = since_start_ms(race, now)
         racer.save(update_fields=["status", "done_ms"])

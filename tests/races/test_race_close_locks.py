@@ -58,6 +58,23 @@ def test_a_move_stored_between_the_load_and_the_resignation_is_in_the_game_s_las
     assert game.move_count == 1
 
 
+def test_a_resignation_whose_server_died_after_the_game_ended_is_finished_by_the_next(
+    running_race,
+):
+    """The first part committed (the game ended resigned), the second never did (the racer is
+    still racing): resigning again marks the racer and, the last one, closes the race."""
+    race, ann, bob = running_race.race, running_race.ann, running_race.bob
+    actions.do_resign(race, ann.player)
+    game = race.racers.get(player=bob.player).game
+    assert game_actions.do_end_game(game, timezone.now())  # the part that committed
+    actions.do_resign(race, bob.player)
+    assert race.racers.get(player=bob.player).status == RacerStatus.RESIGNED
+    assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
+    with pytest.raises(actions.RaceRuleError) as refused:
+        actions.do_resign(race, bob.player)
+    assert refused.value.code in ("already_finished", "race_over")
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(
     connection.vendor == "sqlite", reason="SQLite has no row locks: this runs on PostgreSQL"
