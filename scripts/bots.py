@@ -235,9 +235,15 @@ def simulated_human_record(rng: random.Random, who: Person | None = None) -> Rec
 # ------------------------------------------------------------------ choosing moves
 
 
-def solver_line(view: dict, max_seconds: float = 5.0) -> list[str]:
+SOLVER_NODES = 100_000
+"""The bot's search budget in positions, as the daily's proof of its deal (daily/dealpick.py's
+Penguin budget): a count, not a time, so that a bot on a busy machine finds the line it finds on
+an idle one (5 s of wall clock, under a whole test run, ended searches with no answer)."""
+
+
+def solver_line(view: dict, max_nodes: int = SOLVER_NODES) -> list[str]:
     """The solver's winning line from a position every card of which is in `view` (Penguin)."""
-    result = solve(Game.from_dict(view).to_dict(), max_seconds=max_seconds)
+    result = solve(Game.from_dict(view).to_dict(), max_nodes=max_nodes, max_seconds=None)
     if result.verdict != Verdict.WON:
         raise RuntimeError(f"the solver found no win ({result.verdict})")
     return list(result.moves)
