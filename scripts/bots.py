@@ -46,6 +46,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from daily.dealpick import budget as daily_budget
 from fairplay.rules import Record
 from games.engine import Game
 from games.solver import Verdict, solve
@@ -235,9 +236,9 @@ def simulated_human_record(rng: random.Random, who: Person | None = None) -> Rec
 # ------------------------------------------------------------------ choosing moves
 
 
-SOLVER_NODES = 100_000
-"""The bot's search budget in positions, as the daily's proof of its deal (daily/dealpick.py's
-Penguin budget): a count, not a time, so that a bot on a busy machine finds the line it finds on
+SOLVER_NODES = daily_budget("penguin")[1]
+"""The bot's search budget in positions, the one the daily's proof of its Penguin deal has: a
+count, not a time, so that a bot on a busy machine finds the line it finds on
 an idle one (5 s of wall clock, under a whole test run, ended searches with no answer)."""
 
 
