@@ -76,11 +76,14 @@ def free_port() -> int:
 
 
 def server_env(database_url: str = "", redis_url: str = "", **extra: str) -> dict[str, str]:
-    """The environment a Daphne of the project reads its settings from (production-like)."""
+    """The environment a Daphne of the project reads its settings from (production-like). Its
+    settings module is the caller's own where it has one (under pytest the tests' settings,
+    solitaire_site/test_settings.py), else the project's."""
     env = dict(os.environ)
+    settings_module = env.get("DJANGO_SETTINGS_MODULE") or "solitaire_site.settings"
     env.update(
         {
-            "DJANGO_SETTINGS_MODULE": "solitaire_site.settings",
+            "DJANGO_SETTINGS_MODULE": settings_module,
             "DEBUG": "0",
             "SECRET_KEY": env.get("SECRET_KEY") or "load-and-drill-key-not-for-production",
             "ALLOWED_HOSTS": "127.0.0.1,localhost",

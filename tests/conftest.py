@@ -269,10 +269,9 @@ def password() -> str:
 
 
 @pytest.fixture
-def user(db, settings):
-    """An account with `password`, hashed with MD5 (as Django's testing docs advise): the real
-    hasher's million rounds cost half a second of CPU a hash."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def user(db):
+    """An account with `password` (hashed with MD5, as every password of the tests:
+    solitaire_site/test_settings.py)."""
     return get_user_model().objects.create_user(username="bob", password=PASSWORD)
 
 

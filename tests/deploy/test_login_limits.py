@@ -21,12 +21,6 @@ pytestmark = pytest.mark.django_db
 LOCKED = "Too many failed log-ins for this account or from your address"
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    """The limit counts attempts whatever the hasher; a fast one keeps 50 log-ins cheap."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def login(client, username: str, password: str, address: str = "203.0.113.7"):
     return client.post(
         reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address
