@@ -194,8 +194,9 @@ class Crowd:
     async def asking(self, racer, event: asyncio.Event) -> None:
         """Wait for the board (at the start) or the race's end; after a silence (no frame at
         all for `SILENCE_S`), ask with `sync` (the channel layer may have lost the event, as a
-        Redis restart does: a page asks again when it reconnects). A race whose others still
-        play sends their progress: no reason to ask."""
+        Redis restart does: a page asks again when it reconnects), as a page asks: for the
+        events after the newest it holds (`Racer.sync_frame`), not for a whole snapshot. A
+        race whose others still play sends their progress: no reason to ask."""
         deadline = time.perf_counter() + FINISH_TIMEOUT_S
         heard = racer.frames
         while not event.is_set():
@@ -207,7 +208,7 @@ class Crowd:
                 if racer.frames == heard:
                     self.syncs += 1
                     with contextlib.suppress(websockets.ConnectionClosed):
-                        await racer.send({"type": "sync"})
+                        await racer.send(racer.sync_frame())
                 heard = racer.frames
 
     async def play(self, player: ArenaPlayer, pool) -> None:

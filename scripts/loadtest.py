@@ -61,6 +61,8 @@ MAX_RACERS_PER_RACE = 8
 TIME_LIMIT_CHOICES = (60, 180, 300, 600, 900, 1800, 3600)
 ACK_TIMEOUT_S = 15.0
 BOARD_TIMEOUT_S = 15.0
+NUMBERED_PROGRESS = '{"type":"progress","event":'
+"""How a numbered `progress` event begins (a resignation's; the live ticks are not numbered)."""
 """How long after the start a racer waits for its board before asking with `sync`."""
 MAX_RACERS = 5000
 MAX_DURATION_S = 900
@@ -173,6 +175,7 @@ class Racer:
         self.retire = asyncio.Event()  # set it to make the racer resign after its move in flight
         self.frames = 0  # frames this racer received
         self.progress_events = 0
+        self.event: int | None = None  # the newest numbered race event heard (a page's model.event)
         self.ends_at_ms: int | None = None  # the race's end by its clock (epoch ms), if it has one
         self.over = False  # the server said the race is over: a page sends no more moves
 
@@ -212,15 +215,7 @@ class Racer:
     async def read(self) -> None:
         try:
             async for text in self.ws:
-                self.stats.frames += 1
-                self.frames += 1
-                # Progress and other race events are the bulk: only the few that matter are parsed.
-                if text.startswith('{"type":"progress"'):
-                    self.progress_events += 1
-                    continue
-                if text.startswith('{"type":"pong"'):
-                    continue
-                self.on_frame(json.loads(text))
+                self.on_text(text)
         except websockets.ConnectionClosed:
             pass
         if not self.closing:
@@ -235,8 +230,33 @@ class Racer:
             self.finished.set()
             self.settled.set()
 
+    def on_text(self, text: str) -> None:
+        self.stats.frames += 1
+        self.frames += 1
+        # Progress and other race events are the bulk: only the few that matter are parsed.
+        if text.startswith('{"type":"progress"'):
+            self.progress_events += 1
+            if text.startswith(NUMBERED_PROGRESS):  # a resignation's: numbered
+                self.heard_event(int(text[len(NUMBERED_PROGRESS) :].partition(",")[0]))
+            return
+        if text.startswith('{"type":"pong"'):
+            return
+        self.on_frame(json.loads(text))
+
+    def heard_event(self, number: int) -> None:
+        self.event = number if self.event is None else max(self.event, number)
+
+    def sync_frame(self) -> dict:
+        """What a page sends to catch up: `sync` with the newest event it holds (race.js), a
+        snapshot only when it holds none."""
+        if self.event is None:
+            return {"type": "sync"}
+        return {"type": "sync", "since": self.event}
+
     def on_frame(self, frame: dict) -> None:
         kind = frame.get("type")
+        if isinstance(frame.get("event"), int):  # a snapshot's, or a numbered event's
+            self.heard_event(frame["event"])
         if kind == "snapshot":
             self.racer_id = frame["you"]["racer"]
             self.ends_at_ms = frame["race"].get("ends_at")
@@ -520,7 +540,7 @@ class LoadRun:
             # The board should come by itself after the countdown; ask for it, as a reloaded
             # page would, and count the miss as an error.
             self.stats.error("no_board_after_countdown")
-            await racer.send({"type": "sync"})
+            await racer.send(racer.sync_frame())
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(boards, 60)
         for _ in [r for r in self.racers if not r.board_ready.is_set()]:

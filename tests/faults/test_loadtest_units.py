@@ -135,3 +135,18 @@ def test_proc_readings_of_this_process():
         port = listener.getsockname()[1]
         assert listening_pids([port]) == {port: os.getpid()}
     assert listening_pids([port]) == {port: None}
+
+
+def test_a_racer_catches_up_from_the_newest_event_it_heard():
+    """After a silence a racer asks as a page does: for the events after the newest numbered
+    one it holds (a snapshot's, an event's, a resignation's numbered `progress`), not for a
+    whole snapshot; the live progress ticks carry no number and change nothing."""
+    racer, _ = racer_with_outbox()
+    assert racer.sync_frame() == {"type": "sync"}  # nothing heard yet: a snapshot
+    racer.on_text('{"type":"snapshot","event":4,"race":{"ends_at":null},"you":{"racer":"r1"}}')
+    assert racer.sync_frame() == {"type": "sync", "since": 4}
+    racer.on_text('{"type":"progress","event":7,"racer":"r2","status":"resigned"}')
+    racer.on_text('{"type":"progress","racers":[],"at_ms":900,"now":1}')
+    racer.on_text('{"type":"joined","event":6,"racer":{"id":"r3"}}')  # late, out of order
+    assert racer.sync_frame() == {"type": "sync", "since": 7}
+    assert racer.progress_events == 2 and racer.frames == 4
