@@ -61,9 +61,9 @@ MAX_RACERS_PER_RACE = 8
 TIME_LIMIT_CHOICES = (60, 180, 300, 600, 900, 1800, 3600)
 ACK_TIMEOUT_S = 15.0
 BOARD_TIMEOUT_S = 15.0
+"""How long after the start a racer waits for its board before asking with `sync`."""
 NUMBERED_PROGRESS = '{"type":"progress","event":'
 """How a numbered `progress` event begins (a resignation's; the live ticks are not numbered)."""
-"""How long after the start a racer waits for its board before asking with `sync`."""
 MAX_RACERS = 5000
 MAX_DURATION_S = 900
 
