@@ -2,7 +2,7 @@
 (tests/accessibility/): every table, board and chart of the site has rows.
 
 `seeded_site` (one per test session) is its base URL and `samples`, path parameter values from
-its data: the longest finished game (its variant, deal and replay), the busiest account, the
+its data: the longest finished game anyone may watch today (its variant, deal and replay), the busiest account, the
 newest daily board with results, the finished race with the most racers. `own_daily(page,
 site)` and `own_lobby(page, site)` make the pages only their visitor sees; `wait_for_boards`
 waits until a page's card tables are drawn.
@@ -93,6 +93,8 @@ import json, django
 django.setup()
 from django.apps import apps
 from django.db.models import Count, Max
+import datetime as dt
+from django.utils import timezone
 
 Game = apps.get_model("games", "Game")
 Race = apps.get_model("races", "Race")
@@ -103,14 +105,20 @@ busiest = (
     Game.objects.filter(player__user__isnull=False).values("player")
     .annotate(n=Count("id")).order_by("-n", "player")[0]["player"]
 )
-longest = finished.order_by("-seq", "pk")[0]
+# the longest game anyone may watch now (a daily game of today keeps its replay shut till midnight)
+from records.public_replays import ReplayRefused, check_replay
+def open_to_all(game):
+    try:
+        check_replay(game, None, timezone.now())
+    except ReplayRefused:
+        return False
+    return True
+longest = next(g for g in finished.order_by("-seq", "pk").iterator() if open_to_all(g))
 challenge = Challenge.objects.filter(variant=longest.variant).annotate(n=Count("attempts")).filter(n__gt=0).order_by("-day")[0]
 # a player ranked on that day (their board row's report link), else the busiest account
 ranked = challenge.attempts.filter(ranked=True).order_by("pk").values_list("player", flat=True)
 race = Race.objects.filter(status="finished").annotate(n=Count("racers")).order_by("-n", "pk")[0]
 # an ended arena with the busiest player in it (its podium page, and their page in it)
-import datetime as dt
-from django.utils import timezone
 Arena = apps.get_model("arenas", "Arena")
 ended = timezone.now() - dt.timedelta(days=1)
 arena, _ = Arena.objects.get_or_create(
@@ -133,7 +141,7 @@ print(json.dumps({
 
 def seeded_samples(env: dict[str, str]) -> dict[str, str]:
     """Path parameter values from the seeded database the server of `env` reads: the longest
-    finished game (its variant, deal and replay), the busiest account, the newest daily board
+    finished game whose replay is open to anyone now (its variant, deal and replay), the busiest account, the newest daily board
     with results and a player ranked on it, the finished race with the most racers."""
     out = subprocess.run(
         [sys.executable, "-c", SAMPLES_SCRIPT],
