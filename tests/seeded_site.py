@@ -2,10 +2,10 @@
 (tests/accessibility/): every table, board and chart of the site has rows.
 
 `seeded_site` (one per test session) is its base URL and `samples`, path parameter values from
-its data: the longest finished game anyone may watch today (its variant, deal and replay), the busiest account, the
-newest daily board with results, the finished race with the most racers. `own_daily(page,
-site)` and `own_lobby(page, site)` make the pages only their visitor sees; `wait_for_boards`
-waits until a page's card tables are drawn.
+its data: the longest finished game anyone may watch now (its variant, deal and replay), the
+busiest account, the newest daily board with results, the finished race with the most racers.
+`own_daily(page, site)` and `own_lobby(page, site)` make the pages only their visitor sees;
+`wait_for_boards` waits until a page's card tables are drawn.
 """
 
 from __future__ import annotations
