@@ -10,7 +10,8 @@ deal, a winnable one from the race pool where the game has them.
 
 The arena's row is locked for the placement (a second process's tick skips it: the first is
 placing), then the players' rows (as a Quick race press does: nobody is placed twice, by an
-arena or a Quick race), each new race's row while its racers are added.
+arena or a Quick race). A batch's races are inserted already started, with their racers, games
+and events, in a few statements whatever the batch's size (races.actions.start_placed_races).
 """
 
 from __future__ import annotations
@@ -26,10 +27,9 @@ from django.utils import timezone
 from arenas import events
 from arenas.models import Arena, ArenaPlayer, ArenaRace
 from games.models import Player
-from races.actions import add_racers, start_placed
+from races.actions import start_placed_races
 from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART
 from races.models import Race, Racer
-from races.quick import open_rated_race
 
 RACE_ON = (Race.Status.LOBBY, Race.Status.STARTED)
 
@@ -112,29 +112,32 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
         busy = busy_players(held)  # again, under the players' locks
         entries = [e for e in entries if e.player_id in held and e.player_id not in busy]
         entries.sort(key=lambda e: (-e.points, e.free_since, e.pk))
-        races, placements = [], {}
-        sizes = race_sizes(len(entries))
-        for size in sizes[:RACES_PER_TRANSACTION]:
-            group, entries = entries[:size], entries[size:]
-            race = open_race(arena, group)
-            races.append(race)
-            placements.update({e.player_id: race.get_absolute_url() for e in group})
+        groups = []
+        for size in race_sizes(len(entries))[:RACES_PER_TRANSACTION]:
+            groups.append(entries[:size])
+            entries = entries[size:]
+        races = open_races(arena, groups)
+        placements = {
+            e.player_id: race.get_absolute_url()
+            for race, group in zip(races, groups, strict=True)
+            for e in group
+        }
         ArenaPlayer.objects.filter(arena=arena, player_id__in=placements).update(free_since=None)
         if placements:
             transaction.on_commit(lambda: events.placed(arena, placements))
-    return races, len(sizes) > RACES_PER_TRANSACTION
+    return races, bool(entries)
 
 
-def open_race(arena: Arena, entries: list[ArenaPlayer]) -> Race:
-    """A rated race of the arena with these players in it, started."""
-    race = open_rated_race(
-        entries[0].player, arena.variant, arena.race_time_limit_s, wants_winnable=True
+def open_races(arena: Arena, groups: list[list[ArenaPlayer]]) -> list[Race]:
+    """Rated races of the arena, a group of its players each, started (together: a batch's
+    races cost a few statements in all, not a few a racer)."""
+    races = start_placed_races(
+        arena.variant,
+        arena.race_time_limit_s,
+        [[(entry.player, entry.player.nickname) for entry in group] for group in groups],
     )
-    ArenaRace.objects.create(race=race, arena=arena)
-    race = Race.objects.select_for_update(no_key=True).get(pk=race.pk)
-    add_racers(race, [(entry.player, entry.player.nickname) for entry in entries])
-    start_placed(race)
-    return race
+    ArenaRace.objects.bulk_create([ArenaRace(race=race, arena=arena) for race in races])
+    return races
 
 
 def running_arenas(now=None):

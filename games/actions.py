@@ -97,33 +97,50 @@ def do_create_games(
     dealt once, each game given its own copy of the starting position (`to_dict` makes a new
     one), the games inserted together; started at `started_at` when given (a race's start),
     else now."""
-    check_deal(variant, seed)
-    engine = starting_position(Game(variant=variant, seed=seed, start_state=start_state))
-    status = status_of(engine)
-    games = [
-        Game(
-            player=player,
-            variant=variant,
-            seed=seed,
-            kind=kind,
-            start_state=start_state,
-            state=engine.to_dict(),
-            move_count=engine.move_count,
-            status=status,
+    return create_deal_games(variant, [(players, seed)], kind, start_state, started_at)[0]
+
+
+def create_deal_games(
+    variant: str,
+    deals: list[tuple[list[Player], int]],
+    kind: str = Game.Kind.PRACTICE,
+    start_state: dict | None = None,
+    started_at=None,
+) -> list[list[Game]]:
+    """`do_create_games` for several deals at once (an arena's batch of races, a deal each):
+    for each (players, seed), a game each, every game of every deal inserted in one statement."""
+    made: list[list[Game]] = []
+    for players, seed in deals:
+        check_deal(variant, seed)
+        engine = starting_position(Game(variant=variant, seed=seed, start_state=start_state))
+        status = status_of(engine)
+        made.append(
+            [
+                Game(
+                    player=player,
+                    variant=variant,
+                    seed=seed,
+                    kind=kind,
+                    start_state=start_state,
+                    state=engine.to_dict(),
+                    move_count=engine.move_count,
+                    status=status,
+                )
+                for player in players
+            ]
         )
-        for player in players
-    ]
-    with transaction.atomic():
+    games = [game for group in made for game in group]
+    with transaction.atomic(savepoint=False):
         Game.objects.bulk_create(games)
         if started_at is not None:
             Game.objects.filter(pk__in=[game.pk for game in games]).update(started_at=started_at)
             for game in games:
                 game.started_at = started_at
-        if status == Game.Status.WON:
-            for game in games:
+        for game in games:
+            if game.status == Game.Status.WON:
                 game.finished_at = game.started_at
                 game.save(update_fields=["finished_at"])
-    return games
+    return made
 
 
 def unfinished_game(

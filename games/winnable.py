@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
 from django.utils.crypto import constant_time_compare
 
 from games import worker
@@ -132,14 +132,32 @@ def find_winnable_seed(
 
 
 def take_pooled_seed(variant: str, use: str) -> int | None:
-    """A deal from the pool, removed from it; None when the pool is empty. Each row is dealt
-    once: of two requests that read the same row, only the one whose delete removed it keeps
-    it (the other takes the next), on any database."""
-    for row in WinnableDeal.objects.filter(variant=variant, use=use).order_by("id")[:5]:
-        deleted, _ = WinnableDeal.objects.filter(pk=row.pk).delete()
-        if deleted:
-            return row.seed
-    return None
+    """A deal from the pool, removed from it; None when the pool is empty."""
+    seeds = take_pooled_seeds(variant, use, 1)
+    return seeds[0] if seeds else None
+
+
+def take_pooled_seeds(variant: str, use: str, count: int) -> list[int]:
+    """Up to `count` deals from the pool, the oldest first, removed from it in one statement
+    (an arena's batch of races takes a deal each). Each row is dealt once, on any database: the
+    rows a `DELETE ... RETURNING` removed are this caller's alone, and on PostgreSQL a second
+    taker at the same instant skips the rows the first holds and takes the next ones."""
+    if count <= 0:
+        return []
+    table, pk, variant_col, use_col, seed_col = map(
+        connection.ops.quote_name, [WinnableDeal._meta.db_table, "id", "variant", "use", "seed"]
+    )
+    skip = (
+        " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    )
+    sql = (
+        f"DELETE FROM {table} WHERE {pk} IN (SELECT {pk} FROM {table}"
+        f" WHERE {variant_col} = %s AND {use_col} = %s ORDER BY {pk} LIMIT %s{skip})"
+        f" RETURNING {pk}, {seed_col}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [variant, use, count])
+        return [seed for _, seed in sorted(cursor.fetchall())]
 
 
 def winnable_seed(variant: str, use: str) -> int | None:

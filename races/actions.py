@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from copy import copy
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -23,7 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from games.actions import do_create_games, do_end_game
+from games.actions import create_deal_games, do_create_games, do_end_game
 from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
@@ -32,10 +33,10 @@ from games.storage import BatchPart, register
 from races import events, lifecycle, play
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
 from races.codes import new_code
-from races.deals import pooled_winnable, winnable_seed
+from races.deals import placed_deals, pooled_winnable, winnable_seed
 from races.events import emit, emit_all, race_dict, racer_dict
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
-from races.models import Race, Racer
+from races.models import Race, RaceEvent, Racer
 from races.ratings.updates import apply_ratings
 from races.standings import standing_order
 
@@ -144,12 +145,23 @@ def do_create_race(
 
 
 def new_race(**fields) -> Race:
-    """A race row with a fresh code (in a savepoint of its own: a code collision draws again)."""
+    """A race row with a fresh code."""
+    race = Race(**fields)
+    insert_with_codes([race])
+    return race
+
+
+def insert_with_codes(races: list[Race]) -> None:
+    """Insert new races together, each with a fresh code, in a savepoint of its own: the rare
+    collision with a stored code draws the codes again."""
     for _ in range(20):
+        for race in races:
+            race.code = new_code()
         try:
             with transaction.atomic():
-                return Race.objects.create(code=new_code(), **fields)
-        except IntegrityError:  # the rare code collision: draw another
+                Race.objects.bulk_create(races)
+                return
+        except IntegrityError:
             continue
     raise RaceRuleError("server_error", "could not allocate a race code")  # pragma: no cover
 
@@ -299,9 +311,89 @@ def do_start_if_due(race: Race) -> bool:
         return True
 
 
-def start_placed(race: Race) -> None:
-    """Start at once a race whose racers were placed together (an arena's), its row locked."""
-    _start(race)
+def start_placed_races(
+    variant: str, time_limit_s: int, groups: list[list[tuple[Player, str]]]
+) -> list[Race]:
+    """Rated public races of players placed together (an arena's batch: each group (player,
+    name) a race), each on a deal of its own and started at once: inserted started, with their
+    racers, games and events as a lobby's joins and start would have left them, in a few
+    statements for the whole batch whatever its size (under load a placement's time is its
+    round trips: docs/performance.md). Nobody is on a new race's socket yet, so nothing is
+    broadcast: a page that opens reads it all."""
+    if not groups:
+        return []
+    starts_ms, ends_ms = lifecycle.plan_start(epoch_ms(timezone.now()), time_limit_s)
+    starts_at, ends_at = from_epoch_ms(starts_ms), from_epoch_ms(ends_ms)
+    deals = placed_deals(variant, len(groups))
+    races = [
+        Race(
+            host=group[0][0],
+            variant=variant,
+            seed=seed,
+            winnable=winnable,
+            wants_winnable=True,
+            max_players=lifecycle.MAX_PLAYERS,
+            time_limit_s=time_limit_s,
+            visibility=Race.Visibility.PUBLIC,
+            rated=True,
+            status=Race.Status.STARTED,
+            starts_at=starts_at,
+            ends_at=ends_at,
+            event_seq=len(group) + 1,
+        )
+        for group, (seed, winnable) in zip(groups, deals, strict=True)
+    ]
+    insert_with_codes(races)
+    games = create_deal_games(
+        variant,
+        [
+            ([player for player, _ in group], race.seed)
+            for group, race in zip(groups, races, strict=True)
+        ],
+        kind=Game.Kind.RACE,
+        started_at=starts_at,
+    )
+    racers = Racer.objects.bulk_create(
+        [
+            Racer(
+                race=race,
+                player=player,
+                name=name,
+                game=game,
+                status=RacerStatus.PLAYING,
+                cards=EngineGame.from_dict(game.state).foundation_count(),
+            )
+            for group, race, own in zip(groups, races, games, strict=True)
+            for (player, name), game in zip(group, own, strict=True)
+        ]
+    )
+    now, rows = timezone.now(), []
+    for race in races:
+        own = [racer for racer in racers if racer.race_id == race.pk]
+        rows += [
+            RaceEvent(race=race, seq=n, kind=kind, data=data, at=now)
+            for n, (kind, data) in enumerate(placed_events(race, own), 1)
+        ]
+    RaceEvent.objects.bulk_create(rows)
+    return races
+
+
+def placed_events(race: Race, racers: list[Racer]) -> list[tuple[str, dict]]:
+    """A placed race's log: each racer's `joined`, as they were in the lobby (waiting, nothing
+    home, the standings of the racers in so far), then the `countdown` with everyone playing."""
+    lobby = [copy(racer) for racer in racers]
+    for racer in lobby:
+        racer.status, racer.cards = RacerStatus.WAITING, 0
+    joined = [
+        ("joined", {"racer": racer_dict(racer, race), "standings": standing_order(lobby[:n])})
+        for n, racer in enumerate(lobby, 1)
+    ]
+    countdown = {
+        "race": race_dict(race),
+        "racers": [racer_dict(r, race) for r in racers],
+        "standings": standing_order(racers),
+    }
+    return [*joined, ("countdown", countdown)]
 
 
 def _start(race: Race) -> None:

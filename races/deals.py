@@ -5,7 +5,8 @@ start; if none has come by then, the race is run on the random deal it opened wi
 
 from __future__ import annotations
 
-from games.winnable import Use, offers_winnable, start_search, take_pooled_seed
+from games.deals import random_seed
+from games.winnable import Use, offers_winnable, start_search, take_pooled_seed, take_pooled_seeds
 from games.winnable import winnable_seed as pooled_seed
 from races.lifecycle import RaceRuleError
 
@@ -44,3 +45,15 @@ def pooled_winnable(race, *, search_if_empty: bool = False) -> bool:
         return False
     race.seed, race.winnable = seed, True
     return True
+
+
+def placed_deals(variant: str, count: int) -> list[tuple[int, bool]]:
+    """Deals for `count` races placed together (an arena's batch), (seed, winnable) each: the
+    race pool's while it lasts, taken in one statement, else random ones. A background search
+    tops the pool up behind them (or looks for the deals it lacked), never waited for."""
+    seeds = []
+    if offers_winnable(variant):
+        seeds = take_pooled_seeds(variant, Use.RACE, count)
+        start_search(variant, Use.RACE)
+    randoms = [random_seed(variant) for _ in range(count - len(seeds))]
+    return [(seed, True) for seed in seeds] + [(seed, False) for seed in randoms]

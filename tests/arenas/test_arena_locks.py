@@ -27,7 +27,7 @@ def test_a_join_commits_while_a_placement_holds_the_arena_s_row(arena, here, mon
     here("Ann"), here("Bob")
     cat = Player.objects.create(nickname="Cat")
     joined, errors = threading.Event(), []
-    open_race = placement.open_race
+    open_races = placement.open_races
 
     def opening_while_cat_joins(*args):
         """Inside the placement's transaction, the arena's row locked: Cat joins meanwhile."""
@@ -35,7 +35,7 @@ def test_a_join_commits_while_a_placement_holds_the_arena_s_row(arena, here, mon
         worker.start()
         errors.append(None if joined.wait(10) else "Cat's join waited for the placement")
         worker.join(30)
-        return open_race(*args)
+        return open_races(*args)
 
     def join(player):
         try:
@@ -44,7 +44,7 @@ def test_a_join_commits_while_a_placement_holds_the_arena_s_row(arena, here, mon
         finally:
             connection.close()
 
-    monkeypatch.setattr(placement, "open_race", opening_while_cat_joins)
+    monkeypatch.setattr(placement, "open_races", opening_while_cat_joins)
     [race] = placement.place(arena.pk)
     assert errors == [None]
     assert race.racers.count() == 2

@@ -54,6 +54,17 @@ def test_each_pooled_deal_is_dealt_once(no_search):
     assert winnable.take_pooled_seed("queenie", Use.PRACTICE) is None
 
 
+def test_a_batch_takes_the_oldest_deals_at_most_as_many_as_asked_each_once(no_search):
+    for seed in (31, 32, 33):
+        pool("queenie", Use.RACE, seed)
+    pool("queenie", Use.PRACTICE, 34)
+    assert winnable.take_pooled_seeds("queenie", Use.RACE, 2) == [31, 32]
+    assert winnable.take_pooled_seeds("queenie", Use.RACE, 5) == [33]
+    assert winnable.take_pooled_seeds("queenie", Use.RACE, 5) == []
+    assert winnable.take_pooled_seeds("queenie", Use.PRACTICE, 0) == []
+    assert winnable.take_pooled_seed("queenie", Use.PRACTICE) == 34
+
+
 def test_pools_are_per_variant_and_use(no_search):
     pool("penguin", Use.RACE, 7)
     assert winnable.take_pooled_seed("penguin", Use.PRACTICE) is None
