@@ -200,13 +200,30 @@ def add_racers(race: Race, entrants: list[tuple[Player, str]]) -> list[Racer]:
     racers = Racer.objects.bulk_create(
         [Racer(race=race, player=player, name=name) for player, name in entrants]
     )
-    events = []
-    for n, racer in enumerate(racers, 1):
-        standings = standing_order(before + racers[:n])
-        events.append(("joined", {"racer": racer_dict(racer, race), "standings": standings}))
-    emit_all(race, events)
+    emit_all(race, joined_events(race, before, racers))
     update_autostart(race)
     return racers
+
+
+def joined_events(race: Race, before: list[Racer], racers: list[Racer]) -> list[tuple[str, dict]]:
+    """A `joined` event for each of `racers` (in the lobby after `before`), in order: the racer,
+    and the standings of the racers in so far."""
+    return [
+        (
+            "joined",
+            {"racer": racer_dict(racer, race), "standings": standing_order(before + racers[:n])},
+        )
+        for n, racer in enumerate(racers, 1)
+    ]
+
+
+def countdown_data(race: Race, racers: list[Racer]) -> dict:
+    """The `countdown` event's data: the started race and every racer, playing."""
+    return {
+        "race": race_dict(race),
+        "racers": [racer_dict(r, race) for r in racers],
+        "standings": standing_order(racers),
+    }
 
 
 def update_autostart(race: Race) -> None:
@@ -353,47 +370,41 @@ def start_placed_races(
         kind=Game.Kind.RACE,
         started_at=starts_at,
     )
-    racers = Racer.objects.bulk_create(
+    by_race = []
+    for group, race, own in zip(groups, races, games, strict=True):
+        cards = EngineGame.from_dict(own[0].state).foundation_count()  # one deal, one start
+        by_race.append(
+            [
+                Racer(
+                    race=race,
+                    player=player,
+                    name=name,
+                    game=game,
+                    status=RacerStatus.PLAYING,
+                    cards=cards,
+                )
+                for (player, name), game in zip(group, own, strict=True)
+            ]
+        )
+    Racer.objects.bulk_create([racer for racers in by_race for racer in racers])
+    now = timezone.now()
+    RaceEvent.objects.bulk_create(
         [
-            Racer(
-                race=race,
-                player=player,
-                name=name,
-                game=game,
-                status=RacerStatus.PLAYING,
-                cards=EngineGame.from_dict(game.state).foundation_count(),
-            )
-            for group, race, own in zip(groups, races, games, strict=True)
-            for (player, name), game in zip(group, own, strict=True)
+            RaceEvent(race=race, seq=n, kind=kind, data=data, at=now)
+            for race, racers in zip(races, by_race, strict=True)
+            for n, (kind, data) in enumerate(placed_events(race, racers), 1)
         ]
     )
-    now, rows = timezone.now(), []
-    for race in races:
-        own = [racer for racer in racers if racer.race_id == race.pk]
-        rows += [
-            RaceEvent(race=race, seq=n, kind=kind, data=data, at=now)
-            for n, (kind, data) in enumerate(placed_events(race, own), 1)
-        ]
-    RaceEvent.objects.bulk_create(rows)
     return races
 
 
 def placed_events(race: Race, racers: list[Racer]) -> list[tuple[str, dict]]:
-    """A placed race's log: each racer's `joined`, as they were in the lobby (waiting, nothing
-    home, the standings of the racers in so far), then the `countdown` with everyone playing."""
+    """A placed race's log: each racer's `joined` as they were in the lobby (waiting, nothing
+    home), then the `countdown` with everyone playing."""
     lobby = [copy(racer) for racer in racers]
     for racer in lobby:
         racer.status, racer.cards = RacerStatus.WAITING, 0
-    joined = [
-        ("joined", {"racer": racer_dict(racer, race), "standings": standing_order(lobby[:n])})
-        for n, racer in enumerate(lobby, 1)
-    ]
-    countdown = {
-        "race": race_dict(race),
-        "racers": [racer_dict(r, race) for r in racers],
-        "standings": standing_order(racers),
-    }
-    return [*joined, ("countdown", countdown)]
+    return [*joined_events(race, [], lobby), ("countdown", countdown_data(race, racers))]
 
 
 def _start(race: Race) -> None:
@@ -423,13 +434,7 @@ def _start(race: Race) -> None:
         Racer.objects.filter(pk__in=pks).update(
             game=Subquery(own_game.values("pk")[:1]), status=RacerStatus.PLAYING, cards=cards
         )
-    emit(
-        race,
-        "countdown",
-        race=race_dict(race),
-        racers=[racer_dict(r, race) for r in racers],
-        standings=standing_order(racers),
-    )
+    emit(race, "countdown", **countdown_data(race, racers))
 
 
 # ------------------------------------------------------------------ racing
