@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
+from games import actions as game_actions
 from games.errors import GameOver, StaleSeq
 from games.models import NICKNAME_MAX_LENGTH
 from games.sockets import (
@@ -174,7 +175,8 @@ class RaceConsumer(PlaySocket):
             self.leave_group(self.race.group_name)
             play.RELAYS.get().leave(self.race, self)
         await self.unshow_all()
-        if self.race is not None and self.race.quick and self.racer_id and self.player:
+        lobby = self.race is not None and self.race.status == Race.Status.LOBBY
+        if lobby and self.race.quick and self.racer_id and self.player:
             # Closed the page before the quick race started: out of its lobby.
             await off_loop(quick.leave_before_start)(self.race, self.player)
 
@@ -282,11 +284,11 @@ class RaceConsumer(PlaySocket):
     async def sync(self, since: int | None) -> None:
         """A full snapshot, or the events after `since` (and the racer's board) when they are few."""
         view = await off_loop(snapshots.catch_up)(self.race, self.player, since)
-        if await self.follow(view):
-            # New game groups joined after the boards were read: read again, so that a move
+        if await self.follow(view) and (view.board is not None or view.boards):
+            # New game groups joined after the boards were read: read them again, so that a move
             # made in between (another tab, a racer a spectator watches) is not missed.
-            view = await off_loop(snapshots.catch_up)(self.race, self.player, since)
-            await self.follow(view)
+            await off_loop(snapshots.read_boards)(view)
+        self.keep_live(view.board)
         if view.events is None:
             self.last_event = view.snapshot["event"]
             await self.send_frame(view.snapshot)
@@ -311,23 +313,20 @@ class RaceConsumer(PlaySocket):
         joined = False
         for public_id, racer_id in view.games.items():
             if public_id not in self.games:
-                entry = await self.show(view.rows[public_id])
+                await self.show(view.rows[public_id])
                 joined = True
-                board = view.board
-                if (
-                    board is not None
-                    and board.game.public_id == public_id
-                    and not entry.lock.locked()
-                ):
-                    entry.live = board.game  # just read: the next move needs no load
             self.games[public_id] = racer_id
         return joined
 
+    def keep_live(self, board) -> None:
+        """The racer's board just read: the next move needs no load of its game."""
+        entry = self.shown.get(board.game.public_id) if board is not None else None
+        if entry is not None and entry.live is None and not entry.lock.locked():
+            entry.live = board.game
+
     def schedule(self, view) -> None:
         """Timers on the server's clock: show the board at the start, close the race at its end."""
-        for task in self.timers:
-            task.cancel()
-        self.timers = []
+        self.cancel_timers()
         shown = view.board is not None or bool(view.boards)
         if view.starts_at_ms is not None and not shown and now_ms() < view.starts_at_ms + 1000:
             # Also when the start passed between reading the view and now: the timer fires at
@@ -340,12 +339,26 @@ class RaceConsumer(PlaySocket):
             start = self.at(view.autostart_at_ms + 20, self.on_autostart)
             self.timers.append(asyncio.ensure_future(start))
 
+    def cancel_timers(self) -> None:
+        for task in self.timers:
+            task.cancel()
+        self.timers = []
+
     async def at(self, when_ms: int, callback) -> None:
         await asyncio.sleep(max(0, when_ms - now_ms()) / 1000)
         await callback()
 
     async def on_start(self) -> None:
-        await self.sync(self.last_event)
+        """The start: a racer's own board, read once (its game's group was joined with the
+        countdown); a spectator's every board, with what it missed."""
+        game = self.seat.racer.game if self.seat is not None else None
+        if game is None or game.public_id not in self.shown:
+            await self.sync(self.last_event)
+            return
+        board = await off_loop(game_actions.get_game_update)(game)
+        self.keep_live(board)
+        if board.game.seq >= self.seq_sent:  # not behind a newer board already sent
+            await self.send_update("state", board)
 
     async def on_end(self) -> None:
         await off_loop(actions.do_close_if_due)(self.race)
@@ -421,10 +434,18 @@ class RaceConsumer(PlaySocket):
 
     async def after_event(self, frame: dict) -> None:
         kind = frame["type"]
+        if kind in ("finished", "cancelled") and self.racer_id is not None:
+            # Over: no game to follow and no timer left for a racer; the seat is read again
+            # at the next move (refused, as the race is over).
+            self.cancel_timers()
+            if self.seat is not None:
+                self.seat.stale = True
+            return
         if kind in ("countdown", "finished", "cancelled", "joined", "left", "autostart"):
             # The start, the end or a change of racers: new games to follow, new timers.
             view = await off_loop(snapshots.catch_up)(self.race, self.player, self.last_event)
             await self.follow(view)
+            self.keep_live(view.board)
             if kind == "countdown" and view.board is not None:
                 # Taken in after the start time (a busy server): no timer will bring the board.
                 await self.send_update("state", view.board)

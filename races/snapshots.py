@@ -127,24 +127,36 @@ def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
         view.starts_at_ms, view.ends_at_ms = epoch_ms(race.starts_at), epoch_ms(race.ends_at)
     if race.status == Race.Status.LOBBY:
         view.autostart_at_ms = epoch_ms(race.autostart_at)
-    if race.starts_at is None or timezone.now() < race.starts_at:
-        return view
-    if racer is not None:
-        if racer.game_id is not None:
-            view.board = game_actions.get_game_update(racer.game)
-            view.games[racer.game.public_id] = racer.public_id
-            view.rows[racer.game.public_id] = racer.game
-    else:
-        for other in race.racers.select_related("game").exclude(game=None):
+    if race.starts_at is None:
+        return view  # in the lobby: nobody has a game yet
+    # The games are followed as soon as they exist (a placed race's from its birth, a lobby's from
+    # its countdown): their groups are joined before the start, so the start reads boards once.
+    followed = [racer] if racer is not None else race.racers.select_related("game")
+    for other in followed:
+        if other.game_id is not None:
             view.games[other.game.public_id] = other.public_id
             view.rows[other.game.public_id] = other.game
-            view.boards.append(board_frame(game_actions.get_game_update(other.game), other))
+    if timezone.now() >= race.starts_at:
+        read_boards(view)
     return view
 
 
-def board_frame(update: game_actions.GameUpdate, racer: Racer) -> dict:
+def read_boards(view: CatchUp) -> None:
+    """The boards of the view's games as they stand now (none before the start): the racer's
+    own (`board`), or every racer's as a spectator sees it (`boards`). Read again once their
+    groups are joined, so that a move made in between is not missed."""
+    if view.racer_id is not None:
+        view.board = next((game_actions.get_game_update(g) for g in view.rows.values()), None)
+    else:
+        view.boards = [
+            board_frame(game_actions.get_game_update(view.rows[public_id]), racer_id)
+            for public_id, racer_id in view.games.items()
+        ]
+
+
+def board_frame(update: game_actions.GameUpdate, racer_id: str) -> dict:
     """A racer's board as a spectator sees it: the player view, without the game's id."""
-    return spectator_board(game_frame("state", update), racer.public_id)
+    return spectator_board(game_frame("state", update), racer_id)
 
 
 def spectator_board(state: dict, racer_id: str) -> dict:

@@ -1,0 +1,86 @@
+"""What a racer's socket reads from the database at the start and at the finish of a race: a
+crowd of racers (an arena's) opens and ends races together, so each read counts."""
+
+import threading
+
+import pytest
+from django.db.backends import utils
+
+from races import actions, lifecycle
+from races.models import Race
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def statements(monkeypatch):
+    """statements() -> how many SQL statements every thread has run since the last call."""
+    counted = [0]
+    lock = threading.Lock()
+    execute = utils.CursorWrapper._execute
+
+    def counting(self, *args):
+        with lock:
+            counted[0] += 1
+        return execute(self, *args)
+
+    monkeypatch.setattr(utils.CursorWrapper, "_execute", counting)
+
+    def since_last() -> int:
+        with lock:
+            count, counted[0] = counted[0], 0
+        return count
+
+    return since_last
+
+
+async def settled(socket) -> None:
+    """Everything the socket had to do before now is done: it handles one message at a time, so
+    its answer to a ping comes after them."""
+    await socket.request({"type": "ping", "t": 1}, "pong")
+
+
+@pytest.fixture
+async def ann_racing_bob(make_client, make_race, race_socket, run):
+    """Ann (on a socket) and Bob (without one) in Ann's race, in the lobby."""
+    ann, bob = await run(make_client, "Ann"), await run(make_client, "Bob")
+    race = await run(make_race, ann, time_limit_s=60)
+    await run(actions.do_join_race, race, bob.player)
+    socket = await race_socket(ann, race.code)
+    await socket.expect("snapshot")
+    return race, ann, bob, socket
+
+
+async def test_a_racer_s_board_at_the_start_is_one_read_of_their_game(
+    ann_racing_bob, run, statements, monkeypatch
+):
+    """The countdown brings the racer's game to follow; at the start the socket reads that game
+    (its row and its moves) and nothing else: not the race, its events or its racers again."""
+    monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", 1000)
+    race, ann, _, socket = ann_racing_bob
+    await run(actions.do_start_race, race, ann.player)
+    await socket.expect("countdown")
+    await settled(socket)
+    statements()
+    board = await socket.board()
+    await settled(socket)
+    assert statements() <= 2
+    assert board["seq"] == 0 and board["legal"]
+
+
+async def test_the_finish_makes_a_racer_s_socket_read_nothing_more(
+    ann_racing_bob, run, statements, no_countdown
+):
+    """Once the `finished` event is sent, a racer's socket has no game to follow and no timer
+    to set: it reads nothing (a move after it is refused from the seat read then)."""
+    race, ann, bob, socket = ann_racing_bob
+    await run(actions.do_start_race, race, ann.player)
+    board = await socket.board()
+    await run(actions.do_resign, race, bob.player)
+    await socket.request({"type": "resign"}, "finished")
+    statements()
+    await settled(socket)
+    assert statements() == 0
+    refused = await socket.error({"type": "move", "move": board["legal"][0], "seq": 0})
+    assert refused["code"] == "race_over", refused
+    assert (await run(Race.objects.get, pk=race.pk)).status == Race.Status.FINISHED
