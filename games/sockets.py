@@ -12,6 +12,7 @@ with one tab costs no publish at all.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
@@ -23,13 +24,14 @@ from enum import Enum
 from typing import Any
 
 import orjson
-from channels.auth import AuthMiddleware
+from channels.auth import AuthMiddleware, get_user
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from channels.sessions import CookieMiddleware, InstanceSessionWrapper, SessionMiddleware
 from channels.utils import await_many_dispatch
+from django.utils.functional import SimpleLazyObject
 
 from games import play
 from games.errors import ActionError, Unavailable
@@ -309,9 +311,26 @@ class SocketSessionMiddleware(SessionMiddleware):
         return await self.inner(wrapper.scope, receive, send)
 
 
+class SocketAuthMiddleware(AuthMiddleware):
+    """Channels' `AuthMiddleware`, with the user read the first time it is asked for instead of
+    before the socket opens. Channels reads it at every handshake in a hop of its own to the one
+    thread that `database_sync_to_async` keeps for the whole process, so a crowd of sockets
+    opening at once (an arena's racers, every race) queued there; here the consumer's own
+    first read, off the loop on the ORM threads (`player_from_scope`), reads the session and the
+    user with Channels' own `get_user`, checks and all."""
+
+    def populate_scope(self, scope):
+        if "session" not in scope:
+            raise ValueError("SocketAuthMiddleware needs the session in the scope")
+        scope.setdefault("user", SimpleLazyObject(functools.partial(get_user.func, scope)))
+
+    async def resolve_scope(self, scope):
+        pass
+
+
 def SocketAuthMiddlewareStack(inner):  # noqa: N802 (named like Channels' AuthMiddlewareStack)
     """Cookies, the session (read only) and the user, as `AuthMiddlewareStack` gives them."""
-    return CookieMiddleware(SocketSessionMiddleware(AuthMiddleware(inner)))
+    return CookieMiddleware(SocketSessionMiddleware(SocketAuthMiddleware(inner)))
 
 
 class PlaySocket(AsyncWebsocketConsumer):

@@ -35,6 +35,7 @@ from tests.race_support import (  # noqa: F401  (fixtures)
     race_socket,
     run,
     running_race,
+    statements,
 )
 from tests.support import (
     ORIGIN,

@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 from dataclasses import dataclass, field
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db.backends import utils
 from django.test import Client
 from django.utils import timezone
 
@@ -300,3 +302,26 @@ def generous_budget(monkeypatch):
 
     monkeypatch.setattr(game_consumers, "FrameBudget", budget)
     monkeypatch.setattr(race_consumers, "FrameBudget", budget)
+
+
+@pytest.fixture
+def statements(monkeypatch):
+    """statements() -> how many SQL statements every thread has run since the last call (the
+    sockets' reads run on the ORM threads, which Django's per-connection capture misses)."""
+    counted = [0]
+    lock = threading.Lock()
+    execute = utils.CursorWrapper._execute
+
+    def counting(self, *args):
+        with lock:
+            counted[0] += 1
+        return execute(self, *args)
+
+    monkeypatch.setattr(utils.CursorWrapper, "_execute", counting)
+
+    def since_last() -> int:
+        with lock:
+            count, counted[0] = counted[0], 0
+        return count
+
+    return since_last

@@ -1,37 +1,12 @@
 """What a racer's socket reads from the database at the start and at the finish of a race: a
 crowd of racers (an arena's) opens and ends races together, so each read counts."""
 
-import threading
-
 import pytest
-from django.db.backends import utils
 
 from races import actions, lifecycle
 from races.models import Race
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def statements(monkeypatch):
-    """statements() -> how many SQL statements every thread has run since the last call."""
-    counted = [0]
-    lock = threading.Lock()
-    execute = utils.CursorWrapper._execute
-
-    def counting(self, *args):
-        with lock:
-            counted[0] += 1
-        return execute(self, *args)
-
-    monkeypatch.setattr(utils.CursorWrapper, "_execute", counting)
-
-    def since_last() -> int:
-        with lock:
-            count, counted[0] = counted[0], 0
-        return count
-
-    return since_last
 
 
 async def settled(socket) -> None:

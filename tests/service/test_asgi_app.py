@@ -68,3 +68,34 @@ async def test_a_socket_gets_the_session_and_user_and_sends_unwrapped():
     assert seen["send"] is server_send
     assert "session" in seen["scope"] and "user" in seen["scope"]
     assert not seen["scope"]["user"].is_authenticated
+
+
+async def test_a_socket_s_handshake_reads_nothing_and_its_user_is_read_when_asked_for(
+    client, django_user_model, statements
+):
+    """A crowd of sockets opening at once (an arena's racers) must not queue behind one thread
+    for their sessions: the handshake reads nothing, and the consumer's first question, off the
+    event loop, reads the session and the signed-in user (with Channels' own checks)."""
+    from asgiref.sync import sync_to_async
+    from django.conf import settings
+
+    from games.sockets import SocketAuthMiddlewareStack
+
+    user = await sync_to_async(django_user_model.objects.create_user)("ann", password="pw")
+    await sync_to_async(client.force_login)(user)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    seen = {}
+
+    async def consumer(scope, receive, send):
+        seen["at_handshake"] = statements()
+        seen["user"] = await sync_to_async(lambda: scope["user"].pk, thread_sensitive=False)()
+
+    scope = {
+        "type": "websocket",
+        "path": "/ws/game/x/",
+        "headers": [*HOST, (b"cookie", cookie.encode())],
+        "query_string": b"",
+    }
+    statements()
+    await SocketAuthMiddlewareStack(consumer)(scope, None, None)
+    assert seen == {"at_handshake": 0, "user": user.pk}
