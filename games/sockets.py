@@ -374,6 +374,14 @@ class PlaySocket(AsyncWebsocketConsumer):
         self.groups_in.discard(group)
         GROUPS.get().discard(group, self)
 
+    async def websocket_disconnect(self, message):
+        """Channels' own, without its sweep of the loop thread's database connections at the end
+        (that thread holds none): a hop to Channels' one database thread for every socket that
+        closed, where a crowd's closes (an arena's races ending together) queued. The groups are
+        left by `__call__`."""
+        await self.disconnect(message["code"])
+        raise StopConsumer()
+
     async def dispatch(self, message):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:

@@ -2,7 +2,8 @@
 
 Websockets pass the Origin check against ALLOWED_HOSTS (read once, when this module is
 imported), then get the session and user in their scope (games/sockets.py,
-`SocketAuthMiddlewareStack`: Channels' stack without its wrapper around every frame sent),
+`SocketAuthMiddlewareStack`: Channels' stack without its wrapper around every frame sent, the
+user read when the consumer first asks),
 then the URL router of solitaire_site/routing.py.
 """
 
