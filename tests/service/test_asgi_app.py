@@ -80,6 +80,7 @@ async def test_a_socket_s_handshake_reads_nothing_and_its_user_is_read_when_aske
     from django.conf import settings
 
     from games.sockets import SocketAuthMiddlewareStack
+    from games.storage import off_loop
 
     user = await sync_to_async(django_user_model.objects.create_user)("ann", password="pw")
     await sync_to_async(client.force_login)(user)
@@ -88,7 +89,7 @@ async def test_a_socket_s_handshake_reads_nothing_and_its_user_is_read_when_aske
 
     async def consumer(scope, receive, send):
         seen["at_handshake"] = statements()
-        seen["user"] = await sync_to_async(lambda: scope["user"].pk, thread_sensitive=False)()
+        seen["user"] = await off_loop(lambda: scope["user"].pk)()  # as the consumers ask
 
     scope = {
         "type": "websocket",
