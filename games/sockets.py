@@ -320,9 +320,8 @@ class SocketAuthMiddleware(AuthMiddleware):
     user with Channels' own `get_user`, checks and all."""
 
     def populate_scope(self, scope):
-        if "session" not in scope:
-            raise ValueError("SocketAuthMiddleware needs the session in the scope")
         scope.setdefault("user", SimpleLazyObject(functools.partial(get_user.func, scope)))
+        super().populate_scope(scope)  # Channels' own check that the session is there
 
     async def resolve_scope(self, scope):
         pass
