@@ -150,9 +150,13 @@ def take_pooled_seeds(variant: str, use: str, count: int) -> list[int]:
     skip = (
         " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     )
+    # The rows are picked once, in a materialized CTE: as `WHERE id IN (SELECT ... LIMIT n FOR
+    # UPDATE SKIP LOCKED)` PostgreSQL may run the subquery more than once, and with SKIP LOCKED
+    # each run can pick other rows, so more than `count` were deleted (seen in CI: three for two).
     sql = (
-        f"DELETE FROM {table} WHERE {pk} IN (SELECT {pk} FROM {table}"
+        f"WITH picked AS MATERIALIZED (SELECT {pk} FROM {table}"
         f" WHERE {variant_col} = %s AND {use_col} = %s ORDER BY {pk} LIMIT %s{skip})"
+        f" DELETE FROM {table} WHERE {pk} IN (SELECT {pk} FROM picked)"
         f" RETURNING {pk}, {seed_col}"
     )
     with connection.cursor() as cursor:
