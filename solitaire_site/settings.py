@@ -152,14 +152,14 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # subscriber that reconnects): it carries notifications only, never the record, which is the
 # database. Every game frame carries `seq` so a client can notice a gap and resync with `open`.
 #
-# channels-redis's pub/sub layer puts every publish, subscribe and unsubscribe of an event loop
-# on one connection behind one lock per shard, and hashes channels and groups over its shards:
-# the same Redis named CHANNEL_LAYER_SHARDS times gives that many connections and locks
-# (docs/performance.md, "Shards"). A socket's join of a group waits behind its shard's queued
-# publishes: at 1,000 racers in an arena, eight shards left a race socket's joins waiting 5 s on
-# average (its snapshot 18 s), 32 shards 0.6 s. Each connection retries a command once on a fresh
-# connection when the one it had was closed (a Redis restart leaves every shard's connection
-# stale; redis-py does not retry a pooled connection unless told to).
+# channels-redis's pub/sub layer hashes channels and groups over its hosts, each with a pub/sub
+# connection behind a lock (subscribes, unsubscribes) and a pool (publishes): the same Redis named
+# CHANNEL_LAYER_SHARDS times gives that many. channels-redis's own class also puts every publish
+# behind the lock, so a socket's join of a group waited behind every publish of its event loop:
+# 5 s on average at 1,000 racers in an arena. games.channel_layer.PubSubChannelLayer publishes
+# without it (docs/performance.md, "Arenas, ninth day"). Each connection retries a command once on
+# a fresh connection when the one it had was closed (a Redis restart leaves every shard's
+# connection stale; redis-py does not retry a pooled connection unless told to).
 CHANNEL_LAYER_SHARDS = int(os.environ.get("CHANNEL_LAYER_SHARDS", "32"))
 if REDIS_URL:
     from redis.asyncio.retry import Retry
@@ -174,7 +174,7 @@ if REDIS_URL:
     }
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "BACKEND": "games.channel_layer.PubSubChannelLayer",
             "CONFIG": {"hosts": [LAYER_HOST] * CHANNEL_LAYER_SHARDS, "prefix": "solitaire"},
         }
     }

@@ -78,7 +78,7 @@ def test_the_environment_configures_production():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (
-        "False django.db.backends.postgresql 0 channels_redis.pubsub.RedisPubSubChannelLayer"
+        "False django.db.backends.postgresql 0 games.channel_layer.PubSubChannelLayer"
         " ['redis://cache:6379/1'] 32 2 redis://cache:6379/1 ['example.org', 'www.example.org']"
         " ['https://example.org']"
     )
