@@ -28,7 +28,8 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
 
     def _get_layer(self):
         layer = super()._get_layer()
-        # Made by the first call on this event loop, before it has connected anything.
-        if not all(type(shard) is Shard for shard in layer._shards):
+        # Every call of the layer comes here. Its shards are all made by the first call on this
+        # event loop, before any has connected, and replaced together: one look tells.
+        if type(layer._shards[0]) is not Shard:
             layer._shards = [Shard(shard.host, layer) for shard in layer._shards]
         return layer
