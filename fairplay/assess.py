@@ -3,7 +3,7 @@
 A ranked game is a daily attempt with `ranked` set (an account's), or a signed-in racer's game
 in a rated, ranked race (guests race unrated).
 When one ends (the move writer's batch that wins or sticks it: `games.storage.ON_END`; a save
-that ends it; a race that finishes, for every racer in it) its pk is handed to the background
+that ends it; a race that finishes, for every racer in it; a racer's stuck game only then) its pk is handed to the background
 worker (games/worker.py) after the commit, which reads the Move rows' server times, asks the
 solver for its choice in each position the player chose a move in (a small node budget a
 position and a total time bound, so a long game costs seconds at most), runs the rules
@@ -33,7 +33,7 @@ from games import worker
 from games.models import Game, Move
 from games.play import starting_position
 from games.solver import Verdict, solve
-from races.models import Racer
+from races.models import Race, Racer
 
 SOLVER_NODES_PER_POSITION = 3000
 """The solver's budget in each position: about 0.01-0.05 s on a Penguin position."""
@@ -56,15 +56,23 @@ logger = logging.getLogger(__name__)
 
 
 def ranked_kind(game: Game) -> tuple[str, datetime] | None:
-    """(the assessment's kind, when the game's clock started) for a ranked game, else None."""
+    """(the assessment's kind, when the game's clock started) for a ranked game that is over,
+    else None.
+
+    A stuck game in a race still running is not over: the racer may undo and play on, and every
+    stuck position would be assessed again. The race's finish hands every racer's game over
+    (fairplay/signals.py), as the catch-up (`waiting`) finds only finished races' games."""
     if game.kind == Game.Kind.DAILY:
         if DailyAttempt.objects.filter(game=game, ranked=True).exists():
             return Assessment.Kind.DAILY, game.started_at
     elif game.kind == Game.Kind.RACE:
         racer = Racer.objects.filter(game=game).select_related("race", "player").first()
         rated = racer is not None and racer.race.rated and racer.race.ranked
-        if rated and racer.player.user_id is not None:  # guests race unrated
-            return Assessment.Kind.RACE, racer.race.starts_at or game.started_at
+        if not rated or racer.player.user_id is None:  # guests race unrated
+            return None
+        if game.status == Game.Status.STUCK and racer.race.status != Race.Status.FINISHED:
+            return None
+        return Assessment.Kind.RACE, racer.race.starts_at or game.started_at
     return None
 
 

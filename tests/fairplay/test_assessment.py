@@ -7,6 +7,7 @@ from fairplay import assess
 from fairplay.models import Assessment
 from games import worker
 from games.models import Game
+from races.models import Race
 from tests.fairplay.conftest import PERSON, play, winning_line
 
 pytestmark = pytest.mark.django_db
@@ -90,6 +91,16 @@ def test_a_game_in_play_is_not_assessed(ranked_game):
 
 def test_a_rated_races_game_is_assessed(rated_race_game):
     made = assess.assess(play(rated_race_game(), [172] * 40).pk)
+    assert (made.kind, made.verdict) == ("race", "likely_bot")
+
+
+def test_a_stuck_racer_is_assessed_when_the_race_finishes_not_before(rated_race_game):
+    """Stuck in a race still running, a racer may undo and play on: not over yet."""
+    game = play(rated_race_game(), [172] * 40)
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.STUCK)
+    assert assess.assess(game.pk) is None
+    Race.objects.filter(racers__game=game).update(status=Race.Status.FINISHED)
+    made = assess.assess(game.pk)
     assert (made.kind, made.verdict) == ("race", "likely_bot")
 
 
