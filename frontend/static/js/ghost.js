@@ -6,6 +6,8 @@
 // The run's progress comes from the server as [[ms, cards], ...] (the moments the count
 // changed); nothing about its cards or moves is sent, only how many were home when.
 
+import { setStyle, setText } from "./dom.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 
 /** Cards on the foundations for good in a view (a Spiderweb foundation holding one card is a cell). */
@@ -41,18 +43,19 @@ export class GhostRace {
     if (last[1] !== yourCards) this.mine.push([ms, yourCards]);
     if (this.mine[0][1] === null) this.mine[0] = [0, yourCards];
     const ghostCards = ghostCardsAt(this.ghost.progress, ms);
-    this.root.querySelector("#you-cards").textContent = yourCards;
-    this.root.querySelector("#ghost-cards").textContent = ghostCards;
-    this.root.querySelector("#you-fill").style.width = `${(100 * yourCards) / this.total}%`;
-    this.root.querySelector("#ghost-fill").style.width = `${(100 * ghostCards) / this.total}%`;
-    this.root.dataset.ghostCards = String(ghostCards);
-    const verdict = this.root.querySelector("#ghost-verdict");
+    // Ten times a second: only what changed is written (dom.js).
+    setText(this.root.querySelector("#you-cards"), String(yourCards));
+    setText(this.root.querySelector("#ghost-cards"), String(ghostCards));
+    setStyle(this.root.querySelector("#you-fill"), "width", `${(100 * yourCards) / this.total}%`);
+    setStyle(this.root.querySelector("#ghost-fill"), "width", `${(100 * ghostCards) / this.total}%`);
+    if (this.root.dataset.ghostCards !== String(ghostCards)) this.root.dataset.ghostCards = String(ghostCards);
     const done = ms >= this.ghost.end_ms;
-    if (done && this.ghost.status === "won") verdict.textContent = "The ghost has finished.";
-    else if (done) verdict.textContent = "The ghost stopped here.";
-    else if (yourCards > ghostCards) verdict.textContent = `You are ${yourCards - ghostCards} cards ahead.`;
-    else if (yourCards < ghostCards) verdict.textContent = `The ghost is ${ghostCards - yourCards} cards ahead.`;
-    else verdict.textContent = "Neck and neck.";
+    let verdict = "Neck and neck.";
+    if (done && this.ghost.status === "won") verdict = "The ghost has finished.";
+    else if (done) verdict = "The ghost stopped here.";
+    else if (yourCards > ghostCards) verdict = `You are ${yourCards - ghostCards} cards ahead.`;
+    else if (yourCards < ghostCards) verdict = `The ghost is ${ghostCards - yourCards} cards ahead.`;
+    setText(this.root.querySelector("#ghost-verdict"), verdict);
     this.span = Math.max(this.span, ms * 1.1);
     this._draw(ms);
   }

@@ -17,6 +17,7 @@
 
 import { applySavedCardPreferences, cardText, fourColour, setFourColour } from "./cards.js";
 import { Board } from "./board.js";
+import { setText } from "./dom.js";
 import { describeMove, describeMoveCards, LegalMoves, pileKind } from "./moves.js";
 import { ReconnectingSocket, STORE_NOTICE, StoreRetry } from "./socket.js";
 
@@ -93,8 +94,7 @@ class Timer {
   }
 
   paint() {
-    const text = formatClock(this.now());
-    if (this.node.textContent !== text) this.node.textContent = text;
+    setText(this.node, formatClock(this.now()));
   }
 }
 

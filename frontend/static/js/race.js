@@ -7,6 +7,7 @@
 // data-phase, data-event (the last event applied), data-seq (your board's seq).
 
 import { Board } from "./board.js";
+import { setHidden, setText } from "./dom.js";
 import { cardsHome } from "./ghost.js";
 import { clock, RaceModel, STATUS_LABELS } from "./race-state.js";
 import { ReconnectingSocket, socketUrl, STORE_NOTICE, StoreRetry } from "./socket.js";
@@ -198,7 +199,7 @@ function goToRematch(url) {
 
 function setStatus(text, isError = false) {
   const node = $("race-status");
-  node.textContent = text;
+  setText(node, text); // a live region: the same words written again may be read out again
   node.classList.toggle("error", isError);
 }
 
@@ -471,23 +472,26 @@ function tick() {
     const phase = model.phase(now);
     if (root.dataset.phase !== phase) render();
     else if (phase === "lobby" && race.quick && race.autostart_at) renderStatusLine(phase);
+    // Ten ticks a second, for displays that change once a second: each writes only a change.
     const overlay = $("countdown");
     if (phase === "countdown") {
-      overlay.hidden = false;
-      $("countdown-number").textContent = String(Math.ceil((race.starts_at - now) / 1000));
+      setHidden(overlay, false);
+      setText($("countdown-number"), String(Math.ceil((race.starts_at - now) / 1000)));
     } else if (phase === "running" && now - race.starts_at < 700) {
-      overlay.hidden = false;
-      $("countdown-number").textContent = "Go!";
+      setHidden(overlay, false);
+      setText($("countdown-number"), "Go!");
     } else {
-      overlay.hidden = true;
+      setHidden(overlay, true);
     }
     if (race.starts_at && ["running", "overtime", "finished"].includes(phase)) {
       const end = race.finished_at || now;
       const me = model.me;
       const mine = me && me.status === "won" ? me.finish_ms : null;
-      $("race-clock").textContent = clock(mine ?? Math.min(end, race.ends_at) - race.starts_at);
-      $("race-remaining").textContent =
-        race.time_limit_s && phase === "running" ? `${clock(race.ends_at - now)} left` : "";
+      setText($("race-clock"), clock(mine ?? Math.min(end, race.ends_at) - race.starts_at));
+      setText(
+        $("race-remaining"),
+        race.time_limit_s && phase === "running" ? `${clock(race.ends_at - now)} left` : "",
+      );
     }
   }
 }
