@@ -1,6 +1,7 @@
 """Fixtures for the daily challenge: players, challenges, and a private key prefix per test."""
 
 import datetime as dt
+import functools
 import uuid
 
 import pytest
@@ -87,10 +88,26 @@ def challenge(make_challenge):
     return make_challenge()
 
 
+@pytest.fixture(scope="session")
+def solver_proofs():
+    """The real solver as a prover (20,000 nodes a deal), each deal's proof searched once per
+    worker: the answer for a deal is the same every time (a count of nodes, not of seconds)."""
+    return functools.cache(dealpick.solver_prover(max_nodes=20_000))
+
+
+@pytest.fixture(scope="session")
+def todays_pick():
+    """The day's pick of a variant with the server's own prover (`default_prover`), made once
+    per worker and variant: a pure function of the variant and the day."""
+    picks = functools.cache(dealpick.pick_deal)
+    prover = dealpick.default_prover()
+    return lambda variant: picks(variant, dealpick.utc_day(timezone.now()), prover)
+
+
 @pytest.fixture
-def solved_challenge(make_challenge):
+def solved_challenge(make_challenge, solver_proofs):
     """Today's Penguin challenge, picked by the real solver: it comes with a winning line."""
-    made = make_challenge("penguin", prover=dealpick.solver_prover(max_nodes=20_000))
+    made = make_challenge("penguin", prover=solver_proofs)
     assert made.proof == "won" and made.solution
     return made
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from django.utils import timezone
 
-from daily import dealpick
 from games.engine import new_game
 
 pytestmark = pytest.mark.browser
@@ -47,11 +45,10 @@ def click_move(page, move: str) -> None:
     page.locator(f'#board [data-pile="{dst}"]').click(position={"x": 8, "y": 8})
 
 
-def test_play_the_daily_to_the_end_and_find_yourself_on_the_board(page, live_url):
+def test_play_the_daily_to_the_end_and_find_yourself_on_the_board(page, live_url, todays_pick):
     """A ranked daily game won in the browser lands its player on the day's board; no frame
     ever carried the seed; the replay steps through the game."""
-    today = dealpick.utc_day(timezone.now())
-    pick = dealpick.pick_deal(VARIANT, today, dealpick.default_prover())
+    pick = todays_pick(VARIANT)
     assert pick.verdict == "won", "the day's Penguin deal should be proved winnable"
     frames: list[str] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
@@ -88,11 +85,10 @@ def test_play_the_daily_to_the_end_and_find_yourself_on_the_board(page, live_url
     assert page.locator("text=Play it again (practice)").is_visible()
 
 
-def test_the_replay_steps_forwards_and_back_and_the_run_can_be_raced(page, live_url):
+def test_the_replay_steps_forwards_and_back_and_the_run_can_be_raced(page, live_url, todays_pick):
     """Buttons, slider and keys move through a finished game; the address keeps the position;
     racing the run shows its progress beside a new board at its real pace."""
-    today = dealpick.utc_day(timezone.now())
-    pick = dealpick.pick_deal("queenie", today, dealpick.default_prover())
+    pick = todays_pick("queenie")
     sign_up(page, live_url, "replayer")
     page.goto(f"{live_url}/daily/queenie/")
     page.click('[data-start="ranked"]', no_wait_after=True)
@@ -134,11 +130,10 @@ def test_the_replay_steps_forwards_and_back_and_the_run_can_be_raced(page, live_
     page.wait_for_selector(f'#ghost[data-ghost-cards="{engine.foundation_count()}"]')
 
 
-def test_the_side_panel_follows_your_own_cards_home_at_once(page, live_url):
+def test_the_side_panel_follows_your_own_cards_home_at_once(page, live_url, todays_pick):
     """The panel's board is fetched every 10 s; your own row and "You:" line follow each of
     your moves as it is acknowledged (here: within 2.5 s of a card going home)."""
-    today = dealpick.utc_day(timezone.now())
-    pick = dealpick.pick_deal(VARIANT, today, dealpick.default_prover())
+    pick = todays_pick(VARIANT)
     sign_up(page, live_url, "panelwatcher")
     page.goto(f"{live_url}/daily/{VARIANT}/")
     page.click('[data-start="ranked"]', no_wait_after=True)
