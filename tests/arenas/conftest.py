@@ -98,3 +98,10 @@ async def arena_socket():
     for socket in opened:
         with contextlib.suppress(Exception, asyncio.CancelledError):
             await socket.disconnect()
+    # A room's tick ends once its sockets have left, but the tick under way may still be in a
+    # query on an ORM thread: the test database's teardown (a flush of every table) found such
+    # a query holding arenas_arenaplayer on SQLite ("database table is locked").
+    for room in list(rooms.ROOMS.get().rooms.values()):
+        if room.task is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(room.task, 10)
