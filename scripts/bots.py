@@ -259,8 +259,11 @@ def greedy_move(legal: list[str], rng: random.Random) -> str:
 # ------------------------------------------------------------------ live play
 
 
-MAX_MOVES = 200
-"""A bot that has not won after this many moves (the greedy one wanders) stops and resigns."""
+MAX_MOVES = 120
+"""A bot that has not won after this many moves (the greedy one wanders) stops and resigns: more
+than a Penguin win takes (87-96 moves for the solver's bots), and the rules judge a game from 15
+actions on. Each move the greedy bot makes in a lost position costs the server's assessment a
+search of the whole node budget (about 0.075 s), 15 s of CPU at 200 moves."""
 
 
 class Player:
