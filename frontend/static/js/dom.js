@@ -13,7 +13,17 @@ export function setHidden(node, hidden) {
   if (node.hidden !== hidden) node.hidden = hidden;
 }
 
-/** Set one property of `node`'s inline style, unless it has that value already. */
+/** node -> Map(property -> [the value set, the browser's form of it]), for `setStyle`. */
+const styled = new WeakMap();
+
+/** Set one property of `node`'s inline style, unless it has that value already. The browser
+ * reads a value back in its own form ("9.615384615384615%" as "9.61538%"), so the value is
+ * compared with the one set last, while the property still reads as it did after that. */
 export function setStyle(node, property, value) {
-  if (node.style[property] !== value) node.style[property] = value;
+  let set = styled.get(node);
+  if (!set) styled.set(node, (set = new Map()));
+  const last = set.get(property);
+  if (last && last[0] === value && node.style[property] === last[1]) return;
+  node.style[property] = value;
+  set.set(property, [value, node.style[property]]);
 }

@@ -61,3 +61,25 @@ test("a style set to its own value is left alone", () => {
   assert.equal(writes, 1);
   assert.equal(bar.style.width, "50%");
 });
+
+test("a style the browser reads back in its own form is still written once", () => {
+  let writes = 0;
+  let kept = "";
+  const style = {};
+  Object.defineProperty(style, "width", {
+    get: () => kept,
+    set: (value) => {
+      writes += 1;
+      kept = value.replace(/^(\d+\.\d{5})\d*%$/, "$1%"); // as Chromium: 6 significant digits
+    },
+  });
+  const bar = { style };
+  for (let i = 0; i < 10; i++) setStyle(bar, "width", "9.615384615384615%");
+  assert.equal(writes, 1);
+  assert.equal(bar.style.width, "9.61538%");
+  kept = "20%"; // set by someone else meanwhile
+  setStyle(bar, "width", "9.615384615384615%");
+  assert.equal(writes, 2);
+  setStyle(bar, "width", "25%");
+  assert.equal(writes, 3);
+});
