@@ -31,9 +31,13 @@ def people(make_page, live_url):  # noqa: F811
 
 
 def join(player: Player, url: str) -> None:
+    """Join on the arena's page, then wait for its socket to open, or for the race page: with
+    a player already waiting, the server places the newcomer as their socket opens, and their
+    page may leave for the race before a wait sees the socket open (a wait on the selector goes
+    on across the navigation)."""
     player.page.goto(url)
     player.page.click("#join-button")
-    player.wait('#arena[data-socket="open"]')
+    player.wait('#arena[data-socket="open"], #race')
 
 
 def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url):  # noqa: F811

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -139,6 +140,44 @@ def test_a_race_plays_by_keyboard(make_page, live_url):
     page.keyboard.press("h")
     page.wait_for_timeout(300)
     assert not [f for f in frames if f["type"] == "hint"]
+
+
+def test_a_racer_whose_clock_runs_behind_plays_when_their_countdown_ends(make_page, live_url):
+    """The server sends a racer's board at its start. A page whose clock runs behind the
+    server's (a slow line, a busy phone) gets it while its own countdown still runs, and draws
+    it without moves; when its countdown ends, the board takes the keys. The test sets the
+    page's clock 2 s behind by rewriting the server's times in the frames it gets."""
+    page = make_page()
+    lag_ms = 2_000
+    frames: list[dict] = []
+
+    def route(ws):
+        server = ws.connect_to_server()
+
+        def from_server(message):
+            frame = json.loads(message)
+            for stamp in ("now", "server_time_ms"):
+                if stamp in frame:
+                    frame[stamp] -= lag_ms
+            frames.append({**frame, "heard_at": time.monotonic()})
+            ws.send(json.dumps(frame))
+
+        server.on_message(from_server)
+        ws.on_message(lambda message: server.send(message))
+
+    page.route_web_socket("**/ws/race/**", route)
+    new_race(page, live_url)
+    page.click("#start-button")
+    page.wait_for_selector(RUNNING, timeout=15_000)
+    running_at = time.monotonic()
+    dealt = [f for f in frames if f["type"] == "state" and f["legal"]]
+    assert dealt and running_at - dealt[0]["heard_at"] > 1, "the board came after the countdown"
+    move = single_group_move(dealt[0]["legal"])
+    src, _, rest = move.partition("-")
+    page.keyboard.press(pile_key(src))
+    page.keyboard.press(pile_key(rest.split(":")[0]))
+    page.wait_for_selector('#race[data-seq="1"]')
+    assert last_board(frames)["played"] == [move]
 
 
 def test_a_racer_has_one_name_and_winner_means_a_finisher(make_page, live_url):

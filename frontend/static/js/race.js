@@ -138,9 +138,14 @@ function canPlay() {
   return Boolean(me) && ["playing", "stuck"].includes(me.status) && model.phase(serverNow()) === "running";
 }
 
-/** Redraw the board without targets once this racer is done (or the race is). */
-function freezeBoardIfDone() {
-  if (board && boardFrame && !canPlay() && board.legal.list.length) board.render(boardFrame.view, []);
+/** Redraw the board when whether this racer may move changed since it was drawn: without
+ * targets once they are done (or the race is); with its legal moves once the countdown ends on
+ * this page's clock, which may be after the server's start sent the board (a clock that runs
+ * behind the server's: a slow line, a busy machine). */
+function boardFollowsPhase() {
+  if (!board || !boardFrame) return;
+  const legal = canPlay() ? boardFrame.legal : [];
+  if (Boolean(legal.length) !== Boolean(board.legal.list.length)) board.render(boardFrame.view, legal);
 }
 
 function play(frame) {
@@ -274,7 +279,7 @@ function render() {
   renderOver(phase);
   renderMe();
   renderStatusLine(phase);
-  freezeBoardIfDone();
+  boardFollowsPhase();
   keepFocus();
   tick();
 }
