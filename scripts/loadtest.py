@@ -178,6 +178,7 @@ class Racer:
         self.event: int | None = None  # the newest numbered race event heard (a page's model.event)
         self.ends_at_ms: int | None = None  # the race's end by its clock (epoch ms), if it has one
         self.over = False  # the server said the race is over: a page sends no more moves
+        self.reopened = False  # a socket opened since the last board
 
     # -- the socket
 
@@ -195,6 +196,7 @@ class Racer:
             max_size=2**20,
             max_queue=None,
         )
+        self.reopened = True
         self.reader = asyncio.create_task(self.read())
 
     async def reconnect(self) -> None:
@@ -299,10 +301,14 @@ class Racer:
         self.settled.set()
 
     def on_state(self, frame: dict) -> None:
-        """The board on (re)connect, or the answer to a resend: settles a move in flight."""
+        """The board on (re)connect, or the answer to a resend: settles a move in flight. Only
+        the first board after a reconnect says a move in flight at its `seq` was lost: any
+        other may have been read before the move came in (a `sync`'s, the start's), and a
+        resend on it is answered as a resend, whose board then looked like the next move's
+        loss (a resend of every move after it, in the arena runs until the race ended)."""
         self.board = frame
         self.board_ready.set()
-        pending = self.pending
+        pending, reopened, self.reopened = self.pending, self.reopened, False
         if pending is None:
             return
         if frame["seq"] == pending.seq + 1:
@@ -313,7 +319,7 @@ class Racer:
             self.bar.update(1)
             self.pending = None
             self.settled.set()
-        elif frame["seq"] == pending.seq:
+        elif frame["seq"] == pending.seq and reopened:
             asyncio.get_running_loop().create_task(self.resend(pending))
 
     async def resend(self, pending: Pending) -> None:

@@ -150,3 +150,39 @@ def test_a_racer_catches_up_from_the_newest_event_it_heard():
     racer.on_text('{"type":"joined","event":6,"racer":{"id":"r3"}}')  # late, out of order
     assert racer.sync_frame() == {"type": "sync", "since": 7}
     assert racer.progress_events == 2 and racer.frames == 4
+
+
+def test_a_board_read_before_the_move_came_in_sends_nothing_again():
+    """A board at the move's own `seq` that is not the first after a reconnect (a `sync`'s, the
+    start's) may have been read before the move reached the server: the move is not sent
+    again (a resend is answered as one, with a board the next move would take for its loss)."""
+
+    async def scenario() -> tuple[Racer, list[dict]]:
+        racer, sent = racer_with_outbox()
+        racer.pending = Pending("t3-f0", 5, time.perf_counter())
+        racer.on_frame({"type": "state", "seq": 5, "legal": ["t3-f0"]})
+        await asyncio.sleep(0)
+        assert not racer.settled.is_set()
+        racer.on_frame({"type": "ack", "seq": 6, "played": ["t3-f0"]})
+        return racer, sent
+
+    racer, sent = asyncio.run(scenario())
+    assert sent == []
+    assert racer.stats.acked == 1 and not racer.stats.errors
+
+
+def test_the_first_board_after_a_reconnect_at_the_moves_seq_sends_it_again():
+    """After a reconnect, the first board at the move's own `seq` says the move was lost with
+    the old socket: it goes again with the same seq; a later such board sends nothing."""
+
+    async def scenario() -> list[dict]:
+        racer, sent = racer_with_outbox()
+        racer.pending = Pending("t3-f0", 5, time.perf_counter())
+        racer.reopened = True  # what `connect` sets
+        racer.on_frame({"type": "state", "seq": 5, "legal": ["t3-f0"]})
+        await asyncio.sleep(0)
+        racer.on_frame({"type": "state", "seq": 5, "legal": ["t3-f0"]})
+        await asyncio.sleep(0)
+        return sent
+
+    assert asyncio.run(scenario()) == [{"type": "move", "move": "t3-f0", "seq": 5}]
