@@ -7,7 +7,8 @@ that ends it; a race that finishes, for every racer in it; a racer's stuck game 
 pk is handed to the background worker (games/worker.py) after the commit, which reads the Move
 rows' server times, asks the solver for its choice in each position the player chose a move in
 (a small node budget a position and a total time bound, so a long game costs seconds at most),
-runs the rules (fairplay/rules.py) and stores the `Assessment`. The move path never waits for any of it.
+runs the rules (fairplay/rules.py) and stores the `Assessment`. The move path never waits for
+any of it.
 
 Once per record: an assessment covers the log length it read (`seq`); handing the same game
 over again (a retried finish, a second process's hook) finds it made and does nothing. A game
