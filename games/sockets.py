@@ -24,6 +24,7 @@ from enum import Enum
 from typing import Any
 
 import orjson
+from autobahn.exception import Disconnected
 from channels.auth import AuthMiddleware, get_user
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
@@ -332,6 +333,19 @@ def SocketAuthMiddlewareStack(inner):  # noqa: N802 (named like Channels' AuthMi
     return CookieMiddleware(SocketSessionMiddleware(SocketAuthMiddleware(inner)))
 
 
+async def send_unless_closed(send, message: dict) -> None:
+    """Daphne's `send`, with a frame to a client that has just closed dropped. Between the
+    client's close frame and the end of the connection, Daphne still hands a send to the
+    websocket, which raises (`Disconnected`), and the exception ended the consumer without its
+    `disconnect()` (Channels' issue 1820): an arena page closed while its first board was on its
+    way (its player placed at once) left the player present, placed again and again. The
+    disconnect that follows the close runs as for any other socket."""
+    try:
+        await send(message)
+    except Disconnected:
+        logger.debug("dropped a %s to a closed websocket", message.get("type"))
+
+
 class PlaySocket(AsyncWebsocketConsumer):
     """A socket whose database calls all run off the loop (games.storage.off_loop), each of
     which gives its own connection back: Channels' own `dispatch` first closes the loop
@@ -350,7 +364,7 @@ class PlaySocket(AsyncWebsocketConsumer):
     async def __call__(self, scope, receive, send):
         """Channels' own (`AsyncConsumer.__call__`), with the inbox where it reads a channel."""
         self.scope = scope
-        self.base_send = send
+        self.base_send = functools.partial(send_unless_closed, send)
         self.inbox: asyncio.Queue[dict] = asyncio.Queue()
         self.groups_in: set[str] = set()
         try:

@@ -78,17 +78,19 @@ def fast_ticks(monkeypatch):
 @pytest.fixture
 async def arena_socket():
     """arena_socket(client, public_id) -> a connected socket on the arena's page (None client:
-    anonymous), with `expect(type)`."""
+    anonymous), with `expect(type)`; `server_side`: the queue the consumer's sends go to."""
     from solitaire_site.asgi import application
 
     opened: list[RaceSocket] = []
 
-    async def open_socket(client, public_id: str):
+    async def open_socket(client, public_id: str, server_side: asyncio.Queue | None = None):
         headers = [(b"origin", ORIGIN)]
         if client is not None:
             cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
             headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()))
         socket = RaceSocket(application, f"/ws/arena/{public_id}/", headers=headers, log=[])
+        if server_side is not None:  # what the consumer's sends go to, in Daphne's place
+            socket._output_queue = server_side
         connected, _ = await socket.connect()
         assert connected
         opened.append(socket)

@@ -5,6 +5,7 @@ import asyncio
 import json
 
 import pytest
+from autobahn.exception import Disconnected
 
 from arenas import actions, events, placement, rooms, standings
 from arenas.models import ArenaPlayer
@@ -145,6 +146,39 @@ async def test_a_closed_page_is_not_present(arena, arena_socket, run, make_clien
     await socket.disconnect()
     await run(entry.refresh_from_db)
     assert entry.sockets == 0
+
+
+class PageClosed(asyncio.Queue):
+    """Daphne's side of a socket whose page closed just after the handshake: until the
+    connection is gone, every frame sent to it raises, as autobahn's websocket does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refused = asyncio.Event()
+
+    async def put(self, message: dict) -> None:
+        if message["type"] == "websocket.send":
+            self.refused.set()
+            raise Disconnected("Attempt to send on a closed protocol")
+        await super().put(message)
+
+
+async def test_a_page_closed_before_its_first_board_is_not_present(
+    arena, arena_socket, run, make_client
+):
+    """The page left as the socket opened (its player placed at once): the first board goes
+    nowhere, and the close that follows still takes the player out of the present ones."""
+    ann = await joined(run, make_client, arena, "Ann")
+    server_side = PageClosed()
+    socket = await arena_socket(ann, arena.public_id, server_side)
+    await asyncio.wait_for(server_side.refused.wait(), 10)
+    entry = await run(ArenaPlayer.objects.get)
+    assert entry.sockets == 1
+    await socket.disconnect()
+    await run(entry.refresh_from_db)
+    assert entry.sockets == 0
+    room = rooms.ROOMS.get().rooms.get(arena.pk)
+    assert room is None or not room.sockets
 
 
 async def test_a_race_s_result_reaches_the_page_as_new_standings(
