@@ -12,7 +12,10 @@ event comes it opens the arena's socket again, where it is placed again. At the 
 resigns and stops.
 
 It prints how many placements there were, the time from opening the arena's socket (free) to
-being placed (median, p95, p99, max: the issue's bound is 5 s), the move round trip, and,
+being placed (median, p95, p99, max: the issue's bound is 5 s), the same counted from the end
+of the player's last race as the server recorded it (the `finished` event's `finished_at`; the
+client's clock is taken for the server's, so run it on the servers' machine), the time from that
+end to hearing the `finished` event, the move round trip, and,
 given the database, checks the record: nobody in two races at once, every race 2 to 8 players,
 and each player's points summed from the results equal to the live board the API reads from
 Redis.
@@ -105,6 +108,11 @@ class ArenaPlayer:
     base: str
     browser: Browser
     placements_ms: list[float] = field(default_factory=list)
+    returns_ms: list[float] = field(default_factory=list)
+    """From the end of the player's race (the server's `finished_at`) to its next `placed`."""
+    ended_heard_ms: list[float] = field(default_factory=list)
+    """From the end of the player's race to hearing that it ended."""
+    ended_at_ms: int | None = None
     races: list[str] = field(default_factory=list)
     error: str | None = None
 
@@ -152,6 +160,10 @@ class Crowd:
                                 if frame.get("type") == "placed":
                                     waited = (time.perf_counter() - opened) * 1000
                                     player.placements_ms.append(waited)
+                                    if player.ended_at_ms is not None:
+                                        back = time.time() * 1000 - player.ended_at_ms
+                                        player.returns_ms.append(back)
+                                        player.ended_at_ms = None
                                     return frame["url"]
                     self.reopened += 1
         except TimeoutError:
@@ -170,7 +182,14 @@ class Crowd:
 
         def take(frame: dict) -> None:
             on_frame(frame)
-            if frame.get("type") == "snapshot" and frame["race"]["status"] == "finished":
+            kind = frame.get("type")
+            over = kind == "finished" or (
+                kind == "snapshot" and frame["race"]["status"] == "finished"
+            )
+            if over and player.ended_at_ms is None and frame["race"].get("finished_at"):
+                player.ended_at_ms = frame["race"]["finished_at"]
+                player.ended_heard_ms.append(time.time() * 1000 - player.ended_at_ms)
+            if kind == "snapshot" and over:
                 racer.finished.set()  # the answer to a `sync`: over already
 
         racer.on_frame = take
@@ -359,6 +378,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
     players = await crowd.run(args.base_urls)
     cores = cores_used(first, cpu.sample(), client_cpu_s() - client_before)
     placements = [ms for p in players for ms in p.placements_ms]
+    returns = [ms for p in players for ms in p.returns_ms]
     errors = Counter(p.error.split(":")[0] for p in players if p.error)
     result = {
         "players": len(players),
@@ -370,6 +390,10 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "placed_again": sum(1 for p in players if len(p.placements_ms) >= 2),
         "placement_ms": spread(placements),
         "placed_over_5s": sum(1 for ms in placements if ms > 5000),
+        "returns": len(returns),
+        "return_ms": spread(returns),
+        "returned_over_5s": sum(1 for ms in returns if ms > 5000),
+        "end_heard_ms": spread([ms for p in players for ms in p.ended_heard_ms]),
         "moves_sent": stats.sent,
         "moves_acked": stats.acked,
         "move_ms": spread(stats.latencies_ms),
@@ -399,6 +423,7 @@ def ok(result: dict) -> bool:
 
 def print_figures(result: dict) -> None:
     placed, moves = result["placement_ms"], result["move_ms"]
+    back, heard = result["return_ms"], result["end_heard_ms"]
     lines = [
         f"arena {result['arena']}: {result['players']} players on {result['servers']} server(s) "
         f"for {result['duration_s']:g} s (wall {result['wall_s']} s); load average before "
@@ -406,6 +431,10 @@ def print_figures(result: dict) -> None:
         f"placements {result['placements']}: free to placed ms median {placed['median']}, "
         f"p95 {placed['p95']}, p99 {placed['p99']}, max {placed['max']}; over 5 s "
         f"{result['placed_over_5s']}",
+        f"returns {result['returns']}: race's end to placed ms median {back['median']}, p95 "
+        f"{back['p95']}, p99 {back['p99']}, max {back['max']}; over 5 s "
+        f"{result['returned_over_5s']}; race's end to its `finished` heard ms median "
+        f"{heard['median']}, p95 {heard['p95']}, p99 {heard['p99']}, max {heard['max']}",
         f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}; round trip ms "
         f"median {moves['median']}, p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
         f"errors {result['errors']} {result['error_kinds'] or ''}; protocol errors "
