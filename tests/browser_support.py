@@ -222,3 +222,28 @@ def make_page(browser):
 def page(make_page):
     """A desktop-sized page of a new guest."""
     return make_page()
+
+
+def relay_socket(page, pattern: str, *, from_server=None, from_page=None) -> None:
+    """Route the page's sockets whose URL matches `pattern` through Playwright to the live
+    server, so that a test sees or changes the frames on their way: `from_server(message)` and
+    `from_page(message, page_side)` return the text to pass on, or None to keep it back
+    (`page_side.send(text)` answers the page itself). A side with no hook passes all on."""
+
+    def route(page_side):
+        server_side = page_side.connect_to_server()
+
+        def to_page(message):
+            text = message if from_server is None else from_server(message)
+            if text is not None:
+                page_side.send(text)
+
+        def to_server(message):
+            text = message if from_page is None else from_page(message, page_side)
+            if text is not None:
+                server_side.send(text)
+
+        server_side.on_message(to_page)
+        page_side.on_message(to_server)
+
+    page.route_web_socket(pattern, route)

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests.browser.test_practice import SPIDERWEB_SEED, front_card, open_game, wait_moves
+from tests.browser_support import relay_socket
 
 pytestmark = pytest.mark.browser
 
@@ -42,32 +43,27 @@ def test_a_move_the_store_could_not_keep_is_resent_after_retry_ms(page, live_url
     sent: list[dict] = []
     refused: list[dict] = []
 
-    def route(ws):
-        server = ws.connect_to_server()
-
-        def from_page(message):
-            frame = json.loads(message)
-            if frame.get("type") in ("move", "undo"):
-                sent.append(frame)
-                if frame["type"] == kind and not refused:
-                    refused.append(frame)
-                    ws.send(
-                        json.dumps(
-                            {
-                                "type": "error",
-                                "code": "unavailable",
-                                "reason": "the game store is unavailable",
-                                "ref": kind,
-                                "retry_ms": 600,
-                            }
-                        )
+    def from_page(message, page_side):
+        frame = json.loads(message)
+        if frame.get("type") in ("move", "undo"):
+            sent.append(frame)
+            if frame["type"] == kind and not refused:
+                refused.append(frame)
+                page_side.send(
+                    json.dumps(
+                        {
+                            "type": "error",
+                            "code": "unavailable",
+                            "reason": "the game store is unavailable",
+                            "ref": kind,
+                            "retry_ms": 600,
+                        }
                     )
-                    return
-            server.send(message)
+                )
+                return None
+        return message
 
-        ws.on_message(from_page)
-
-    page.route_web_socket("**/ws/game/**", route)
+    relay_socket(page, "**/ws/game/**", from_page=from_page)
     open_game(page, live_url, "spiderweb", SPIDERWEB_SEED)
     front_card(page, "t1").click()
     front_card(page, "t3").click()

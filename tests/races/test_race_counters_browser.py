@@ -1,6 +1,6 @@
 """A racer's own counters follow their acks at once, in a real browser against a live Daphne.
 
-The test reroutes the page's websocket through Playwright (`route_web_socket`); in an earlier
+The test reroutes the page's websocket through Playwright (`relay_socket`); in an earlier
 round the next test's context close in the same browser hung for the whole timeout in two
 whole-suite runs (never when run alone), not seen since (tests/races/test_race_full_browser.py)."""
 
@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from tests.browser_support import relay_socket
 from tests.races.test_race_browser import click_move
 from tests.races.test_race_page_browser import last_board, single_group_move, solo_race
 
@@ -23,19 +24,12 @@ def test_your_own_counters_follow_your_acks_at_once(make_page, live_url):
     page = make_page()
     frames: list[dict] = []
 
-    def route(ws):
-        server = ws.connect_to_server()
+    def from_server(message):
+        frame = json.loads(message)
+        frames.append(frame)
+        return None if frame.get("type") == "progress" else message
 
-        def from_server(message):
-            frame = json.loads(message)
-            frames.append(frame)
-            if frame.get("type") != "progress":
-                ws.send(message)
-
-        server.on_message(from_server)
-        ws.on_message(lambda message: server.send(message))
-
-    page.route_web_socket("**/ws/race/**", route)
+    relay_socket(page, "**/ws/race/**", from_server=from_server)
     solo_race(page, live_url)
     for seq in range(1, 5):
         if seq % 2:

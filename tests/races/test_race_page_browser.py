@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from games.engine import VARIANTS
+from tests.browser_support import relay_socket
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -151,21 +152,15 @@ def test_a_racer_whose_clock_runs_behind_plays_when_their_countdown_ends(make_pa
     lag_ms = 2_000
     frames: list[dict] = []
 
-    def route(ws):
-        server = ws.connect_to_server()
+    def from_server(message):
+        frame = json.loads(message)
+        for stamp in ("now", "server_time_ms"):
+            if stamp in frame:
+                frame[stamp] -= lag_ms
+        frames.append({**frame, "heard_at": time.monotonic()})
+        return json.dumps(frame)
 
-        def from_server(message):
-            frame = json.loads(message)
-            for stamp in ("now", "server_time_ms"):
-                if stamp in frame:
-                    frame[stamp] -= lag_ms
-            frames.append({**frame, "heard_at": time.monotonic()})
-            ws.send(json.dumps(frame))
-
-        server.on_message(from_server)
-        ws.on_message(lambda message: server.send(message))
-
-    page.route_web_socket("**/ws/race/**", route)
+    relay_socket(page, "**/ws/race/**", from_server=from_server)
     new_race(page, live_url)
     page.click("#start-button")
     page.wait_for_selector(RUNNING, timeout=15_000)
