@@ -49,6 +49,10 @@ CLOSE_NOT_FOUND = 4004
 GAP_GRACE_S = 1.0
 """How long events that arrived ahead of a missing one wait for it before the record is read
 (the other process's event comes late when a loop is busy; a dropped one is rare)."""
+END_GRACE_S = 5.0
+"""How long after the race's end a socket that has not heard the close waits for it before the
+record is read (the close's event comes late when the processes are busy: its p99 was 2.6-5.3 s
+at 500 arena players on a slow machine, docs/performance.md)."""
 
 
 def now_ms() -> int:
@@ -361,7 +365,12 @@ class RaceConsumer(PlaySocket):
             await self.send_update("state", board)
 
     async def on_end(self) -> None:
+        """The race's time is up: close it (whoever comes first). A socket that then hears no
+        close (the channel layer lost its event, or the race closed earlier and nothing came
+        since) reads what it missed from the record; hearing it cancels this timer."""
         await off_loop(actions.do_close_if_due)(self.race)
+        await asyncio.sleep(END_GRACE_S)
+        await self.sync(self.last_event)
 
     async def on_autostart(self) -> None:
         await off_loop(actions.do_start_if_due)(self.race)

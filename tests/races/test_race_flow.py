@@ -316,6 +316,36 @@ async def test_the_time_limit_closes_the_race_on_the_servers_clock(
     assert game.status == Game.Status.RESIGNED
 
 
+async def test_a_close_whose_event_was_lost_reaches_the_socket_from_the_record(
+    ann, make_race, race_socket, run, monkeypatch
+):
+    """The channel layer lost the close's `finished` event (a Redis restart, a full channel) and
+    nothing comes after it: a moment after the race's end the socket reads it from the record,
+    so the page does not wait on a race that is over."""
+    from races import consumers, lifecycle
+    from races import events as race_events
+
+    monkeypatch.setattr(lifecycle, "MIN_TIME_LIMIT_S", 1)
+    monkeypatch.setattr(consumers, "END_GRACE_S", 0.5)
+    real_broadcast, lost = race_events.broadcast, []
+
+    def losing_the_close(group, message):
+        if any(frame["type"] == "finished" for frame in message["frames"]):
+            lost.append(message)
+            return
+        real_broadcast(group, message)
+
+    monkeypatch.setattr(race_events, "broadcast", losing_the_close)
+    race = await run(make_race, ann, time_limit_s=1)
+    socket = await race_socket(ann, race.code)
+    await socket.expect("snapshot")
+    await socket.request({"type": "start"}, "countdown")
+    await socket.board()
+    finished = await socket.expect("finished", timeout=15)
+    assert lost and finished["event"] == lost[0]["frames"][0]["event"]
+    assert finished["reason"] == "time_limit"
+
+
 async def test_events_are_numbered_and_stored(running, run):
     """Every event a socket got is stored with the same number and content."""
     race, (ann_socket, ann_board), _ = running
