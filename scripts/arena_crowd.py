@@ -127,10 +127,10 @@ class Crowd:
         self.played_s = 0.0
         self.players: list[ArenaPlayer] = []
         self.syncs = 0
+        """Boards at a race's start that had to be asked for (`sync` after a silence)."""
         self.rng = random.Random(args.rng_seed)
         self.reopened = 0
         """Arena sockets the server closed, opened again."""
-        """Boards and ends of races that had to be asked for (`sync` after a silence)."""
 
     def ws(self, player: ArenaPlayer, path: str):
         return websockets.connect(
@@ -200,7 +200,9 @@ class Crowd:
             await racer.play(until)
             if not racer.out_of_time():  # once time is up the close ends everyone's game
                 await racer.resign()
-            await self.asking(racer, racer.finished)
+            # As a page does: it waits for the end in silence (a racer who resigned early hears
+            # no ticks); a close whose event was lost the server sends 5 s after `ends_at`.
+            await asyncio.wait_for(racer.finished.wait(), FINISH_TIMEOUT_S)
         finally:
             await racer.close()
 
@@ -211,11 +213,10 @@ class Crowd:
         return self.args.race_s * (1 + self.rng.uniform(-spread, spread))
 
     async def asking(self, racer, event: asyncio.Event) -> None:
-        """Wait for the board (at the start) or the race's end; after a silence (no frame at
-        all for `SILENCE_S`), ask with `sync` (the channel layer may have lost the event, as a
-        Redis restart does: a page asks again when it reconnects), as a page asks: for the
-        events after the newest it holds (`Racer.sync_frame`), not for a whole snapshot. A
-        race whose others still play sends their progress: no reason to ask."""
+        """Wait for the board at the start; after a silence (no frame at all for `SILENCE_S`),
+        ask with `sync` (the channel layer may have lost it, as a Redis restart does: a page
+        asks again when it reconnects), as a page asks: for the events after the newest it
+        holds (`Racer.sync_frame`), not for a whole snapshot."""
         deadline = time.perf_counter() + FINISH_TIMEOUT_S
         heard = racer.frames
         while not event.is_set():
@@ -399,7 +400,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "move_ms": spread(stats.latencies_ms),
         "errors": sum(errors.values()),
         "error_kinds": dict(errors),
-        "finished_asked_for": crowd.syncs,
+        "boards_asked_for": crowd.syncs,
         "arena_sockets_reopened": crowd.reopened,
         "protocol_errors": dict(stats.errors),
         "load_average_before": load_before[0],
@@ -438,8 +439,8 @@ def print_figures(result: dict) -> None:
         f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}; round trip ms "
         f"median {moves['median']}, p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
         f"errors {result['errors']} {result['error_kinds'] or ''}; protocol errors "
-        f"{result['protocol_errors'] or 'none'}; syncs after a silence "
-        f"{result['finished_asked_for']}, arena sockets reopened "
+        f"{result['protocol_errors'] or 'none'}; boards asked for after a silence "
+        f"{result['boards_asked_for']}, arena sockets reopened "
         f"{result['arena_sockets_reopened']}",
     ]
     cores = ", ".join(f"{group} {used}" for group, used in result["cores_used"].items())

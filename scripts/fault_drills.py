@@ -561,7 +561,7 @@ async def drill_arena_redis_restart(options) -> Drill:
         "placements_before": placed_before,
         "placements": placed,
         "player_errors": errors[:5],
-        "finished_asked_for": crowd.syncs,
+        "boards_asked_for": crowd.syncs,
         "arena_sockets_reopened": crowd.reopened,
     }
     drill.check("players were placed after the restart", placed > placed_before > 0)
@@ -623,7 +623,7 @@ def print_summary(results: list[Drill]) -> None:
             "retry_bound_s",
             "unavailable_retries",
             "player_errors",
-            "finished_asked_for",
+            "boards_asked_for",
             "arena_sockets_reopened",
             "crash",
         ):
