@@ -113,6 +113,10 @@ class ArenaPlayer:
     ended_heard_ms: list[float] = field(default_factory=list)
     """From the end of the player's race to hearing that it ended."""
     ended_at_ms: int | None = None
+    snapshot_ms: list[float] = field(default_factory=list)
+    """From opening a race's socket to its first frame (the connect's `snapshot`)."""
+    board_late_ms: list[float] = field(default_factory=list)
+    """From the race's start (its `starts_at`) to the player's first board, 0 when it came before."""
     races: list[str] = field(default_factory=list)
     error: str | None = None
 
@@ -179,10 +183,19 @@ class Crowd:
         racer = self.racer_class(player.index, [player.base], self.stats, self.args, _NoBar())
         racer.base, racer.browser, racer.code = player.base, player.browser, code
         on_frame = racer.on_frame
+        opened_ms = time.time() * 1000
+        starts_at_ms: list[int] = []
 
         def take(frame: dict) -> None:
             on_frame(frame)
             kind = frame.get("type")
+            now_ms = time.time() * 1000
+            if kind == "snapshot" and not starts_at_ms:
+                player.snapshot_ms.append(now_ms - opened_ms)
+                starts_at_ms.append(frame["race"].get("starts_at") or 0)
+            elif kind == "state" and starts_at_ms and starts_at_ms[0]:
+                player.board_late_ms.append(max(0.0, now_ms - starts_at_ms[0]))
+                starts_at_ms[0] = 0  # the first board only
             over = kind == "finished" or (
                 kind == "snapshot" and frame["race"]["status"] == "finished"
             )
@@ -395,6 +408,10 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "return_ms": spread(returns),
         "returned_over_5s": sum(1 for ms in returns if ms > 5000),
         "end_heard_ms": spread([ms for p in players for ms in p.ended_heard_ms]),
+        "snapshot_ms": spread([ms for p in players for ms in p.snapshot_ms]),
+        "board_late_ms": spread(late := [ms for p in players for ms in p.board_late_ms]),
+        "boards": len(late),
+        "boards_late_over_1s": sum(1 for ms in late if ms > 1000),
         "moves_sent": stats.sent,
         "moves_acked": stats.acked,
         "move_ms": spread(stats.latencies_ms),
@@ -425,6 +442,7 @@ def ok(result: dict) -> bool:
 def print_figures(result: dict) -> None:
     placed, moves = result["placement_ms"], result["move_ms"]
     back, heard = result["return_ms"], result["end_heard_ms"]
+    snap, late = result["snapshot_ms"], result["board_late_ms"]
     lines = [
         f"arena {result['arena']}: {result['players']} players on {result['servers']} server(s) "
         f"for {result['duration_s']:g} s (wall {result['wall_s']} s); load average before "
@@ -436,6 +454,10 @@ def print_figures(result: dict) -> None:
         f"{back['p95']}, p99 {back['p99']}, max {back['max']}; over 5 s "
         f"{result['returned_over_5s']}; race's end to its `finished` heard ms median "
         f"{heard['median']}, p95 {heard['p95']}, p99 {heard['p99']}, max {heard['max']}",
+        f"race sockets: opened to snapshot ms median {snap['median']}, p95 {snap['p95']}, p99 "
+        f"{snap['p99']}; first board after the start ms median {late['median']}, p95 "
+        f"{late['p95']}, p99 {late['p99']}, max {late['max']}; over 1 s "
+        f"{result['boards_late_over_1s']} of {result['boards']}",
         f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}; round trip ms "
         f"median {moves['median']}, p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
         f"errors {result['errors']} {result['error_kinds'] or ''}; protocol errors "
