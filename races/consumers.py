@@ -41,7 +41,7 @@ from games.throttles import RACE_WRITES
 from races import actions, play, quick, snapshots
 from races.codes import normalize_code
 from races.lifecycle import RaceRuleError
-from races.models import Race
+from races.models import Race, race_group
 
 logger = logging.getLogger(__name__)
 
@@ -160,16 +160,21 @@ class RaceConsumer(PlaySocket):
         self.gap_timer: asyncio.Task | None = None
         await self.accept()
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
-        view = await off_loop(snapshots.connect)(code, self.scope)
+        since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
+        since = int(since) if since and since.isdigit() else None
+        if code is not None:
+            # Before the race is read: no event published after the read is missed.
+            await self.join_group(race_group(code))
+        view = await off_loop(snapshots.connect)(code, self.scope, since)
         if view is None:
+            if code is not None:
+                self.leave_group(race_group(code))
             await self.send_frame(error_frame("not_found", "there is no race with this code"))
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.race, self.player = view.race, view.player
-        await self.join_group(self.race.group_name)
         self.relay = await play.RELAYS.get().join(self.race, self)
-        since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
-        await self.sync(int(since) if since and since.isdigit() else None)
+        await self.show_view(view, since)
 
     async def disconnect(self, code: int) -> None:
         for task in [*self.timers, self.gap_timer]:
@@ -287,12 +292,15 @@ class RaceConsumer(PlaySocket):
 
     async def sync(self, since: int | None) -> None:
         """A full snapshot, or the events after `since` (and the racer's board) when they are few."""
-        view = await off_loop(snapshots.catch_up)(self.race, self.player, since)
-        if await self.follow(view) and (view.board is not None or view.boards):
-            # New game groups joined after the boards were read: read them again, so that a move
-            # made in between (another tab, a racer a spectator watches) is not missed.
-            await off_loop(snapshots.read_boards)(view)
-        self.keep_live(view.board)
+        await self.show_view(
+            await off_loop(snapshots.catch_up)(self.race, self.player, since), since
+        )
+
+    async def show_view(self, view: snapshots.CatchUp, since: int | None) -> None:
+        """Send a catch-up as read, then follow its games: a board is sent before its game's
+        group is joined (the page can play at once), and read again once it is joined, so that
+        a move made in between (another tab, a racer a spectator watches) is not missed."""
+        self.take_in(view)
         if view.events is None:
             self.last_event = view.snapshot["event"]
             await self.send_frame(view.snapshot)
@@ -306,21 +314,30 @@ class RaceConsumer(PlaySocket):
             await self.send_update("state", view.board)
         for frame in view.boards:
             await self.send_frame(frame)
+        read = {frame["racer"]: frame["seq"] for frame in view.boards}
+        if await self.follow(view) and (view.board is not None or view.boards):
+            await off_loop(snapshots.read_boards)(view)
+            if view.board is not None and view.board.game.seq > self.seq_sent:
+                await self.send_update("state", view.board)
+            for frame in view.boards:
+                if frame["seq"] > read.get(frame["racer"], -1):
+                    await self.send_frame(frame)
+        self.keep_live(view.board)
         self.schedule(view)
 
-    async def follow(self, view: snapshots.CatchUp) -> bool:
-        """Take in who this socket is now, and show the games it shows; True if it began to
-        show any it did not."""
+    def take_in(self, view: snapshots.CatchUp) -> None:
+        """Who this socket is now: its race as read, its racer and seat."""
         self.race, self.racer_id = view.race, view.racer_id
         if view.racer is not None:
             self.seat = play.Seat(race=view.race, racer=view.racer)
-        joined = False
-        for public_id, racer_id in view.games.items():
-            if public_id not in self.games:
-                await self.show(view.rows[public_id])
-                joined = True
-            self.games[public_id] = racer_id
-        return joined
+
+    async def follow(self, view: snapshots.CatchUp) -> bool:
+        """Show the view's games (their groups joined together); True if it began to show any
+        it did not."""
+        new = [public_id for public_id in view.games if public_id not in self.games]
+        await asyncio.gather(*(self.show(view.rows[public_id]) for public_id in new))
+        self.games.update(view.games)
+        return bool(new)
 
     def keep_live(self, board) -> None:
         """The racer's board just read: the next move needs no load of its game."""
@@ -331,10 +348,9 @@ class RaceConsumer(PlaySocket):
     def schedule(self, view) -> None:
         """Timers on the server's clock: show the board at the start, close the race at its end."""
         self.cancel_timers()
-        shown = view.board is not None or bool(view.boards)
-        if view.starts_at_ms is not None and not shown and now_ms() < view.starts_at_ms + 1000:
-            # Also when the start passed between reading the view and now: the timer fires at
-            # once and the sync brings the boards.
+        if view.starts_at_ms is not None and view.read_before_start:
+            # Also when the start has passed since the view was read (a busy server, its game's
+            # group joined after it): the timer fires at once and brings the boards.
             self.timers.append(asyncio.ensure_future(self.at(view.starts_at_ms, self.on_start)))
         if view.ends_at_ms is not None:
             self.timers.append(asyncio.ensure_future(self.at(view.ends_at_ms + 50, self.on_end)))
@@ -453,6 +469,7 @@ class RaceConsumer(PlaySocket):
         if kind in ("countdown", "finished", "cancelled", "joined", "left", "autostart"):
             # The start, the end or a change of racers: new games to follow, new timers.
             view = await off_loop(snapshots.catch_up)(self.race, self.player, self.last_event)
+            self.take_in(view)
             await self.follow(view)
             self.keep_live(view.board)
             if kind == "countdown" and view.board is not None:

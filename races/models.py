@@ -102,7 +102,12 @@ class Race(models.Model):
     @property
     def group_name(self) -> str:
         """The channel group of every socket on this race (racers and spectators)."""
-        return f"race.{self.code}"
+        return race_group(self.code)
+
+
+def race_group(code: str) -> str:
+    """The channel group of the race with this code (known before its row is read)."""
+    return f"race.{code}"
 
 
 # The statuses of a race that is over (Race.is_over), for code that reads the status alone.

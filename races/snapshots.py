@@ -31,18 +31,14 @@ MAX_CATCH_UP = 200
 
 
 @dataclass
-class Connection:
-    race: Race
-    player: Player | None
-
-
-@dataclass
 class CatchUp:
     """What a socket is sent on connect or `sync`, and what it should follow afterwards."""
 
     race: Race
     racer_id: str | None
     racer: Racer | None = None
+    player: Player | None = None
+    """The socket's player (None: a visitor with no player yet, who may only watch)."""
     snapshot: dict | None = None
     events: list[dict] | None = None
     progress: dict | None = None
@@ -55,6 +51,8 @@ class CatchUp:
     rows: dict[str, Game] = field(default_factory=dict)
     """Those games' rows, by public id."""
     starts_at_ms: int | None = None
+    read_before_start: bool = False
+    """Read before the race's start, so without boards: the start brings them."""
     ends_at_ms: int | None = None
     autostart_at_ms: int | None = None
     """A quick race's lobby end, while it is in the lobby."""
@@ -64,11 +62,13 @@ class CatchUp:
         return [f"game.{public_id}" for public_id in self.games]
 
 
-def connect(code: str | None, scope) -> Connection | None:
+def connect(code: str | None, scope, since: int | None) -> CatchUp | None:
+    """What a socket opening on the race with this code is sent first, read at once with who its
+    player is (one trip to the database threads); None when there is no such race."""
     race = Race.objects.filter(code=code).first() if code else None
     if race is None:
         return None
-    return Connection(race=race, player=player_from_scope(scope))
+    return _catch_up(race, player_from_scope(scope), since)
 
 
 def snapshot(race: Race, player: Player | None) -> dict:
@@ -109,11 +109,16 @@ def events_between(race: Race, after: int, before: int | None = None) -> list[di
 
 def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
     """A snapshot, or the events after `since` when the client is only a little behind."""
-    race = Race.objects.get(pk=race.pk)
+    return _catch_up(Race.objects.get(pk=race.pk), player, since)
+
+
+def _catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
+    """`catch_up` of a race row just read."""
     if phase_of(race) == Phase.OVERTIME and actions.do_close_if_due(race):
         race.refresh_from_db()
     racer = racer_of(race, player)
-    view = CatchUp(race=race, racer_id=racer.public_id if racer else None, racer=racer)
+    racer_id = racer.public_id if racer else None
+    view = CatchUp(race=race, racer_id=racer_id, racer=racer, player=player)
     if since is not None and since <= race.event_seq and race.event_seq - since <= MAX_CATCH_UP:
         view.events = events_between(race, since)
         read_at = int(time.time() * 1000)  # before the read: no later live frame looks older
@@ -138,6 +143,8 @@ def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
             view.rows[other.game.public_id] = other.game
     if timezone.now() >= race.starts_at:
         read_boards(view)
+    else:
+        view.read_before_start = True
     return view
 
 

@@ -1,5 +1,6 @@
 """Nothing lost, nothing twice: reconnects, second tabs, gaps and restarts."""
 
+import asyncio
 import copy
 import json
 import shutil
@@ -12,7 +13,9 @@ from asgiref.sync import sync_to_async
 from games.models import Move
 from games.play import forget
 from races import actions, lifecycle
+from races.consumers import RaceConsumer
 from races.models import RaceEvent, Racer
+from tests.race_support import FAST_COUNTDOWN_MS
 from tests.required import unavailable
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_countdown")]
@@ -256,6 +259,54 @@ async def test_a_second_tab_follows_the_first(running, race_socket):
     if not any(moved(f) for f in tab.seen):  # live: before or after the board (another way)
         assert moved(await tab.expect("progress"))
     await tab.quiet()
+
+
+async def test_a_tab_opened_mid_race_is_sent_its_board_first_and_misses_no_move(
+    running, race_socket, monkeypatch
+):
+    """A socket opened after the start is sent the board as first read, before it joins its
+    game's group (in a crowd each join waits its turn); a move the other tab makes meanwhile,
+    which the group cannot bring it, follows from the board read again once it is joined."""
+    race, (ann, ann_socket, board), _ = running
+    follow = RaceConsumer.follow
+    made: list[dict] = []
+
+    async def a_move_before_the_group_is_joined(self, view):
+        if not made:
+            move = {"type": "move", "move": board["legal"][0], "seq": 0}
+            made.append(await ann_socket.request(move, "ack"))
+        return await follow(self, view)
+
+    monkeypatch.setattr(RaceConsumer, "follow", a_move_before_the_group_is_joined)
+    tab = await race_socket(ann, race.code)
+    await tab.expect("snapshot")
+    assert (await tab.expect("state"))["seq"] == 0
+    followed = await tab.expect("state")
+    (ack,) = made
+    assert (followed["seq"], followed["view"]) == (ack["seq"], ack["view"])
+    await tab.quiet()
+
+
+async def test_a_tab_read_in_the_countdown_whose_group_joins_late_still_gets_its_board(
+    lobby, race_socket, monkeypatch
+):
+    """A socket opened in the countdown is read before the start; its game's group is joined
+    only well after the start (in a crowd each join waits its turn). The start's timer, set
+    after the join, still fires at once and brings the board."""
+    race, (ann, ann_socket), _ = lobby
+    await ann_socket.request({"type": "start"}, "countdown")
+    follow = RaceConsumer.follow
+
+    async def joined_late(self, view):
+        joined = await follow(self, view)
+        await asyncio.sleep(FAST_COUNTDOWN_MS / 1000 + 1.5)  # past the start by over a second
+        return joined
+
+    monkeypatch.setattr(RaceConsumer, "follow", joined_late)
+    tab = await race_socket(ann, race.code)
+    snapshot = await tab.expect("snapshot")
+    assert snapshot["now"] < snapshot["race"]["starts_at"]  # read in the countdown
+    assert (await tab.expect("state"))["seq"] == 0
 
 
 async def test_a_move_resent_from_a_second_tab_is_not_applied_twice(running, race_socket, run):
