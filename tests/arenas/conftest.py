@@ -75,6 +75,18 @@ def fast_ticks(monkeypatch):
     monkeypatch.setattr(rooms, "TICK_S", 0.1)
 
 
+class ServerSideSocket(RaceSocket):
+    """A socket whose consumer's sends go to the queue `to`, in Daphne's place."""
+
+    def __init__(self, *args, to: asyncio.Queue, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.to = to
+
+    @property
+    def output_queue(self) -> asyncio.Queue:
+        return self.to
+
+
 @pytest.fixture
 async def arena_socket():
     """arena_socket(client, public_id) -> a connected socket on the arena's page (None client:
@@ -88,9 +100,11 @@ async def arena_socket():
         if client is not None:
             cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
             headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()))
-        socket = RaceSocket(application, f"/ws/arena/{public_id}/", headers=headers, log=[])
-        if server_side is not None:  # what the consumer's sends go to, in Daphne's place
-            socket._output_queue = server_side
+        path = f"/ws/arena/{public_id}/"
+        if server_side is None:
+            socket = RaceSocket(application, path, headers=headers, log=[])
+        else:
+            socket = ServerSideSocket(application, path, headers=headers, log=[], to=server_side)
         connected, _ = await socket.connect()
         assert connected
         opened.append(socket)
