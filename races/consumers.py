@@ -166,9 +166,7 @@ class RaceConsumer(PlaySocket):
             # Before the race is read: no event published after the read is missed.
             await self.join_group(race_group(code))
         view = await off_loop(snapshots.connect)(code, self.scope, since)
-        if view is None:
-            if code is not None:
-                self.leave_group(race_group(code))
+        if view is None:  # the race's group is left with the others as the socket ends
             await self.send_frame(error_frame("not_found", "there is no race with this code"))
             await self.close(code=CLOSE_NOT_FOUND)
             return
