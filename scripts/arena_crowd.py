@@ -184,18 +184,21 @@ class Crowd:
         racer.base, racer.browser, racer.code = player.base, player.browser, code
         on_frame = racer.on_frame
         opened_ms = time.time() * 1000
-        starts_at_ms: list[int] = []
+        snapshot_seen = False
+        starts_at_ms: int | None = None  # the race's start, until the first board is counted
 
         def take(frame: dict) -> None:
+            nonlocal snapshot_seen, starts_at_ms
             on_frame(frame)
             kind = frame.get("type")
             now_ms = time.time() * 1000
-            if kind == "snapshot" and not starts_at_ms:
+            if kind == "snapshot" and not snapshot_seen:
+                snapshot_seen = True
                 player.snapshot_ms.append(now_ms - opened_ms)
-                starts_at_ms.append(frame["race"].get("starts_at") or 0)
-            elif kind == "state" and starts_at_ms and starts_at_ms[0]:
-                player.board_late_ms.append(max(0.0, now_ms - starts_at_ms[0]))
-                starts_at_ms[0] = 0  # the first board only
+                starts_at_ms = frame["race"].get("starts_at")
+            elif kind == "state" and starts_at_ms:
+                player.board_late_ms.append(max(0.0, now_ms - starts_at_ms))
+                starts_at_ms = None
             over = kind == "finished" or (
                 kind == "snapshot" and frame["race"]["status"] == "finished"
             )
