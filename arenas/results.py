@@ -16,7 +16,7 @@ from arenas import board, events, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
 from races.events import emit
 from races.lifecycle import RacerStatus
-from races.models import Race
+from races.models import Race, Racer
 from races.ratings import updates
 
 
@@ -26,16 +26,17 @@ def withheld_in(race: Race) -> set[int]:
     return set().union(*(rule(race) for rule in updates.WITHHELD))
 
 
-def record_race(race: Race) -> None:
-    """In the race's close (its row locked, its places set): each racer's points in the arena,
-    in the record and in their totals; the board and the arena's sockets after the commit."""
+def record_race(race: Race, racers: list[Racer]) -> None:
+    """In the race's close (its row locked, its racers' places set and stored): each racer's
+    points in the arena, in the record and in their totals; the board and the arena's sockets
+    after the commit."""
     link = ArenaRace.objects.select_related("arena").filter(race=race).first()
     if link is None:
         return
     arena = link.arena
     at = race.finished_at
     at_s = max(0, int((at - arena.starts_at).total_seconds()))
-    racers = [r for r in race.racers.all() if r.place is not None]
+    racers = [r for r in racers if r.place is not None]
     withheld = withheld_in(race)
     entries = {
         entry.player_id: entry

@@ -42,10 +42,10 @@ from races.standings import standing_order
 
 logger = logging.getLogger(__name__)
 
-ON_CLOSE: list[Callable[[Race], None]] = []
-"""Called in a race's close, in its transaction with its row locked, once its places are set and
-its `finished` event emitted: an app above registers what follows a race's result (the arenas
-record their points)."""
+ON_CLOSE: list[Callable[[Race, list[Racer]], None]] = []
+"""Called in a race's close with the race and all its racers as stored (places set), in its
+transaction with its row locked, once its `finished` event is emitted: an app above registers
+what follows a race's result (the arenas record their points)."""
 
 
 @dataclass(frozen=True)
@@ -457,11 +457,14 @@ def do_resign(race: Race, player: Player | None) -> None:
     server killed between the two) is finished by the next one: the game has ended resigned,
     the racer is still racing."""
     now = timezone.now()
-    racer = racer_of(race, player)
-    lifecycle.check_play(
-        phase_of(Race.objects.get(pk=race.pk), now),
-        None if racer is None else RacerStatus(racer.status),
-    )
+    # The racer with their game and the race as it stands, in one read (no racer: refused,
+    # whatever the race's phase).
+    racer = None
+    if player is not None:
+        found = Racer.objects.select_related("game", "race").filter(race=race, player=player)
+        racer = found.first()
+    current = phase_of(race if racer is None else racer.race, now)
+    lifecycle.check_play(current, None if racer is None else RacerStatus(racer.status))
     ended = racer.game is not None and do_end_game(racer.game, now, loaded=load(racer.game))
     with transaction.atomic():
         race = _locked(race)
@@ -480,18 +483,21 @@ def do_resign(race: Race, player: Player | None) -> None:
 def progress_event(race: Race, racer: Racer) -> None:
     """A `progress` event for a racer outside the move path (a resignation), and the close if
     that racer was the last one still racing."""
+    racers = list(race.racers.all())
     emit(
         race,
         "progress",
         racers=[racer_dict(racer, race)],
-        standings=standing_order(race.racers.all()),
+        standings=standing_order(racers),
         at_ms=since_start_ms(race, timezone.now()),
     )
-    _close_if_all_done(race)
+    _close_if_all_done(race, racers)
 
 
-def _close_if_all_done(race: Race) -> None:
-    statuses = [RacerStatus(s) for s in race.racers.values_list("status", flat=True)]
+def _close_if_all_done(race: Race, racers: list[Racer] | None = None) -> None:
+    """Close the race if every racer is done (`racers`: all of them, as just read under the
+    race's lock, or read here)."""
+    statuses = [RacerStatus(r.status) for r in (race.racers.all() if racers is None else racers)]
     if lifecycle.is_complete(statuses):
         _close(race, reason="all_done")
 
@@ -533,17 +539,20 @@ def do_close_if_due(race: Race) -> bool:
 def _close(race: Race, reason: str) -> None:
     now = timezone.now()
     end = min(now, race.ends_at)
-    # Every game still playing ends first (waiting for a batch that holds its row), so the
-    # racers read below hold every move that was stored, and no later move can be.
-    for racer in race.racers.select_related("game").filter(status__in=STILL):
-        if racer.game is not None:
-            do_end_game(racer.game, end)
-    stopped = list(race.racers.filter(status__in=STILL))
+    racers = list(race.racers.select_related("game"))
+    playing = [r.game for r in racers if r.status in STILL and r.game is not None]
+    if playing:
+        # Every game still playing ends first (waiting for a batch that holds its row), so the
+        # racers read again hold every move that was stored, and no later move can be.
+        for game in playing:
+            do_end_game(game, end)
+        racers = list(race.racers.select_related("game"))
+    stopped = [r for r in racers if r.status in STILL]
     for racer in stopped:
         racer.status = lifecycle.status_at_close(RacerStatus(racer.status))
         racer.done_ms = since_start_ms(race, end)
-    Racer.objects.bulk_update(stopped, ["status", "done_ms"])
-    racers = list(race.racers.all())
+    if stopped:
+        Racer.objects.bulk_update(stopped, ["status", "done_ms"])
     order = standing_order(racers)
     places = {racer_id: place for place, racer_id in enumerate(order, 1)}
     for racer in racers:
@@ -558,12 +567,12 @@ def _close(race: Race, reason: str) -> None:
         "finished",
         reason=reason,
         race=race_dict(race),
-        racers=[racer_dict(r, race) for r in race.racers.select_related("game")],
+        racers=[racer_dict(r, race) for r in racers],
         standings=order,
         ratings=rating_changes,
     )
     for follow in ON_CLOSE:
-        follow(race)
+        follow(race, racers)
 
 
 def do_rematch(race: Race, player: Player) -> Race:

@@ -254,6 +254,30 @@ def test_a_race_s_points_are_written_in_one_statement_whatever_its_size(arena, h
     assert sorted(ArenaPlayer.objects.values_list("races", flat=True)) == [1] * 5
 
 
+RACERS_READ = 'SELECT "races_racer".'
+RACER_READS = {"a resignation": 3, "the last resignation, which closes the race": 7}
+"""Reads of the racers' table (issue 27: a race's end is most of an arena's database work): the
+resigning racer with their game and the race, then under the race's lock the racer again and
+all racers for the `progress` event, whose statuses say whether the race is done. The close
+reads its racers once more, and their places, the `finished` event and the arena's points all
+come from that read; the ratings read the signed-in racers, and the withheld results are asked
+for by the ratings and by the points. It was 4 and 12."""
+
+
+def test_a_race_s_end_reads_its_racers_once_for_the_progress_and_once_for_the_close(arena, here):
+    players = [here(name) for name in ["Ann", "Bob", "Cat", "Dan", "Eve"]]
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=players[:2], resigners=players[:-2])
+    reads = {}
+    for what, player in zip(RACER_READS, players[-2:], strict=True):
+        with CaptureQueriesContext(connection) as queries:
+            race_actions.do_resign(race, player)
+        reads[what] = len([q for q in queries if q["sql"].startswith(RACERS_READ)])
+    assert reads == RACER_READS
+    assert ArenaResult.objects.filter(race=race).count() == 5
+    assert set(race.racers.values_list("place", flat=True)) == {1, 2, 3, 4, 5}
+
+
 def test_a_result_fair_play_withholds_gives_no_points_and_stays_so_on_a_recount(
     arena, here, monkeypatch
 ):
