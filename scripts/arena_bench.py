@@ -18,6 +18,13 @@ last 9,000), with `DEBUG` off as in production. Channel-layer sends are made the
 to, as in a management command). Background winnable-deal searches are off
 (`WINNABLE_POOL_REFILL=0`): a solver thread would share this process's CPU.
 
+`--ends` then ends every race placed, as an arena's racers do: each racer makes one move (not
+counted), then they resign one by one, the last resignation closing the race (its places, ratings,
+`finished` event and arena points). It prints, per resignation and per race's close (the last
+resignation), the same figures: wall ms, CPU ms, database CPU ms and queries, medians over every
+race of every repeat. Races start at once here (no countdown), and the resignations send nothing
+to the channel layer (a server hands those sends to its event loop; here each would start one).
+
 `--profile N` places one more crowd of N under cProfile and prints the top functions.
 """
 
@@ -50,6 +57,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--players", type=int, nargs="+", default=[200, 1000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--variant", default="penguin")
+    parser.add_argument("--ends", action="store_true", help="then end every race: resignations")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="profile a crowd of N")
     parser.add_argument("--top", type=int, default=30, help="functions the profile prints")
     parser.add_argument("--database-url", default=DATABASE_URL)
@@ -113,9 +121,68 @@ def backend_pid() -> int:
         return cursor.fetchone()[0]
 
 
+class Measured:
+    """Wall, this process's CPU, the database backend's CPU (s) and the queries of a block."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.sql: list[str] = []
+
+    def counted(self, execute, sql, params, many, context):
+        self.sql.append(sql)
+        return execute(sql, params, many, context)
+
+    def __enter__(self) -> Measured:
+        from django.db import connection
+
+        self.wrapper = connection.execute_wrapper(self.counted)
+        self.wrapper.__enter__()
+        self.db, self.cpu, self.wall = (
+            cpu_seconds(self.pid),
+            time.process_time(),
+            time.perf_counter(),
+        )
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.wall = time.perf_counter() - self.wall
+        self.cpu, self.db = time.process_time() - self.cpu, cpu_seconds(self.pid) - self.db
+        self.wrapper.__exit__(*exc)
+
+    @property
+    def figures(self) -> tuple[float, float, float, int]:
+        return self.wall, self.cpu, self.db, len(self.sql)
+
+
+def end_measured(races) -> dict[str, list[tuple[float, float, float, int]]]:
+    """End every race as its racers would: a move each (not counted), then resignations, the
+    last closing the race; each resignation's figures, the closing ones apart."""
+    from games import groups
+    from games.actions import get_game_update
+    from races import actions
+    from races import play as race_play
+
+    pid = backend_pid()
+    found: dict[str, list[tuple[float, float, float, int]]] = {"resignation": [], "close": []}
+    layer = groups.get_channel_layer
+    groups.get_channel_layer = lambda *args, **kwargs: None  # no sends: a server's loop makes them
+    try:
+        for race in races:
+            racers = list(race.racers.select_related("player", "game"))
+            for racer in racers:
+                move = get_game_update(racer.game).legal[0]
+                race_play.do_race_move(race, racer.player, move, 0)
+            for n, racer in enumerate(racers, 1):
+                with Measured(pid) as measured:
+                    actions.do_resign(race, racer.player)
+                found["close" if n == len(racers) else "resignation"].append(measured.figures)
+    finally:
+        groups.get_channel_layer = layer
+    return found
+
+
 def place_measured(arena) -> dict:
     """Place the arena's crowd once: wall, CPU (ours, the backend's), queries, batch times."""
-    from django.db import connection
     from django.utils import timezone
 
     from arenas import placement
@@ -130,29 +197,19 @@ def place_measured(arena) -> dict:
         finally:
             batches.append(time.perf_counter() - started)
 
-    queries = []
-
-    def counted(execute, sql, params, many, context):
-        queries.append(sql)
-        return execute(sql, params, many, context)
-
-    pid = backend_pid()
     placement.place_batch = timed_batch
     try:
-        with connection.execute_wrapper(counted):
-            db_before, cpu_before = cpu_seconds(pid), time.process_time()
-            started = time.perf_counter()
+        with Measured(backend_pid()) as measured:
             races = placement.place(arena.pk, timezone.now())
-            wall = time.perf_counter() - started
-            cpu, db_cpu = time.process_time() - cpu_before, cpu_seconds(pid) - db_before
     finally:
         placement.place_batch = place_batch
+    wall, cpu, db_cpu, queries = measured.figures
     return {
         "races": races,
         "wall": wall,
         "cpu": cpu,
         "db_cpu": db_cpu,
-        "queries": len(queries),
+        "queries": queries,
         "batches": batches,
     }
 
@@ -178,7 +235,7 @@ def progress(text: str) -> None:
     print(f"\r{text:<72}\r", end="", file=sys.stderr, flush=True)
 
 
-def measure(players: int, repeats: int, variant: str) -> list[dict]:
+def measure(players: int, repeats: int, variant: str, ends: bool) -> list[dict]:
     runs = []
     for repeat in range(1, repeats + 1):
         progress(f"{players} players, run {repeat}/{repeats}: joining")
@@ -186,9 +243,25 @@ def measure(players: int, repeats: int, variant: str) -> list[dict]:
         progress(f"{players} players, run {repeat}/{repeats}: placing")
         run = place_measured(arena)
         check(players, run["races"])
+        if ends:
+            progress(f"{players} players, run {repeat}/{repeats}: ending the races")
+            run["ends"] = end_measured(run["races"])
         runs.append(run)
     progress("")
     return runs
+
+
+def report_ends(runs: list[dict]) -> None:
+    """Each resignation's and each close's figures over every race of every run: the wall's
+    median, the means of the rest (the database's CPU is counted in 10-ms ticks)."""
+    for kind in ("resignation", "close"):
+        rows = [row for r in runs for row in r["ends"][kind]]
+        walls, cpus, dbs, queries = zip(*rows, strict=True)
+        print(
+            f"{'':>8}a {kind} ({len(rows)}): wall median {ms(statistics.median(walls))} ms; "
+            f"mean CPU {ms(statistics.mean(cpus))} ms, database CPU {ms(statistics.mean(dbs))} "
+            f"ms, {statistics.mean(queries):.1f} queries"
+        )
 
 
 def ms(seconds: float) -> str:
@@ -239,8 +312,15 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     prepare(args)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in load_average())}")
+    if args.ends:
+        from races import lifecycle
+
+        lifecycle.COUNTDOWN_MS = 0  # the races start at once, so their racers can move
     for players in args.players:
-        report(players, measure(players, args.repeats, args.variant))
+        runs = measure(players, args.repeats, args.variant, args.ends)
+        report(players, runs)
+        if args.ends:
+            report_ends(runs)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in load_average())}")
     if args.profile:
         profile(args.profile, args.variant, args.top)
