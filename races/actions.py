@@ -73,10 +73,11 @@ def owner_of(race: Race) -> Owner | None:
 
 
 def racer_of(race: Race, player: Player | None) -> Racer | None:
-    """The player's racer in the race, with their game."""
+    """The player's racer in the race, with their game and the race as it stands now (one
+    read)."""
     if player is None:
         return None
-    return Racer.objects.select_related("game").filter(race=race, player=player).first()
+    return Racer.objects.select_related("game", "race").filter(race=race, player=player).first()
 
 
 def _locked(race: Race) -> Race:
@@ -457,13 +458,8 @@ def do_resign(race: Race, player: Player | None) -> None:
     server killed between the two) is finished by the next one: the game has ended resigned,
     the racer is still racing."""
     now = timezone.now()
-    # The racer with their game and the race as it stands, in one read (no racer: refused,
-    # whatever the race's phase).
-    racer = None
-    if player is not None:
-        found = Racer.objects.select_related("game", "race").filter(race=race, player=player)
-        racer = found.first()
-    current = phase_of(race if racer is None else racer.race, now)
+    racer = racer_of(race, player)
+    current = phase_of(race if racer is None else racer.race, now)  # no racer: refused anyway
     lifecycle.check_play(current, None if racer is None else RacerStatus(racer.status))
     ended = racer.game is not None and do_end_game(racer.game, now, loaded=load(racer.game))
     with transaction.atomic():
