@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from arenas import board, events, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
+from games.rows import update_rows
 from races.events import emit
 from races.lifecycle import RacerStatus
 from races.models import Race, Racer
@@ -76,7 +77,7 @@ def record_race(race: Race, racers: list[Racer]) -> None:
         entry.free_since = at
         changed.append(entry)
     ArenaResult.objects.bulk_create(results)
-    ArenaPlayer.objects.bulk_update(changed, [*TOTALS, "free_since"])
+    update_rows(changed, [*TOTALS, "free_since"])
     emit(race, "arena", url=arena.get_absolute_url(), arena=arena.public_id)
     transaction.on_commit(lambda: board.write(arena, changed))
     transaction.on_commit(lambda: events.board_changed(arena))

@@ -194,9 +194,11 @@ def replay(game: Game, log: list[str] | None = None) -> EngineGame:
     return engine
 
 
-def load(game: Game) -> LiveGame:
-    """The game as it stands in the database, its engine replayed from the log (ORM; sync)."""
-    game = Game.objects.get(pk=game.pk)
+def load(game: Game, read: bool = True) -> LiveGame:
+    """The game as it stands in the database, its engine replayed from the log (ORM; sync).
+    `read=False`: `game` is its row as just read, not read again (the log still is)."""
+    if read:
+        game = Game.objects.get(pk=game.pk)
     log = move_log(game)
     part = WRITE_PARTS.get(game.kind)
     live = LiveGame(

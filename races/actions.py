@@ -29,6 +29,7 @@ from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
 from games.play import load
+from games.rows import update_rows
 from games.storage import BatchPart, register
 from races import events, lifecycle, play
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
@@ -461,10 +462,12 @@ def do_resign(race: Race, player: Player | None) -> None:
     racer = racer_of(race, player)
     current = phase_of(race if racer is None else racer.race, now)  # no racer: refused anyway
     lifecycle.check_play(current, None if racer is None else RacerStatus(racer.status))
-    ended = racer.game is not None and do_end_game(racer.game, now, loaded=load(racer.game))
+    game = racer.game  # read just now with the racer: its end is a compare-and-set on `seq`
+    ended = game is not None and do_end_game(game, now, loaded=load(game, read=False))
     with transaction.atomic():
         race = _locked(race)
-        racer = race.racers.select_related("game").filter(pk=racer.pk, status__in=STILL).first()
+        racers = list(race.racers.select_related("game"))
+        racer = next((r for r in racers if r.pk == racer.pk and r.status in STILL), None)
         if racer is None and ended:  # the race closed since the game ended: the close ranked them
             return
         lost_half = racer is not None and racer.game and racer.game.status == Game.Status.RESIGNED
@@ -473,13 +476,13 @@ def do_resign(race: Race, player: Player | None) -> None:
         racer.status = RacerStatus.RESIGNED
         racer.done_ms = since_start_ms(race, now)
         racer.save(update_fields=["status", "done_ms"])
-        progress_event(race, racer)
+        progress_event(race, racer, racers)
 
 
-def progress_event(race: Race, racer: Racer) -> None:
+def progress_event(race: Race, racer: Racer, racers: list[Racer]) -> None:
     """A `progress` event for a racer outside the move path (a resignation), and the close if
-    that racer was the last one still racing."""
-    racers = list(race.racers.all())
+    that racer was the last one still racing (`racers`: all of them with their games, as read
+    under the race's lock, `racer` among them as changed)."""
     emit(
         race,
         "progress",
@@ -491,11 +494,13 @@ def progress_event(race: Race, racer: Racer) -> None:
 
 
 def _close_if_all_done(race: Race, racers: list[Racer] | None = None) -> None:
-    """Close the race if every racer is done (`racers`: all of them, as just read under the
-    race's lock, or read here)."""
-    statuses = [RacerStatus(r.status) for r in (race.racers.all() if racers is None else racers)]
-    if lifecycle.is_complete(statuses):
-        _close(race, reason="all_done")
+    """Close the race if every racer is done (`racers`: all of them with their games, as just
+    read under the race's lock, or read here). Once every racer is done no move can change
+    their rows, so the close ranks the racers read for this check."""
+    if racers is None:
+        racers = list(race.racers.select_related("game"))
+    if lifecycle.is_complete([RacerStatus(r.status) for r in racers]):
+        _close(race, reason="all_done", racers=racers)
 
 
 def close_finished(racers) -> None:
@@ -532,10 +537,14 @@ def do_close_if_due(race: Race) -> bool:
         return True
 
 
-def _close(race: Race, reason: str) -> None:
+def _close(race: Race, reason: str, racers: list[Racer] | None = None) -> None:
+    """Close the race under its row's lock: the games still playing end, the racers still racing
+    stop, everyone's place, the ratings, the `finished` event and what other apps follow it with
+    (`ON_CLOSE`). `racers`: all of them with their games, read under the lock, or read here."""
     now = timezone.now()
     end = min(now, race.ends_at)
-    racers = list(race.racers.select_related("game"))
+    if racers is None:
+        racers = list(race.racers.select_related("game"))
     playing = [r.game for r in racers if r.status in STILL and r.game is not None]
     if playing:
         # Every game still playing ends first (waiting for a batch that holds its row), so the
@@ -548,12 +557,12 @@ def _close(race: Race, reason: str) -> None:
         racer.status = lifecycle.status_at_close(RacerStatus(racer.status))
         racer.done_ms = since_start_ms(race, end)
     if stopped:
-        Racer.objects.bulk_update(stopped, ["status", "done_ms"])
+        update_rows(stopped, ["status", "done_ms"])
     order = standing_order(racers)
     places = {racer_id: place for place, racer_id in enumerate(order, 1)}
     for racer in racers:
         racer.place = places.get(racer.public_id)
-    Racer.objects.bulk_update(racers, ["place"])
+    update_rows(racers, ["place"])
     rating_changes = apply_ratings(race, now) if race.rated and race.ranked else {}
     race.status = Race.Status.FINISHED
     race.finished_at = now

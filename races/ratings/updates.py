@@ -21,6 +21,7 @@ from datetime import datetime
 
 from django.db import transaction
 
+from games.rows import update_rows
 from races import ratings
 from races.models import Race, Racer, Rating, RatingChange
 from races.standings import progress_of
@@ -51,12 +52,16 @@ def apply_ratings(race: Race, now: datetime) -> dict[str, dict]:
     if len(racers) < ratings.MIN_RATED_RACERS:
         return {}
     player_ids = [racer.player_id for racer in racers]
-    for player_id in player_ids:
-        Rating.objects.get_or_create(
-            player_id=player_id,
-            variant=race.variant,
-            defaults={"mu": ratings.START_MU, "sigma": ratings.START_SIGMA},
-        )
+    # Each racer's first rating in the variant, where they have none (one statement).
+    Rating.objects.bulk_create(
+        [
+            Rating(
+                player_id=p, variant=race.variant, mu=ratings.START_MU, sigma=ratings.START_SIGMA
+            )
+            for p in player_ids
+        ],
+        ignore_conflicts=True,
+    )
     rows = {
         row.player_id: row
         for row in Rating.objects.select_for_update(no_key=True)
@@ -68,7 +73,7 @@ def apply_ratings(race: Race, now: datetime) -> dict[str, dict]:
     changes, shown = [], {}
     for racer, old, new in zip(racers, before, after, strict=True):
         row = rows[racer.player_id]
-        row.mu, row.sigma, row.races = new.mu, new.sigma, row.races + 1
+        row.mu, row.sigma, row.races, row.updated_at = new.mu, new.sigma, row.races + 1, now
         changes.append(
             RatingChange(
                 race=race,
@@ -83,7 +88,7 @@ def apply_ratings(race: Race, now: datetime) -> dict[str, dict]:
         )
         shown[racer.public_id] = change_dict(old.mu, new.mu, row.races)
     RatingChange.objects.bulk_create(changes)
-    Rating.objects.bulk_update(rows.values(), ["mu", "sigma", "races", "updated_at"])
+    update_rows(list(rows.values()), ["mu", "sigma", "races", "updated_at"])
     return shown
 
 

@@ -255,16 +255,17 @@ def test_a_race_s_points_are_written_in_one_statement_whatever_its_size(arena, h
 
 
 RACERS_READ = 'SELECT "races_racer".'
-RACER_READS = {"a resignation": 3, "the last resignation, which closes the race": 7}
+RACER_READS = {"a resignation": 2, "the last resignation, which closes the race": 5}
 """Reads of the racers' table (issue 27: a race's end is most of an arena's database work): the
-resigning racer with their game and the race, then under the race's lock the racer again and
-all racers for the `progress` event, whose statuses say whether the race is done. The close
-reads its racers once more, and their places, the `finished` event and the arena's points all
-come from that read; the ratings read the signed-in racers, and the withheld results are asked
-for by the ratings and by the points. It was 4 and 12."""
+resigning racer with their game and the race, then under the race's lock all racers with their
+games, for the `progress` event and to say whether the race is done. The close takes that read:
+its places, the `finished` event and the arena's points all come from it. The ratings read the
+signed-in racers, and the withheld results are asked for by the ratings and by the points. It
+was 4 and 12, then 3 and 7 (the resigning racer read again under the lock, and the close's own
+read)."""
 
 
-def test_a_race_s_end_reads_its_racers_once_for_the_progress_and_once_for_the_close(arena, here):
+def test_a_race_s_end_reads_its_racers_once_under_the_race_s_lock(arena, here):
     players = [here(name) for name in ["Ann", "Bob", "Cat", "Dan", "Eve"]]
     [race] = placement.place(arena.pk)
     play_out(race, movers=players[:2], resigners=players[:-2])

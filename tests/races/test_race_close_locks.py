@@ -31,7 +31,9 @@ def test_a_resignation_ends_the_game_before_it_locks_the_race(running_race, monk
     race_play.do_race_move(race, ann.player, first_move(race, ann.player), 0)
     order = []
     loaded, ended, locked = actions.load, actions.do_end_game, actions._locked
-    monkeypatch.setattr(actions, "load", lambda game: order.append("load") or loaded(game))
+    monkeypatch.setattr(
+        actions, "load", lambda game, **kw: order.append("load") or loaded(game, **kw)
+    )
     monkeypatch.setattr(
         actions, "do_end_game", lambda *a, **kw: order.append("end") or ended(*a, **kw)
     )
@@ -50,7 +52,7 @@ def test_a_move_stored_between_the_load_and_the_resignation_is_in_the_game_s_las
     race, ann = running_race.race, running_race.ann
     before = load(race.racers.get(player=ann.player).game)
     race_play.do_race_move(race, ann.player, first_move(race, ann.player), 0)
-    monkeypatch.setattr(actions, "load", lambda game: before)
+    monkeypatch.setattr(actions, "load", lambda game, **kw: before)
     actions.do_resign(race, ann.player)
     game = race.racers.get(player=ann.player).game
     assert game.state == load(game).engine.to_dict()

@@ -115,6 +115,21 @@ def test_a_rated_race_rates_its_signed_in_racers_by_the_standings(rated_race):
 
 
 @pytest.mark.django_db
+def test_a_rating_says_when_its_last_race_changed_it(rated_race):
+    """The rating's `updated_at` is the close of the last race that rated it, and a second
+    race goes on from the first one's rating (the rating row is made once)."""
+    ann, bob = member("ann"), member("bob")
+    first = rated_race([ann, bob], winner=bob)
+    after_first = Rating.objects.get(player=bob, variant="penelopes-web")
+    assert after_first.updated_at == first.finished_at
+    second = rated_race([ann, bob], winner=bob)
+    rating = Rating.objects.get(player=bob, variant="penelopes-web")
+    assert (rating.races, rating.updated_at) == (2, second.finished_at)
+    assert rating.mu > after_first.mu
+    assert RatingChange.objects.get(race=second, player=bob).mu_before == after_first.mu
+
+
+@pytest.mark.django_db
 def test_racers_who_tie_get_the_same_change(rated_race):
     ann, bob = member("ann"), member("bob")
     race = rated_race([ann, bob])  # both resign with the cards of the deal: a tie

@@ -1,0 +1,61 @@
+"""Writing some fields of a few rows at once: `update_rows(objs, fields)`, what Django's
+`QuerySet.bulk_update` does, in one statement that costs little to build.
+
+`bulk_update` writes each field as a `CASE WHEN id = … THEN … END` of one branch a row, every
+branch an expression Django resolves and compiles: eight arena players' six totals took 7.2 ms
+of CPU, a quarter of a race's whole close (scripts/arena_bench.py --ends). Here the rows' values
+are one `VALUES` list joined on the primary key:
+
+    UPDATE "arenas_arenaplayer" SET "points" = v.column2, …
+    FROM (VALUES (%s, %s, …), …) AS v WHERE "arenas_arenaplayer"."id" = v.column1
+
+PostgreSQL and SQLite (3.33 and later) both take it, and both name a `VALUES` list's columns
+`column1`, `column2`, …. On PostgreSQL each value is cast to its
+column's type: the query's parameters are sent as literals, and a `VALUES` list of untyped
+literals would be text. Like `bulk_update`, it writes the values as they are on the objects (no
+`pre_save`: an `auto_now` field is written as it stands) and sends no signals; unlike it, it
+takes plain values only (no expressions such as `F()`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import connections, router
+from django.db.models import Model
+
+
+def update_rows(objs: Sequence[Model], fields: Sequence[str]) -> int:
+    """Store these fields of these saved objects (all of one model) in one statement; the
+    number of rows it changed."""
+    if not objs:
+        return 0
+    model = type(objs[0])
+    meta = model._meta
+    connection = connections[router.db_for_write(model)]
+    quote = connection.ops.quote_name
+    pk = meta.pk
+    columns = [pk, *(meta.get_field(name) for name in fields)]
+    if len(set(columns)) != len(columns) or pk in columns[1:]:
+        raise ValueError("each field once, and not the primary key")
+    cast = connection.vendor == "postgresql"
+    row = ", ".join(f"%s::{c.cast_db_type(connection)}" if cast else "%s" for c in columns)
+    params: list = []
+    for obj in objs:
+        if type(obj) is not model or obj.pk is None:
+            raise ValueError("saved objects of one model only")
+        for column in columns:
+            value = getattr(obj, column.attname)
+            if hasattr(value, "resolve_expression"):
+                raise TypeError(f"{column.name}: a value, not an expression")
+            params.append(column.get_db_prep_save(value, connection))
+    table = quote(meta.db_table)
+    sets = ", ".join(f"{quote(c.column)} = v.column{n}" for n, c in enumerate(columns[1:], 2))
+    values = ", ".join([f"({row})"] * len(objs))
+    sql = (
+        f"UPDATE {table} SET {sets} FROM (VALUES {values}) AS v"
+        f" WHERE {table}.{quote(pk.column)} = v.column1"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
