@@ -296,8 +296,8 @@ class RaceConsumer(PlaySocket):
 
     async def show_view(self, view: snapshots.CatchUp, since: int | None) -> None:
         """Send a catch-up as read, then follow its games: a board is sent before its game's
-        group is joined (the page can play at once), and read again once it is joined, so that
-        a move made in between (another tab, a racer a spectator watches) is not missed."""
+        group is joined (the page can play at once), and read again once it is joined if it moved
+        in between (another tab, a racer a spectator watches), so that no move is missed."""
         self.take_in(view)
         if view.events is None:
             self.last_event = view.snapshot["event"]
@@ -314,7 +314,7 @@ class RaceConsumer(PlaySocket):
             await self.send_frame(frame)
         read = {frame["racer"]: frame["seq"] for frame in view.boards}
         if await self.follow(view) and (view.board is not None or view.boards):
-            await off_loop(snapshots.read_boards)(view)
+            await off_loop(snapshots.read_moved_boards)(view)
             if view.board is not None and view.board.game.seq > self.seq_sent:
                 await self.send_update("state", view.board)
             for frame in view.boards:

@@ -150,8 +150,8 @@ def _catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
 
 def read_boards(view: CatchUp) -> None:
     """The boards of the view's games as they stand now (none before the start): the racer's
-    own (`board`), or every racer's as a spectator sees it (`boards`). Read again once their
-    groups are joined, so that a move made in between is not missed."""
+    own (`board`), or every racer's as a spectator sees it (`boards`). Those that moved in
+    between are read again once their groups are joined (`read_moved_boards`)."""
     if view.racer_id is not None:
         view.board = next((game_actions.get_game_update(g) for g in view.rows.values()), None)
     else:
@@ -159,6 +159,34 @@ def read_boards(view: CatchUp) -> None:
             board_frame(game_actions.get_game_update(view.rows[public_id]), racer_id)
             for public_id, racer_id in view.games.items()
         ]
+
+
+def read_moved_boards(view: CatchUp) -> None:
+    """Once the view's games' groups are joined: the boards of the games that moved or ended
+    since `read_boards` (another tab's move, a racer a spectator watches), read again; for the
+    others, only their `seq` and status (a move after the join reaches the socket through the
+    group). A socket opening on a running race replays its game's log once, not twice."""
+    read = {}
+    if view.board is not None:
+        read[view.board.game.public_id] = (view.board.game.seq, view.board.game.status)
+    by_racer = {racer_id: public_id for public_id, racer_id in view.games.items()}
+    for frame in view.boards:
+        read[by_racer[frame["racer"]]] = (frame["seq"], frame["status"])
+    now = Game.objects.filter(public_id__in=list(read)).values_list("public_id", "seq", "status")
+    moved = {public_id for public_id, seq, status in now if read[public_id] != (seq, status)}
+    if not moved:
+        return
+    if view.racer_id is not None:
+        view.board = game_actions.get_game_update(view.rows[view.board.game.public_id])
+        return
+    view.boards = [
+        board_frame(
+            game_actions.get_game_update(view.rows[by_racer[frame["racer"]]]), frame["racer"]
+        )
+        if by_racer[frame["racer"]] in moved
+        else frame
+        for frame in view.boards
+    ]
 
 
 def board_frame(update: game_actions.GameUpdate, racer_id: str) -> dict:

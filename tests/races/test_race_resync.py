@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from asgiref.sync import sync_to_async
 
+from games import play as game_play
 from games.models import Move
 from games.play import forget
 from races import actions, lifecycle
@@ -287,6 +288,25 @@ async def test_a_tab_opened_mid_race_is_sent_its_board_first_and_misses_no_move(
     # Nothing else but the move's live progress, which the relay may bring before or after.
     while not await tab.receive_nothing(0.2):
         assert (await tab.next())["type"] == "progress"
+
+
+async def test_a_tab_opened_mid_race_with_no_move_meanwhile_reads_its_game_s_log_once(
+    running, race_socket, monkeypatch
+):
+    """Once its game's group is joined, the socket asks only whether the game moved since its
+    board was read: with no move meanwhile it sends that board once and replays no log again."""
+    race, (ann, _, board), _ = running
+    logs_read: list[str] = []
+    move_log = game_play.move_log
+    monkeypatch.setattr(
+        game_play, "move_log", lambda game: logs_read.append(game.public_id) or move_log(game)
+    )
+    tab = await race_socket(ann, race.code)
+    await tab.expect("snapshot")
+    state = await tab.expect("state")
+    assert (state["seq"], state["view"]) == (board["seq"], board["view"])
+    await tab.request({"type": "ping", "t": 1}, "pong")  # the connect has ended
+    assert logs_read == [state["game"]]
 
 
 async def test_a_tab_read_in_the_countdown_whose_group_joins_late_still_gets_its_board(
