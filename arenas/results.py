@@ -21,12 +21,6 @@ from races.models import Race, Racer
 from races.ratings import updates
 
 
-def withheld_in(race: Race) -> set[int]:
-    """The racers whose result fair play withholds: the rule of the race's ratings (fair play
-    registers it in races.ratings.updates.WITHHELD)."""
-    return set().union(*(rule(race) for rule in updates.WITHHELD))
-
-
 def record_race(race: Race, racers: list[Racer]) -> None:
     """In the race's close (its row locked, its racers' places set and stored): each racer's
     points in the arena, in the record and in their totals; the board and the arena's sockets
@@ -38,7 +32,7 @@ def record_race(race: Race, racers: list[Racer]) -> None:
     at = race.finished_at
     at_s = max(0, int((at - arena.starts_at).total_seconds()))
     racers = [r for r in racers if r.place is not None]
-    withheld = withheld_in(race)
+    withheld = updates.withheld_in(race)  # the ratings' rule
     entries = {
         entry.player_id: entry
         for entry in ArenaPlayer.objects.select_for_update(no_key=True)
@@ -122,7 +116,7 @@ def rescore(arena: Arena, player_id: int) -> bool:
                 racers=result.racers,
                 moved=result.moved,
                 won=result.won,
-                counted=player_id not in withheld_in(result.race),
+                counted=player_id not in updates.withheld_in(result.race),
             )
             standing, scored = points.add(standing, outcome, result.at_s)
             now = (scored.points, scored.doubled, not outcome.counted)

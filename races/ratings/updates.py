@@ -30,9 +30,15 @@ WITHHELD: list[Callable[[Race], set[int]]] = []
 """Per race, the players whose result in it counts for no rating (registered by fairplay)."""
 
 
+def withheld_in(race: Race) -> set[int]:
+    """The players of the race whose result counts for nothing: for its ratings, and for an
+    arena's points (arenas.results), by the rules registered in `WITHHELD`."""
+    return set().union(*(rule(race) for rule in WITHHELD))
+
+
 def rated_racers(race: Race) -> list[Racer]:
     """The racers a rated race rates: signed in, their result not withheld; in player order."""
-    withheld = set().union(*(rule(race) for rule in WITHHELD))
+    withheld = withheld_in(race)
     return [
         racer
         for racer in race.racers.select_related("player").order_by("player_id")
