@@ -36,7 +36,7 @@ def update_rows(objs: Sequence[Model], fields: Sequence[str]) -> int:
     quote = connection.ops.quote_name
     pk = meta.pk
     columns = [pk, *(meta.get_field(name) for name in fields)]
-    if len(set(columns)) != len(columns) or pk in columns[1:]:
+    if len(set(columns)) != len(columns):  # the primary key is the first
         raise ValueError("each field once, and not the primary key")
     cast = connection.vendor == "postgresql"
     row = ", ".join(f"%s::{c.cast_db_type(connection)}" if cast else "%s" for c in columns)
