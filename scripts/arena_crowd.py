@@ -18,7 +18,10 @@ client's clock is taken for the server's, so run it on the servers' machine), th
 end to hearing the `finished` event, the move round trip, and,
 given the database, checks the record: nobody in two races at once, every race 2 to 8 players,
 and each player's points summed from the results equal to the live board the API reads from
-Redis.
+Redis. The placements are drawn by 30 s of play too (a bar of their p99 a window, with those
+over 5 s): when in the arena the slow ones came. A player's race socket opens on the player's
+own server, or with `--race-affinity` on the server the race's code picks (as deploy/nginx
+routes a race's sockets: every racer of a race on one server).
 
     python scripts/loadtest.py --arena --racers 60 --duration 60 --pace 1 \\
         http://127.0.0.1:8001 http://127.0.0.1:8002 --database-url postgres://…
@@ -37,6 +40,7 @@ import re
 import resource
 import time
 import traceback
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -108,6 +112,8 @@ class ArenaPlayer:
     base: str
     browser: Browser
     placements_ms: list[float] = field(default_factory=list)
+    placed_at_s: list[float] = field(default_factory=list)
+    """When each placement came, in seconds from the start of play (`placements_ms`'s order)."""
     returns_ms: list[float] = field(default_factory=list)
     """From the end of the player's race (the server's `finished_at`) to its next `placed`."""
     ended_heard_ms: list[float] = field(default_factory=list)
@@ -129,6 +135,7 @@ class Crowd:
         self.arena_id = ""
         self.stop_at = 0.0
         self.played_s = 0.0
+        self.began = time.perf_counter()
         self.players: list[ArenaPlayer] = []
         self.syncs = 0
         """Boards at a race's start that had to be asked for (`sync` after a silence)."""
@@ -164,6 +171,7 @@ class Crowd:
                                 if frame.get("type") == "placed":
                                     waited = (time.perf_counter() - opened) * 1000
                                     player.placements_ms.append(waited)
+                                    player.placed_at_s.append(time.perf_counter() - self.began)
                                     if player.ended_at_ms is not None:
                                         back = time.time() * 1000 - player.ended_at_ms
                                         player.returns_ms.append(back)
@@ -181,7 +189,7 @@ class Crowd:
         code = url.rstrip("/").rsplit("/", 1)[1]
         player.races.append(code)
         racer = self.racer_class(player.index, [player.base], self.stats, self.args, _NoBar())
-        racer.base, racer.browser, racer.code = player.base, player.browser, code
+        racer.base, racer.browser, racer.code = self.race_server(player, code), player.browser, code
         on_frame = racer.on_frame
         opened_ms = time.time() * 1000
         snapshot_seen = False
@@ -221,6 +229,14 @@ class Crowd:
             await asyncio.wait_for(racer.finished.wait(), FINISH_TIMEOUT_S)
         finally:
             await racer.close()
+
+    def race_server(self, player: ArenaPlayer, code: str) -> str:
+        """Where a race's socket opens: the player's own server, or with `--race-affinity` the
+        server its code hashes to, as a proxy that routes /ws/race/<code>/ by the code does
+        (every racer of a race on one server)."""
+        if not getattr(self.args, "race_affinity", False):
+            return player.base
+        return self.args.base_urls[zlib.crc32(code.encode()) % len(self.args.base_urls)]
 
     def race_seconds(self) -> float:
         """How long this race is played: `--race-s`, or with `--race-spread` a time drawn
@@ -279,9 +295,9 @@ class Crowd:
                 self.stop_at = (
                     time.perf_counter() + (ends - dt.datetime.now(dt.UTC)).total_seconds()
                 )
-            began = time.perf_counter()
+            self.began = time.perf_counter()
             await asyncio.gather(*(self.play(p, pool) for p in players))
-            self.played_s = min(time.perf_counter(), self.stop_at) - began
+            self.played_s = min(time.perf_counter(), self.stop_at) - self.began
         return players
 
 
@@ -407,6 +423,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "placed_again": sum(1 for p in players if len(p.placements_ms) >= 2),
         "placement_ms": spread(placements),
         "placed_over_5s": sum(1 for ms in placements if ms > 5000),
+        "placements_by_window": by_window(players),
         "returns": len(returns),
         "return_ms": spread(returns),
         "returned_over_5s": sum(1 for ms in returns if ms > 5000),
@@ -431,6 +448,44 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         await asyncio.sleep(1.0)  # the last closes' boards are written after their commits
         result.update(record_check(args.database_url, args.base_urls[0], crowd.arena_id))
     return result
+
+
+WINDOW_S = 30
+
+
+def by_window(players: list[ArenaPlayer]) -> list[dict]:
+    """The placements in each `WINDOW_S` of play: how many, their wait's median and p99, and
+    how many waited over 5 s (when in the arena the slow ones came)."""
+    windows: dict[int, list[float]] = {}
+    for player in players:
+        for at, ms in zip(player.placed_at_s, player.placements_ms, strict=True):
+            windows.setdefault(int(at // WINDOW_S), []).append(ms)
+    return [
+        {
+            "from_s": index * WINDOW_S,
+            "placements": len(waits),
+            "median": spread(waits)["median"],
+            "p99": spread(waits)["p99"],
+            "over_5s": sum(1 for ms in waits if ms > 5000),
+        }
+        for index, waits in sorted(windows.items())
+    ]
+
+
+def window_chart(windows: list[dict], width: int = 40) -> list[str]:
+    """The placements' p99 a window, drawn as a bar (each `#` a tenth of the widest), with
+    the count over 5 s."""
+    if not windows:
+        return []
+    widest = max(w["p99"] or 0 for w in windows) or 1
+    lines = [f"placements by {WINDOW_S} s of play: from s, count, median / p99 ms, over 5 s"]
+    for w in windows:
+        bar = "#" * round(width * (w["p99"] or 0) / widest)
+        over = f"  {w['over_5s']} over 5 s" if w["over_5s"] else ""
+        lines.append(
+            f"  {w['from_s']:>5} {w['placements']:>6} {w['median']:>8} / {w['p99']:>8}  {bar}{over}"
+        )
+    return lines
 
 
 def ok(result: dict) -> bool:
@@ -468,6 +523,7 @@ def print_figures(result: dict) -> None:
         f"{result['boards_asked_for']}, arena sockets reopened "
         f"{result['arena_sockets_reopened']}",
     ]
+    lines += window_chart(result["placements_by_window"])
     cores = ", ".join(f"{group} {used}" for group, used in result["cores_used"].items())
     lines.append(f"CPU in cores (CPU seconds a second) over the run: {cores}")
     if "db_races" in result:

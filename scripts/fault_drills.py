@@ -18,7 +18,8 @@
                    `unavailable` only if the outage outlasted the server's retry bound.
     proxy-daphne-kill
                    daphne-kill behind the repo's nginx (scripts/proxy.py): the racers know only
-                   the proxy's address, and nginx hands the killed Daphne's racers to the other.
+                   the proxy's address, nginx puts each race on the Daphne its code picks, the
+                   one with the most racers is killed, and nginx hands its racers to the other.
     arena-redis-restart
                    16 players in an arena over two Daphnes on a private redis-server, restarted
                    empty mid-arena (the board and the socket groups gone). Players are still
@@ -486,7 +487,8 @@ async def drill_postgres_restart(options) -> Drill:
 
 
 async def drill_proxy_daphne_kill(options):
-    """Kill one of two Daphnes behind nginx mid-race: its racers, who know only the proxy's
+    """Kill one of two Daphnes behind nginx mid-race, the one with the most racers (nginx puts
+    each race's sockets on the Daphne its code picks): its racers, who know only the proxy's
     address, reconnect through it to the other Daphne and finish with nothing lost."""
     drill = Drill("proxy-daphne-kill")
     with drill_services(options, 2, BEHIND_PROXY) as (_, servers), proxy_for(servers) as nginx:
@@ -496,17 +498,19 @@ async def drill_proxy_daphne_kill(options):
         await load.start()
         playing = asyncio.create_task(load.play())
         await asyncio.sleep(load.args.duration * 0.4)
-        victim, survivor = servers
 
         def log(server) -> str:  # this drill's lines only: a log file may be a reused port's
             return server.log()[started[server.port] :]
 
         # Daphne writes its access log line once a socket is up: wait for every racer's.
         await wait_for(
-            lambda: sum(race_sockets_open(log(s)) for s in servers) >= len(load.racers), 10
+            lambda: sum(race_sockets_open(log(s)).total() for s in servers) >= len(load.racers),
+            10,
         )
-        on_victim = race_sockets_open(log(victim))
-        on_survivor = race_sockets_open(log(survivor))
+        victim, survivor = sorted(servers, key=lambda s: -race_sockets_open(log(s)).total())
+        races_on = [set(race_sockets_open(log(s))) for s in (victim, survivor)]
+        on_victim = race_sockets_open(log(victim)).total()
+        on_survivor = race_sockets_open(log(survivor)).total()
         opened_on_survivor = race_sockets_opened(log(survivor))
         victim.kill()
         at_kill = {r.index: len(r.log) for r in load.racers}
@@ -522,7 +526,8 @@ async def drill_proxy_daphne_kill(options):
         "sockets_reopened_on_other_server": moved_to_survivor,
         "proxy": nginx.url,
     }
-    drill.check("nginx spread the racers over both Daphnes", on_victim > 0 and on_survivor > 0)
+    drill.check("nginx put each race's racers on one Daphne", not races_on[0] & races_on[1])
+    drill.check("the killed Daphne had racers", on_victim > 0)
     drill.check(
         "every racer of the killed Daphne reconnected through the proxy",
         figures["reconnects"] >= on_victim,

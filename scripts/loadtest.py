@@ -752,7 +752,8 @@ def parse_args(argv: list[str] | None = None):
     parser.add_argument(
         "--race-affinity",
         action="store_true",
-        help="put all of a race's racers on one server (default: spread every race over all)",
+        help="put all of a race's racers on one server, as deploy/nginx does (default: spread "
+        "every race over all; with --arena: the server the race's code hashes to)",
     )
     parser.add_argument(
         "--profile",

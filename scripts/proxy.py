@@ -2,11 +2,13 @@
 Daphnes, and the fault drill that kills a Daphne behind it.
 
 `PrivateNginx` writes a small main configuration of its own (pid, logs and temporary files in
-its folder, an `upstream daphne` of the given Daphnes, a port of 127.0.0.1) that includes the
-repo's file unchanged, the way deploy/nginx/compose.conf does in docker compose, and runs
-Debian's nginx with it (never the system's nginx or its configuration).
+its folder, the upstreams `daphne` and `daphne_race` of the given Daphnes, a port of
+127.0.0.1) that includes the repo's file unchanged, the way deploy/nginx/compose.conf does in
+docker compose, and runs Debian's nginx with it (never the system's nginx or its
+configuration).
 
-    proxy-daphne-kill  two Daphnes behind nginx, racers connected through it only. One Daphne is
+    proxy-daphne-kill  two Daphnes behind nginx, racers connected through it only (each race's
+                       on the Daphne its code picks). The Daphne with the most racers is
                        SIGKILLed mid-race; its racers reconnect to the same proxy address, nginx
                        hands them to the other Daphne, and they finish with nothing lost.
 """
@@ -21,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,6 +95,11 @@ http {{
         least_conn;
 {servers}
         keepalive 16;
+    }}
+    upstream daphne_race {{
+        zone daphne_race 64k;
+        hash $race_code consistent;
+{servers}
     }}
     server {{
         listen 127.0.0.1:{self.port};
@@ -179,5 +187,8 @@ def race_sockets_opened(log: str) -> int:
     return len(re.findall(r'"WSCONNECT /ws/race/', log))
 
 
-def race_sockets_open(log: str) -> int:
-    return race_sockets_opened(log) - len(re.findall(r'"WSDISCONNECT /ws/race/', log))
+def race_sockets_open(log: str) -> Counter[str]:
+    """The race websockets a Daphne's access log shows open now, by race code."""
+    opened = Counter(re.findall(r'"WSCONNECT /ws/race/([^/]+)/', log))
+    opened.subtract(re.findall(r'"WSDISCONNECT /ws/race/([^/]+)/', log))
+    return +opened

@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 from django.conf import settings
 
+from scripts.proxy import PrivateNginx
 from scripts.servers import DAPHNE_LIMITS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,3 +90,26 @@ def test_the_image_runs_daphne_as_the_tests_do_and_behind_the_proxy():
 def test_the_scheduler_runs_the_module_that_holds_the_schedule():
     assert SERVICES["scheduler"]["command"] == ["python", "-m", "deploy.scheduler"]
     assert (ROOT / "deploy/scheduler.py").exists()
+
+
+def upstreams(conf: str) -> dict[str, list[str]]:
+    """name -> the servers of each `upstream` block of an nginx configuration."""
+    blocks = re.findall(r"upstream (\w+) \{\{?(.*?)\}\}?", conf, re.S)
+    return {name: re.findall(r"^\s*server (\S+?)[ ;]", body, re.M) for name, body in blocks}
+
+
+def test_every_upstream_the_site_passes_to_is_every_web_process():
+    """solitaire.conf passes to `daphne` (least connections) and, for a race's sockets,
+    `daphne_race` (hashed by the race's code): compose.conf and the tests' own nginx
+    (scripts/proxy.py) define both, over the same web processes."""
+    site = (ROOT / "deploy/nginx/solitaire.conf").read_text()
+    passed_to = set(re.findall(r"proxy_pass http://(\w+);", site))
+    assert passed_to == {"daphne", "daphne_race"}
+    private = PrivateNginx(8000, ["127.0.0.1:8001", "127.0.0.1:8002"], Path("/nowhere"))
+    for conf in ((ROOT / "deploy/nginx/compose.conf").read_text(), private.config()):
+        defined = upstreams(conf)
+        assert set(defined) == passed_to
+        assert defined["daphne"] == defined["daphne_race"] != []
+        race_block = re.search(r"upstream daphne_race \{\{?(.*?)\}", conf, re.S).group(1)
+        assert "hash $race_code consistent;" in race_block
+    assert re.search(r"location ~ \^/ws/race/\(\?<race_code>", site)
