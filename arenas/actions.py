@@ -150,14 +150,15 @@ def do_leave(arena: Arena, player: Player | None) -> ArenaPlayer:
     return entry
 
 
-def do_present(arena: Arena, player: Player, here: bool) -> None:
+def do_present(arena: Arena, player: Player, here: bool) -> bool:
     """An arena page of the player opened (`here`) or closed: a player is placed only while
-    one is open (a dropped socket is not placed until it is back)."""
+    one is open (a dropped socket is not placed until it is back). Whether the player is in
+    the arena (a spectator's page changes nothing)."""
     change = 1 if here else -1
     fields = {"sockets": Greatest(F("sockets") + change, 0)}
     if here:
         fields["seen_at"] = timezone.now()
-    ArenaPlayer.objects.filter(arena=arena, player=player).update(**fields)
+    return ArenaPlayer.objects.filter(arena=arena, player=player).update(**fields) > 0
 
 
 def do_seen(arena: Arena, player_ids: list[int]) -> None:

@@ -53,10 +53,8 @@ def connect(public_id: str, scope) -> Connection:
     """The arena, the socket's player, and whether they are in it (then marked present)."""
     arena = Arena.objects.filter(public_id=public_id).first()
     player = player_from_scope(scope) if arena else None
-    entry = actions.entry_of(arena, player) if arena else None
-    if entry is not None:
-        actions.do_present(arena, player, True)
-    return Connection(arena=arena, player=player, present=entry is not None)
+    present = player is not None and actions.do_present(arena, player, True)
+    return Connection(arena=arena, player=player, present=present)
 
 
 class ArenaConsumer(PlaySocket):

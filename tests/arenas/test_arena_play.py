@@ -6,16 +6,18 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from arenas import actions, board, events, placement, standings
+from arenas import actions, board, consumers, events, placement, standings
 from arenas.actions import ArenaRuleError
 from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
 from games.engine import Game as EngineGame
+from games.identity import SESSION_PLAYER_KEY
 from games.models import Player, WinnableDeal
 from games.rankstore import get_rank_store
 from races import actions as race_actions
@@ -377,3 +379,26 @@ def test_a_lost_board_is_rebuilt_from_the_record_with_every_point(arena, here):
     recounted = board.recount(arena)
     for entry in ArenaPlayer.objects.filter(arena=arena):
         assert recounted[entry.player_id] == board.standing_of(entry)
+
+
+def test_an_arena_page_opening_marks_its_player_present_in_one_statement(arena, here):
+    """The socket's connect (arenas/consumers.py) asks the player's entry nothing: the presence
+    write says whether there is one. A visitor who has not joined is a spectator, and nothing
+    of theirs is written."""
+
+    def scope_of(player: Player) -> dict:
+        session = SessionStore()
+        session[SESSION_PLAYER_KEY] = player.pk
+        session.save()
+        return {"user": AnonymousUser(), "session": SessionStore(session.session_key)}
+
+    ann, visitor = here("Ann"), Player.objects.create(nickname="Visitor")
+    for player, present in ((ann, True), (visitor, False)):
+        scope = scope_of(player)
+        with CaptureQueriesContext(connection) as queries:
+            view = consumers.connect(arena.public_id, scope)
+        assert (view.arena, view.player, view.present) == (arena, player, present)
+        entries = [q["sql"] for q in queries if '"arenas_arenaplayer"' in q["sql"]]
+        assert len(entries) == 1 and entries[0].startswith("UPDATE"), entries
+    assert ArenaPlayer.objects.get(player=ann).sockets == 2  # `here` opened one page already
+    assert not ArenaPlayer.objects.filter(player=visitor).exists()
