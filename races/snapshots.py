@@ -71,10 +71,12 @@ def connect(code: str | None, scope, since: int | None) -> CatchUp | None:
     return _catch_up(race, player_from_scope(scope), since)
 
 
-def snapshot(race: Race, player: Player | None) -> dict:
-    """Everything a socket shows about the race, as of its last event."""
-    racers = list(race.racers.select_related("game"))
-    racer = next((r for r in racers if player is not None and r.player_id == player.pk), None)
+def snapshot(race: Race, player: Player | None, racers: list[Racer] | None = None) -> dict:
+    """Everything a socket shows about the race, as of its last event (`racers`: all of them
+    with their games, as just read with the race, or read here)."""
+    if racers is None:
+        racers = list(race.racers.select_related("game"))
+    racer = own_racer(racers, player)
     return {
         "type": "snapshot",
         "event": race.event_seq,
@@ -112,14 +114,23 @@ def catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
     return _catch_up(Race.objects.get(pk=race.pk), player, since)
 
 
+def own_racer(racers: list[Racer], player: Player | None) -> Racer | None:
+    return next((r for r in racers if player is not None and r.player_id == player.pk), None)
+
+
 def _catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
-    """`catch_up` of a race row just read."""
+    """`catch_up` of a race row just read. A snapshot reads every racer with their game, and
+    finds the player's among them; a socket only a little behind reads the player's alone."""
     if phase_of(race) == Phase.OVERTIME and actions.do_close_if_due(race):
         race.refresh_from_db()
-    racer = racer_of(race, player)
+    behind = (
+        since is not None and since <= race.event_seq and race.event_seq - since <= MAX_CATCH_UP
+    )
+    racers = None if behind else list(race.racers.select_related("game"))
+    racer = racer_of(race, player) if racers is None else own_racer(racers, player)
     racer_id = racer.public_id if racer else None
     view = CatchUp(race=race, racer_id=racer_id, racer=racer, player=player)
-    if since is not None and since <= race.event_seq and race.event_seq - since <= MAX_CATCH_UP:
+    if behind:
         view.events = events_between(race, since)
         read_at = int(time.time() * 1000)  # before the read: no later live frame looks older
         playing = race.racers.exclude(status__in=DONE) if race.status == Race.Status.STARTED else ()
@@ -127,7 +138,7 @@ def _catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
             at_ms = max(0, read_at - epoch_ms(race.starts_at))
             view.progress = live_progress_frame([live_racer(r) for r in playing], at_ms, read_at)
     else:
-        view.snapshot = snapshot(race, player)
+        view.snapshot = snapshot(race, player, racers)
     if race.status == Race.Status.STARTED:
         view.starts_at_ms, view.ends_at_ms = epoch_ms(race.starts_at), epoch_ms(race.ends_at)
     if race.status == Race.Status.LOBBY:
@@ -136,7 +147,7 @@ def _catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
         return view  # in the lobby: nobody has a game yet
     # The games are followed as soon as they exist (a placed race's from its birth, a lobby's from
     # its countdown): their groups are joined before the start, so the start reads boards once.
-    followed = [racer] if racer is not None else race.racers.select_related("game")
+    followed = [racer] if racer is not None else racers or race.racers.select_related("game")
     for other in followed:
         if other.game_id is not None:
             view.games[other.game.public_id] = other.public_id

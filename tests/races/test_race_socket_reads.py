@@ -1,9 +1,15 @@
-"""What a racer's socket reads from the database at the start and at the finish of a race: a
-crowd of racers (an arena's) opens and ends races together, so each read counts."""
+"""What a race socket reads from the database at its connect, at the start and at the finish of
+a race: a crowd of racers (an arena's) opens and ends races together, so each read counts."""
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.sessions.backends.db import SessionStore
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from races import actions, lifecycle
+from games.identity import SESSION_PLAYER_KEY
+from games.models import Player
+from races import actions, lifecycle, snapshots
 from races.models import Race
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,3 +65,56 @@ async def test_the_finish_makes_a_racer_s_socket_read_nothing_more(
     refused = await socket.error({"type": "move", "move": board["legal"][0], "seq": 0})
     assert refused["code"] == "race_over", refused
     assert (await run(Race.objects.get, pk=race.pk)).status == Race.Status.FINISHED
+
+
+def scope_of(player: Player) -> dict:
+    """A socket's scope as the session middleware leaves it, for a guest playing as `player`."""
+    session = SessionStore()
+    session[SESSION_PLAYER_KEY] = player.pk
+    session.save()
+    return {"user": AnonymousUser(), "session": SessionStore(session.session_key)}
+
+
+def racer_reads(queries) -> list[str]:
+    return [
+        q["sql"]
+        for q in queries
+        if q["sql"].startswith("SELECT") and 'FROM "races_racer"' in q["sql"]
+    ]
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_a_racer_s_socket_finds_its_racer_among_those_the_snapshot_reads(running_race):
+    race, ann = running_race.race, running_race.ann
+    with CaptureQueriesContext(connection) as queries:
+        view = snapshots.connect(race.code, scope_of(ann.player), None)
+    assert len(racer_reads(queries)) == 1, racer_reads(queries)
+    assert view.racer.player_id == ann.player.pk
+    assert view.snapshot["you"]["racer"] == view.racer_id == view.racer.public_id
+    assert list(view.games.values()) == [view.racer_id]
+    assert view.board is not None and view.board.game.pk == view.racer.game_id
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_a_spectator_s_socket_follows_the_games_the_snapshot_read(running_race):
+    race = running_race.race
+    eve = Player.objects.create(nickname="Eve")
+    with CaptureQueriesContext(connection) as queries:
+        view = snapshots.connect(race.code, scope_of(eve), None)
+    assert len(racer_reads(queries)) == 1, racer_reads(queries)
+    assert view.racer is None and view.snapshot["you"]["racer"] is None
+    assert sorted(view.games.values()) == sorted(r["id"] for r in view.snapshot["racers"])
+    assert len(view.boards) == 2
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_a_socket_a_little_behind_reads_only_its_own_racer(running_race):
+    """No snapshot: the events since the client's last, and the racer's own row."""
+    race, ann = running_race.race, running_race.ann
+    race.refresh_from_db()
+    with CaptureQueriesContext(connection) as queries:
+        view = snapshots.connect(race.code, scope_of(ann.player), race.event_seq)
+    assert view.snapshot is None and view.events == []
+    assert view.racer.player_id == ann.player.pk
+    own = [sql for sql in racer_reads(queries) if "INNER JOIN" in sql]
+    assert len(own) == 1, racer_reads(queries)
