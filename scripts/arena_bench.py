@@ -25,6 +25,11 @@ resignation), the same figures: wall ms, CPU ms, database CPU ms and queries, me
 race of every repeat. Races start at once here (no countdown), and the resignations send nothing
 to the channel layer (a server hands those sends to its event loop; here each would start one).
 
+`--connects` then opens, for every racer placed, their race's socket and the arena's page the
+way those sockets' connects read them (`races.snapshots.connect`, `arenas.consumers.connect`:
+the race and what it shows, the arena, the player from the session, the presence), and prints
+the same figures per connect of each kind (the arena page closed again after each, uncounted).
+
 `--profile N` places one more crowd of N under cProfile and prints the top functions.
 """
 
@@ -58,6 +63,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--variant", default="penguin")
     parser.add_argument("--ends", action="store_true", help="then end every race: resignations")
+    parser.add_argument(
+        "--connects", action="store_true", help="then open each racer's race socket and arena page"
+    )
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="profile a crowd of N")
     parser.add_argument("--top", type=int, default=30, help="functions the profile prints")
     parser.add_argument("--database-url", default=DATABASE_URL)
@@ -181,6 +189,39 @@ def end_measured(races) -> dict[str, list[tuple[float, float, float, int]]]:
     return found
 
 
+def connect_measured(arena, races) -> dict[str, list[tuple[float, float, float, int]]]:
+    """Each placed racer's race socket and arena page opened, as their consumers' connects read
+    them, each with a session of its own (a guest's, as the pages make them)."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth.models import AnonymousUser
+
+    from arenas import actions as arena_actions
+    from arenas import consumers as arena_consumers
+    from games.identity import SESSION_PLAYER_KEY
+    from races import snapshots
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    pid = backend_pid()
+    found: dict[str, list[tuple[float, float, float, int]]] = {"race socket": [], "arena page": []}
+    for race in races:
+        for racer in race.racers.select_related("player"):
+            session = store()
+            session[SESSION_PLAYER_KEY] = racer.player_id
+            session.save()
+            for kind in found:
+                scope = {"user": AnonymousUser(), "session": store(session.session_key)}
+                with Measured(pid) as measured:
+                    if kind == "race socket":
+                        snapshots.connect(race.code, scope, None)
+                    else:
+                        arena_consumers.connect(arena.public_id, scope)
+                found[kind].append(measured.figures)
+            arena_actions.do_present(arena, racer.player, False)
+    return found
+
+
 def place_measured(arena) -> dict:
     """Place the arena's crowd once: wall, CPU (ours, the backend's), queries, batch times."""
     from django.utils import timezone
@@ -235,7 +276,7 @@ def progress(text: str) -> None:
     print(f"\r{text:<72}\r", end="", file=sys.stderr, flush=True)
 
 
-def measure(players: int, repeats: int, variant: str, ends: bool) -> list[dict]:
+def measure(players: int, repeats: int, variant: str, ends: bool, connects: bool) -> list[dict]:
     runs = []
     for repeat in range(1, repeats + 1):
         progress(f"{players} players, run {repeat}/{repeats}: joining")
@@ -243,6 +284,9 @@ def measure(players: int, repeats: int, variant: str, ends: bool) -> list[dict]:
         progress(f"{players} players, run {repeat}/{repeats}: placing")
         run = place_measured(arena)
         check(players, run["races"])
+        if connects:
+            progress(f"{players} players, run {repeat}/{repeats}: opening the sockets")
+            run["connects"] = connect_measured(arena, run["races"])
         if ends:
             progress(f"{players} players, run {repeat}/{repeats}: ending the races")
             run["ends"] = end_measured(run["races"])
@@ -251,14 +295,16 @@ def measure(players: int, repeats: int, variant: str, ends: bool) -> list[dict]:
     return runs
 
 
-def report_ends(runs: list[dict]) -> None:
-    """Each resignation's and each close's figures over every race of every run: the wall's
-    median, the means of the rest (the database's CPU is counted in 10-ms ticks)."""
-    for kind in ("resignation", "close"):
-        rows = [row for r in runs for row in r["ends"][kind]]
+def report_each(runs: list[dict], key: str) -> None:
+    """Each resignation's and each close's figures (`ends`), or each connect's (`connects`),
+    over every race of every run: the wall's median, the means of the rest (the database's CPU
+    is counted in 10-ms ticks)."""
+    for kind in runs[0][key]:
+        rows = [row for r in runs for row in r[key][kind]]
         walls, cpus, dbs, queries = zip(*rows, strict=True)
         print(
-            f"{'':>8}a {kind} ({len(rows)}): wall median {ms(statistics.median(walls))} ms; "
+            f"{'':>8}{'an' if kind[0] in 'aeiou' else 'a'} {kind} ({len(rows)}): wall median "
+            f"{ms(statistics.median(walls))} ms; "
             f"mean CPU {ms(statistics.mean(cpus))} ms, database CPU {ms(statistics.mean(dbs))} "
             f"ms, {statistics.mean(queries):.1f} queries"
         )
@@ -312,15 +358,16 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     prepare(args)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in load_average())}")
-    if args.ends:
+    if args.ends or args.connects:
         from races import lifecycle
 
-        lifecycle.COUNTDOWN_MS = 0  # the races start at once, so their racers can move
+        lifecycle.COUNTDOWN_MS = 0  # the races start at once: racers move, sockets read boards
     for players in args.players:
-        runs = measure(players, args.repeats, args.variant, args.ends)
+        runs = measure(players, args.repeats, args.variant, args.ends, args.connects)
         report(players, runs)
-        if args.ends:
-            report_ends(runs)
+        for key in ("connects", "ends"):
+            if getattr(args, key):
+                report_each(runs, key)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in load_average())}")
     if args.profile:
         profile(args.profile, args.variant, args.top)
