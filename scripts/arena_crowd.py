@@ -136,6 +136,8 @@ class Crowd:
         self.stop_at = 0.0
         self.played_s = 0.0
         self.began = time.perf_counter()
+        self.bases: list[str] = []
+        """The servers the crowd is spread over (`run`'s)."""
         self.players: list[ArenaPlayer] = []
         self.syncs = 0
         """Boards at a race's start that had to be asked for (`sync` after a silence)."""
@@ -236,7 +238,7 @@ class Crowd:
         (every racer of a race on one server)."""
         if not getattr(self.args, "race_affinity", False):
             return player.base
-        return self.args.base_urls[zlib.crc32(code.encode()) % len(self.args.base_urls)]
+        return self.bases[zlib.crc32(code.encode()) % len(self.bases)]
 
     def race_seconds(self) -> float:
         """How long this race is played: `--race-s`, or with `--race-spread` a time drawn
@@ -278,6 +280,7 @@ class Crowd:
 
     async def run(self, bases: list[str]) -> list[ArenaPlayer]:
         args = self.args
+        self.bases = bases
         loop = asyncio.get_running_loop()
         with concurrent.futures.ThreadPoolExecutor(min(32, args.racers)) as pool:
             self.arena_id = await loop.run_in_executor(
@@ -460,16 +463,19 @@ def by_window(players: list[ArenaPlayer]) -> list[dict]:
     for player in players:
         for at, ms in zip(player.placed_at_s, player.placements_ms, strict=True):
             windows.setdefault(int(at // WINDOW_S), []).append(ms)
-    return [
-        {
-            "from_s": index * WINDOW_S,
-            "placements": len(waits),
-            "median": spread(waits)["median"],
-            "p99": spread(waits)["p99"],
-            "over_5s": sum(1 for ms in waits if ms > 5000),
-        }
-        for index, waits in sorted(windows.items())
-    ]
+    found = []
+    for index, waits in sorted(windows.items()):
+        figures = spread(waits)
+        found.append(
+            {
+                "from_s": index * WINDOW_S,
+                "placements": len(waits),
+                "median": figures["median"],
+                "p99": figures["p99"],
+                "over_5s": sum(1 for ms in waits if ms > 5000),
+            }
+        )
+    return found
 
 
 def window_chart(windows: list[dict], width: int = 40) -> list[str]:
