@@ -17,6 +17,7 @@ from django.utils import timezone
 from arenas import board, events
 from arenas.models import Arena, ArenaPlayer, ArenaRace
 from games.models import Player, Variant
+from games.rows import one_or_none
 from races.actions import do_resign
 from races.lifecycle import DONE, MAX_TIME_LIMIT_S, MIN_TIME_LIMIT_S, RaceRuleError
 from races.models import Race, Racer
@@ -82,7 +83,7 @@ def do_create_arena(
 def entry_of(arena: Arena, player: Player | None) -> ArenaPlayer | None:
     if player is None:
         return None
-    return ArenaPlayer.objects.filter(arena=arena, player=player).first()
+    return one_or_none(ArenaPlayer.objects.filter(arena=arena, player=player))
 
 
 def do_join(arena: Arena, player: Player) -> tuple[ArenaPlayer, bool]:
@@ -142,7 +143,7 @@ def do_leave(arena: Arena, player: Player | None) -> ArenaPlayer:
     entry = do_pause(arena, player, True)
     race = current_race(arena, player)
     if race is not None:
-        racer = Racer.objects.filter(race=race, player=player).first()
+        racer = one_or_none(Racer.objects.filter(race=race, player=player))
         if racer is not None and racer.status not in DONE and race.status == Race.Status.STARTED:
             # Still in its countdown, or just over: nothing to resign.
             with contextlib.suppress(RaceRuleError):
@@ -167,5 +168,5 @@ def do_seen(arena: Arena, player_ids: list[int]) -> None:
 
 
 def arena_of_race(race: Race) -> Arena | None:
-    link = ArenaRace.objects.select_related("arena").filter(race=race).first()
+    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
     return None if link is None else link.arena

@@ -11,6 +11,7 @@ from arenas import standings
 from arenas.models import Arena, ArenaPlayer
 from games import params
 from games.params import error, json_get
+from games.rows import one_or_none
 
 LIST_SIZE = 20
 
@@ -51,7 +52,7 @@ def arena_list(request: HttpRequest) -> JsonResponse:
 def arena_detail(request: HttpRequest, arena_id: str) -> JsonResponse:
     """One arena, its lobby's counts and a page of its standings (?page=, ?per_page=)."""
     params.allowed(request.GET, {"page", "per_page"})
-    arena = Arena.objects.filter(public_id=arena_id).first()
+    arena = one_or_none(Arena.objects.filter(public_id=arena_id))
     if arena is None:
         return error(404, "not_found", f"there is no arena {arena_id}")
     page, per_page = params.page(request.GET)
@@ -69,11 +70,8 @@ def arena_player(request: HttpRequest, arena_id: str, player_id: str) -> JsonRes
     """One player's races in an arena: place, points, and links to each race."""
     params.allowed(request.GET, set())
     player_id = params.whole("player", player_id, 0, 1, 2**31 - 1)
-    entry = (
-        ArenaPlayer.objects.filter(arena__public_id=arena_id, player_id=player_id)
-        .select_related("arena", "player")
-        .first()
-    )
+    found = ArenaPlayer.objects.filter(arena__public_id=arena_id, player_id=player_id)
+    entry = one_or_none(found.select_related("arena", "player"))
     if entry is None:
         return error(404, "not_found", f"player {player_id} is not in arena {arena_id}")
     results = standings.results_of(entry.arena, player_id)

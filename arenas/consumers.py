@@ -18,6 +18,7 @@ from arenas.models import Arena
 from arenas.rooms import ROOMS, with_own
 from games.identity import player_from_scope
 from games.models import Player
+from games.rows import one_or_none
 from games.sockets import (
     PING,
     FrameBudget,
@@ -51,7 +52,7 @@ class Connection:
 
 def connect(public_id: str, scope) -> Connection:
     """The arena, the socket's player, and whether they are in it (then marked present)."""
-    arena = Arena.objects.filter(public_id=public_id).first()
+    arena = one_or_none(Arena.objects.filter(public_id=public_id))
     player = player_from_scope(scope) if arena else None
     present = player is not None and actions.do_present(arena, player, True)
     return Connection(arena=arena, player=player, present=present)

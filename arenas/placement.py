@@ -27,6 +27,7 @@ from django.utils import timezone
 from arenas import events
 from arenas.models import Arena, ArenaPlayer, ArenaRace
 from games.models import Player
+from games.rows import one_or_none
 from races.actions import start_placed_races
 from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART
 from races.models import Race, Racer
@@ -90,10 +91,8 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
     """Up to `RACES_PER_TRANSACTION` races of free players, in one transaction; the races, and
     whether more free players are left for the next batch."""
     with transaction.atomic():
-        arena = (
-            Arena.objects.select_for_update(skip_locked=True, no_key=True)
-            .filter(pk=arena_pk)
-            .first()
+        arena = one_or_none(
+            Arena.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=arena_pk)
         )
         if arena is None or arena.phase(now) != Arena.Phase.RUNNING:
             return [], False

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from arenas import board, events, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
-from games.rows import update_rows
+from games.rows import one_or_none, update_rows
 from races.events import emit
 from races.lifecycle import RacerStatus
 from races.models import Race, Racer
@@ -25,7 +25,7 @@ def record_race(race: Race, racers: list[Racer]) -> None:
     """In the race's close (its row locked, its racers' places set and stored): each racer's
     points in the arena, in the record and in their totals; the board and the arena's sockets
     after the commit."""
-    link = ArenaRace.objects.select_related("arena").filter(race=race).first()
+    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
     if link is None:
         return
     arena = link.arena
@@ -98,11 +98,8 @@ def rescore(arena: Arena, player_id: int) -> bool:
     withheld or not as fair play says now: each result's points and doubling, and the player's
     totals; the board after the commit. Whether anything changed."""
     with transaction.atomic():
-        entry = (
-            ArenaPlayer.objects.select_for_update(no_key=True)
-            .filter(arena=arena, player_id=player_id)
-            .first()
-        )
+        locked = ArenaPlayer.objects.select_for_update(no_key=True)
+        entry = one_or_none(locked.filter(arena=arena, player_id=player_id))
         if entry is None:
             return False
         standing = points.Standing()
@@ -136,7 +133,7 @@ def rescore(arena: Arena, player_id: int) -> bool:
 
 def rescore_race(race: Race) -> None:
     """Every racer of a race of an arena, counted again (a result of it held or cleared)."""
-    link = ArenaRace.objects.select_related("arena").filter(race=race).first()
+    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
     if link is None:
         return
     for player_id in sorted(race.racers.values_list("player_id", flat=True)):

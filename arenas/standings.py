@@ -11,6 +11,7 @@ from django.urls import reverse
 from arenas import board, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
 from arenas.placement import racing_now
+from games.rows import one_or_none
 from races.actions import Owner
 from races.models import Race
 
@@ -163,7 +164,7 @@ def player_arenas(player) -> list[dict]:
 
 def arena_of(race: Race) -> Owner | None:
     """The race's arena, for the race's pages (races.actions.OWNERS): no rematch, a way back."""
-    link = ArenaRace.objects.select_related("arena").filter(race=race).first()
+    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
     if link is None:
         return None
     return Owner(kind="arena", name=link.arena.name, url=link.arena.get_absolute_url())

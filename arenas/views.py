@@ -20,13 +20,14 @@ from arenas.actions import ArenaRuleError
 from arenas.forms import ArenaForm
 from arenas.models import Arena, ArenaPlayer
 from games.identity import current_player
+from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
 
 LIST_SIZE = 20
 
 
 def get_arena(arena_id: str) -> Arena:
-    arena = Arena.objects.filter(public_id=arena_id).first()
+    arena = one_or_none(Arena.objects.filter(public_id=arena_id))
     if arena is None:
         raise Http404("There is no arena with this link.")
     return arena
@@ -135,10 +136,8 @@ def arena_leave(request: HttpRequest, arena_id: str) -> HttpResponse:
 @require_GET
 def arena_player(request: HttpRequest, arena_id: str, player_id: int) -> HttpResponse:
     arena = get_arena(arena_id)
-    entry = (
-        ArenaPlayer.objects.filter(arena=arena, player_id=player_id)
-        .select_related("player")
-        .first()
+    entry = one_or_none(
+        ArenaPlayer.objects.filter(arena=arena, player_id=player_id).select_related("player")
     )
     if entry is None:
         raise Http404("This player was not in this arena.")

@@ -20,6 +20,7 @@ from daily.models import DailyAttempt, DailyChallenge, GhostRace
 from games.actions import do_create_game, elapsed_ms, load
 from games.models import Game, Player
 from games.play import cards_home
+from games.rows import one_or_none
 
 AFTER_RANKED_RESULT: list[Callable[[int], None]] = []
 """Called with a ranked attempt's pk after the commit that changed its result (or started it)."""
@@ -38,7 +39,7 @@ def get_challenge(
     Two servers picking at once agree on the deal (it is a pure function), and the unique
     constraint keeps one row.
     """
-    found = DailyChallenge.objects.filter(variant=variant, day=day).first()
+    found = one_or_none(DailyChallenge.objects.filter(variant=variant, day=day))
     if found is not None:
         return found
     pick = dealpick.pick_deal(variant, day, prover or dealpick.default_prover())
@@ -85,7 +86,7 @@ def start_attempt(
     now = now or timezone.now()
     with transaction.atomic():
         # One start at a time per player: two tabs starting at once get one attempt.
-        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
+        one_or_none(Player.objects.select_for_update(no_key=True).filter(pk=player.pk))
         unfinished = (
             DailyAttempt.objects.filter(challenge=challenge, player=player)
             .filter(**_same_ghost("game__", ghost))
@@ -127,7 +128,7 @@ def start_ghost_race(player: Player, recorded: Game) -> Game:
     if recorded.kind != Game.Kind.RACE:
         raise AttemptRefused("only daily and race runs can be raced as ghosts")
     with transaction.atomic():
-        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
+        one_or_none(Player.objects.select_for_update(no_key=True).filter(pk=player.pk))
         unfinished = (
             Game.objects.filter(player=player, kind=Game.Kind.PRACTICE, **_same_ghost("", recorded))
             .exclude(status__in=[Game.Status.WON, Game.Status.RESIGNED])

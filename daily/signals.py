@@ -20,6 +20,7 @@ from daily.actions import AFTER_RANKED_RESULT, sync_attempt
 from daily.models import DailyAttempt
 from games.models import Game
 from games.play import OVER, WRITE_PARTS
+from games.rows import one_or_none
 from games.storage import BatchPart, register
 
 
@@ -28,7 +29,7 @@ def sync_daily_attempt(sender, instance: Game, created: bool, raw: bool = False,
     if raw or created or instance.kind != Game.Kind.DAILY:
         return
 
-    attempt = DailyAttempt.objects.filter(game=instance).first()
+    attempt = one_or_none(DailyAttempt.objects.filter(game=instance))
     if attempt is not None:
         sync_attempt(attempt, instance)
 
@@ -58,7 +59,7 @@ class AttemptWrite:
 def attempt_part(game: Game):
     """What adds the attempt's result to each write of this daily game (play.WRITE_PARTS)."""
 
-    found = DailyAttempt.objects.filter(game_id=game.pk).values_list("pk", "ranked").first()
+    found = one_or_none(DailyAttempt.objects.filter(game_id=game.pk).values_list("pk", "ranked"))
     return None if found is None else functools.partial(add_attempt, *found)
 
 

@@ -27,6 +27,7 @@ from games.identity import current_player
 from games.models import Game
 from games.params import known_variant
 from games.replay import cached_replay
+from games.rows import one_or_none
 from games.sockets import iso
 from games.templatetags.game_labels import format_ms
 
@@ -43,6 +44,7 @@ def variant_page(request: HttpRequest, variant: str) -> HttpResponse:
     if latest is not None and not latest.game.is_over:
         return redirect("daily:play", public_id=latest.game.public_id)
     ranked = mine.get("ranked")
+    today_deal = DailyChallenge.objects.filter(variant=variant, day=today)
     context = {
         "variant": info,
         "today": today,
@@ -56,9 +58,7 @@ def variant_page(request: HttpRequest, variant: str) -> HttpResponse:
         and ranked is None
         and latest is not None,
         "board_url": reverse("records:board", args=[variant, today.isoformat()]),
-        "proof": DailyChallenge.objects.filter(variant=variant, day=today)
-        .values_list("proof", flat=True)
-        .first(),
+        "proof": one_or_none(today_deal.values_list("proof", flat=True)),
     }
     return render(request, "daily/start.html", context)
 
@@ -76,10 +76,9 @@ def start(request: HttpRequest, variant: str) -> HttpResponse:
 def _own_game(request: HttpRequest, public_id: str) -> Game:
     """One of the player's daily attempts or ghost races; 404 for anything else."""
     player = current_player(request, create=False)
-    game = (
-        Game.objects.filter(public_id=public_id)
-        .select_related("daily_attempt__challenge", "ghost_race__ghost__player")
-        .first()
+    found = Game.objects.filter(public_id=public_id)
+    game = one_or_none(
+        found.select_related("daily_attempt__challenge", "ghost_race__ghost__player")
     )
     if game is None or player is None or game.player_id != player.pk:
         raise Http404("There is no game of yours with this id.")

@@ -17,6 +17,7 @@ from django.utils import timezone
 from fairplay import assess
 from fairplay.models import Assessment, FlaggedPlayer, Report
 from games.models import Game, Player
+from games.rows import one_or_none
 
 REPORTS_PER_HOUR = 5
 """A player's reports in any hour at most: a flood is refused, never queued."""
@@ -48,7 +49,7 @@ def do_report(reporter: Player, game: Game, reason: str, note: str = "") -> Repo
         raise ReportRefused("Choose a reason for the report.")
     since = timezone.now() - REPORT_WINDOW
     with transaction.atomic():
-        Player.objects.select_for_update(no_key=True).filter(pk=reporter.pk).first()
+        one_or_none(Player.objects.select_for_update(no_key=True).filter(pk=reporter.pk))
         recent = Report.objects.filter(reporter=reporter, created_at__gt=since).count()
         if recent >= REPORTS_PER_HOUR:
             raise TooManyReports(

@@ -33,6 +33,7 @@ from fairplay.models import Assessment, Report
 from games import worker
 from games.models import Game, Move
 from games.play import starting_position
+from games.rows import one_or_none
 from games.solver import Verdict, solve
 from races.models import Race, Racer
 
@@ -67,7 +68,7 @@ def ranked_kind(game: Game) -> tuple[str, datetime] | None:
         if DailyAttempt.objects.filter(game=game, ranked=True).exists():
             return Assessment.Kind.DAILY, game.started_at
     elif game.kind == Game.Kind.RACE:
-        racer = Racer.objects.filter(game=game).select_related("race", "player").first()
+        racer = one_or_none(Racer.objects.filter(game=game).select_related("race", "player"))
         rated = racer is not None and racer.race.rated and racer.race.ranked
         if not rated or racer.player.user_id is None:  # guests race unrated
             return None
@@ -122,10 +123,10 @@ def record_of(game: Game, clock_start: datetime, with_solver: bool = True) -> ru
 def assess(game_pk: int) -> Assessment | None:
     """Assess one ended ranked game unless its record is assessed already; the assessment made,
     or None (not ranked, not ended, or nothing new to assess)."""
-    game = Game.objects.filter(pk=game_pk).first()
+    game = one_or_none(Game.objects.filter(pk=game_pk))
     if game is None or game.status not in ENDED:
         return None
-    known = Assessment.objects.filter(game=game).first()
+    known = one_or_none(Assessment.objects.filter(game=game))
     if known is not None and (known.seq >= game.seq or known.reviewer_id is not None):
         return None
     ranked = ranked_kind(game)
@@ -169,7 +170,7 @@ def assess(game_pk: int) -> Assessment | None:
 def after_assessment(assessment_pk: int) -> None:
     """What follows a stored assessment (ON_ASSESSED), in this process: the boards an
     in-memory rank store keeps are this process's, not the worker's."""
-    assessment = Assessment.objects.select_related("game").filter(pk=assessment_pk).first()
+    assessment = one_or_none(Assessment.objects.select_related("game").filter(pk=assessment_pk))
     for hook in ON_ASSESSED if assessment is not None else ():
         try:
             hook(assessment)

@@ -38,6 +38,7 @@ from games.play import (  # noqa: F401  (the record's readers, for callers of th
     status_of,
     update_of,
 )
+from games.rows import one_or_none
 from games.sockets import game_frame, group_name
 from games.storage import UNFINISHED, GameWrite, send_messages, write_batch
 
@@ -49,7 +50,7 @@ logger = logging.getLogger(__name__)
 
 def access_game(player: Player | None, public_id: str, kinds: Iterable[str] | None = None) -> Game:
     """The game with this id if `player` may play it; GameNotFound or NotYourGame otherwise."""
-    game = Game.objects.filter(public_id=public_id).first()
+    game = one_or_none(Game.objects.filter(public_id=public_id))
     if game is None:
         raise GameNotFound(f"there is no game {public_id}")
     if player is None or game.player_id != player.pk:
@@ -170,7 +171,7 @@ def do_open_game(
     """
     check_deal(variant, seed)
     with transaction.atomic():
-        Player.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
+        one_or_none(Player.objects.select_for_update(no_key=True).filter(pk=player.pk))
         game = unfinished_game(player, variant, seed, kind)
         if game is not None:
             return game, False

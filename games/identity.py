@@ -16,6 +16,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 
 from games.models import Player
+from games.rows import one_or_none
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ def guest_player(session) -> Player | None:
     player_id = session.get(SESSION_PLAYER_KEY)
     if player_id is None:
         return None
-    return Player.objects.filter(pk=player_id, user__isnull=True).first()
+    return one_or_none(Player.objects.filter(pk=player_id, user__isnull=True))
 
 
 def current_player(request: HttpRequest, create: bool = True) -> Player | None:
@@ -113,7 +114,7 @@ def merge_guest_on_login(sender, request: HttpRequest | None, user, **kwargs) ->
     if guest is None:
         player_for_user(user)
         return
-    account = Player.objects.filter(user=user).first()
+    account = one_or_none(Player.objects.filter(user=user))
     if account is None:
         attach_user(guest, user)
     else:

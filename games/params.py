@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Player, Variant
+from games.rows import one_or_none
 
 MAX_PER_PAGE = 100
 DEFAULT_PER_PAGE = 25
@@ -79,7 +80,7 @@ def player(value: str | None) -> Player | None:
     """?player=<id>: a player whose row to find, or None when not asked."""
     if value is None or value == "":
         return None
-    found = Player.objects.filter(pk=whole("player", value, 0, 1, 2**31 - 1)).first()
+    found = one_or_none(Player.objects.filter(pk=whole("player", value, 0, 1, 2**31 - 1)))
     if found is None:
         raise BadParameter("player", f"there is no player {value}")
     return found

@@ -29,7 +29,7 @@ from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
 from games.play import load
-from games.rows import update_rows
+from games.rows import one_or_none, update_rows
 from games.storage import BatchPart, register
 from races import events, lifecycle, play
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
@@ -78,7 +78,9 @@ def racer_of(race: Race, player: Player | None) -> Racer | None:
     read)."""
     if player is None:
         return None
-    return Racer.objects.select_related("game", "race").filter(race=race, player=player).first()
+    return one_or_none(
+        Racer.objects.select_related("game", "race").filter(race=race, player=player)
+    )
 
 
 def _locked(race: Race) -> Race:
@@ -513,7 +515,7 @@ def close_finished(racers) -> None:
 def close_if_complete(race_pk: int) -> None:
     """Close a running race whose racers have all finished (after a batch in which one won)."""
     with transaction.atomic():
-        race = Race.objects.select_for_update(no_key=True).filter(pk=race_pk).first()
+        race = one_or_none(Race.objects.select_for_update(no_key=True).filter(pk=race_pk))
         if race is not None and race.status == Race.Status.STARTED:
             _close_if_all_done(race)
 

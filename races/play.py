@@ -39,6 +39,7 @@ from games.actions import read_now, store_now
 from games.groups import GROUPS, PerLoop, group_send, group_send_nowait
 from games.models import Game, Player
 from games.play import GameUpdate, LiveGame
+from games.rows import one_or_none
 from games.storage import GameWrite
 from races import lifecycle
 from races.clock import epoch_ms
@@ -110,7 +111,7 @@ def write_racers(pairs) -> None:
             "finish_ms": r.finish_ms,
             "done_ms": r.done_ms,
         }
-        before = Racer.objects.filter(pk=r.pk).values("cards", "curve").first()
+        before = one_or_none(Racer.objects.filter(pk=r.pk).values("cards", "curve"))
         if before is not None and before["cards"] != r.cards:
             progress["curve"] = [*before["curve"], [r.cards_at_ms, r.cards]]
         Racer.objects.filter(pk=r.pk).update(**progress)
@@ -165,12 +166,13 @@ class Seat:
 
 
 def seat_of(race: Race, player: Player | None) -> Seat | None:
-    """The racer's seat, read from the record (ORM; sync)."""
+    """The racer's seat, read from the record (ORM; sync): the racer with their game and the race
+    as it stands now, in one read."""
     if player is None:
         return None
-    race = Race.objects.get(pk=race.pk)
-    racer = Racer.objects.select_related("game").filter(race=race, player=player).first()
-    return None if racer is None else Seat(race=race, racer=racer)
+    found = Racer.objects.select_related("game", "race").filter(race=race, player=player)
+    racer = one_or_none(found)
+    return None if racer is None else Seat(race=racer.race, racer=racer)
 
 
 async def race_act(

@@ -15,6 +15,7 @@ from django.utils import timezone
 from games import actions as game_actions
 from games.identity import player_from_scope
 from games.models import Game, Player
+from games.rows import one_or_none
 from games.sockets import game_frame
 from races import actions
 from races.actions import racer_of
@@ -65,7 +66,7 @@ class CatchUp:
 def connect(code: str | None, scope, since: int | None) -> CatchUp | None:
     """What a socket opening on the race with this code is sent first, read at once with who its
     player is (one trip to the database threads); None when there is no such race."""
-    race = Race.objects.filter(code=code).first() if code else None
+    race = one_or_none(Race.objects.filter(code=code)) if code else None
     if race is None:
         return None
     return _catch_up(race, player_from_scope(scope), since)

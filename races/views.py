@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games.engine import VARIANT_INFO
 from games.identity import current_player
 from games.models import default_guest_nickname as guest_nickname
+from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
 from games.winnable import NEVER_PROVED
 from races import actions, results
@@ -28,7 +29,7 @@ LIST_SIZE = 30
 
 def get_race(code: str) -> Race:
     """The race with this code (typed any way); 404 otherwise. Closes it if its time is up."""
-    race = Race.objects.filter(code=normalize_code(code) or "").first()
+    race = one_or_none(Race.objects.filter(code=normalize_code(code) or ""))
     if race is None:
         raise Http404("There is no race with this code.")
     if phase_of(race) == Phase.OVERTIME:
@@ -98,7 +99,7 @@ def race_new(request: HttpRequest) -> HttpResponse:
 def join_by_code(request: HttpRequest) -> HttpResponse:
     """The short code typed in: off to that race's page."""
     code = normalize_code(request.GET.get("code", ""))
-    race = Race.objects.filter(code=code).first() if code else None
+    race = one_or_none(Race.objects.filter(code=code)) if code else None
     if race is None:
         messages.error(request, "No race has that code; check it and try again.")
         return redirect("races:list")

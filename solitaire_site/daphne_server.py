@@ -9,10 +9,35 @@ as a network failure. With `failByDrop` off autobahn sends the close frame (1009
 big") and ends the closing handshake, discarding the rest of the oversized payload unread; a
 peer that does not answer the close is dropped after autobahn's close-handshake timeout (1 s).
 Protocol violations are failed the same way (a close frame with 1002 or 1007 first).
+
+And autobahn (26.10) pretty-prints every option of every new websocket for a debug line
+(`WebSocketProtocol._connectionMade`: `self.log.debug("\n{attrs}", attrs=pformat(...))`) before
+its logger decides to drop the line: 0.17 ms a connection, two a racer and race in an arena
+(the race's socket and the arena page's), 1.7% of a Daphne's Python in an arena of 1,000
+(docs/performance.md). Here the options are formatted when the line is written, if it ever is:
+the same text at the debug level, nothing otherwise.
 """
 
+from pprint import pformat
+
+import autobahn.websocket.protocol
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
+
+
+class FormattedWhenWritten:
+    """`pformat(value)` put off until a log line that shows it is written."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __str__(self) -> str:
+        return pformat(self.value)
+
+
+autobahn.websocket.protocol.pformat = FormattedWhenWritten
 
 
 class ClosingServer(Server):

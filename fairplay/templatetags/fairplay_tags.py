@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from fairplay.models import Assessment
+from games.rows import one_or_none
 
 register = template.Library()
 
@@ -15,7 +16,7 @@ register = template.Library()
 def _held(game_filter: dict, viewer) -> Assessment | None:
     if viewer is None:
         return None
-    found = Assessment.objects.filter(player=viewer, **game_filter).first()
+    found = one_or_none(Assessment.objects.filter(player=viewer, **game_filter))
     return found if found is not None and found.is_held else None
 
 

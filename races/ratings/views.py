@@ -11,6 +11,7 @@ from games import params
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Player
 from games.params import bad_request, error, json_get
+from games.rows import one_or_none
 from races import ratings
 from races.ratings import board
 
@@ -48,7 +49,7 @@ def board_api(request: HttpRequest, variant: str) -> JsonResponse:
 @json_get
 def player_api(request: HttpRequest, player_id: int) -> JsonResponse:
     params.allowed(request.GET, set())
-    player = Player.objects.filter(pk=player_id).first()
+    player = one_or_none(Player.objects.filter(pk=player_id))
     if player is None:
         return error(404, "not_found", f"there is no player {player_id}")
     return JsonResponse(

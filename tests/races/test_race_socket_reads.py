@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games.identity import SESSION_PLAYER_KEY
 from games.models import Player
-from races import actions, lifecycle, snapshots
+from races import actions, lifecycle, play, snapshots
 from races.models import Race
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -118,3 +118,31 @@ def test_a_socket_a_little_behind_reads_only_its_own_racer(running_race):
     assert view.racer.player_id == ann.player.pk
     own = [sql for sql in racer_reads(queries) if "INNER JOIN" in sql]
     assert len(own) == 1, racer_reads(queries)
+
+
+def sorted_to_take_one(queries) -> list[str]:
+    """The statements that sort rows to keep the first: a lookup by a unique key has one row at
+    most, and an `ORDER BY` there only costs Django's compiler its building (games/rows.py)."""
+    return [q["sql"] for q in queries if "ORDER BY" in q["sql"] and q["sql"].endswith("LIMIT 1")]
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_a_racer_s_seat_is_one_read_of_their_racer_game_and_race(running_race):
+    race, ann = running_race.race, running_race.ann
+    with CaptureQueriesContext(connection) as queries:
+        seat = play.seat_of(race, ann.player)
+    assert len(queries) == 1, [q["sql"] for q in queries]
+    assert seat.racer.player_id == ann.player.pk and seat.race.pk == race.pk
+    assert seat.racer.game is not None and seat.race.status == Race.Status.STARTED
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_a_socket_s_connect_and_a_resignation_sort_nothing_to_take_one_row(running_race):
+    race, ann = running_race.race, running_race.ann
+    race.refresh_from_db()
+    with CaptureQueriesContext(connection) as queries:
+        snapshots.connect(race.code, scope_of(ann.player), race.event_seq)
+        snapshots.connect(race.code, scope_of(ann.player), None)
+        actions.do_resign(race, ann.player)
+    assert sorted_to_take_one(queries) == []
+    assert len(queries) > 5

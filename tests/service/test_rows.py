@@ -1,5 +1,6 @@
-"""`games.rows.update_rows`: some fields of a few rows written in one statement, as Django's
-`bulk_update` writes them, on SQLite and PostgreSQL alike."""
+"""`games.rows`: `update_rows` writes some fields of a few rows in one statement, as Django's
+`bulk_update` writes them, on SQLite and PostgreSQL alike; `one_or_none` reads the row of a
+unique key as `.first()` does, without sorting."""
 
 import datetime as dt
 
@@ -9,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games.models import Game, Player
-from games.rows import update_rows
+from games.rows import one_or_none, update_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -74,3 +75,13 @@ def test_an_expression_or_an_unsaved_row_is_refused_and_writes_nothing():
     with pytest.raises(ValueError):
         update_rows([Game(variant="penguin", seed=1)], ["status"])
     assert Game.objects.get().move_count == 0
+
+
+def test_one_or_none_is_the_row_of_a_unique_key_or_none_read_unsorted():
+    [game] = games(1)
+    with CaptureQueriesContext(connection) as queries:
+        assert one_or_none(Game.objects.filter(public_id=game.public_id)) == game
+        assert one_or_none(Game.objects.filter(public_id="nothing")) is None
+    assert len(queries) == 2
+    assert not any("ORDER BY" in q["sql"] for q in queries), [q["sql"] for q in queries]
+    assert Game._meta.ordering  # what `.first()` would have sorted by
