@@ -59,10 +59,6 @@ class Room:
         self.sockets: set = set()
         self.dirty = True
         self.board_sent_at = -BOARD_EVERY_S
-        self.frame: dict | None = None
-        self.frame_read_at = -BOARD_EVERY_S
-        """The board frame last read, and when: a socket that opens between two boards is sent
-        it with its own row, not a board read for it alone."""
         self.reading: asyncio.Task | None = None
         self.seen_sent_at = time.monotonic()
         self.task: asyncio.Task | None = None
@@ -126,17 +122,14 @@ class Room:
         return await asyncio.shield(self.reading)
 
     async def _read(self) -> dict:
-        read_at = time.monotonic()
-        self.frame, _ = await off_loop(standings.board_frame)(self.arena)
-        self.frame_read_at = read_at
-        return self.frame
+        return await off_loop(standings.read_board)(self.arena)
 
     async def texts(self, player_ids: list[int]) -> tuple[str, dict[int, str]]:
         """The board and these players' own rows for a socket that opens or asks (`sync`): the
-        board read last if it is under `BOARD_EVERY_S` old, else the one being read (a crowd
-        opening its sockets at once reads it once a second, not once a socket)."""
-        fresh = self.frame is not None and time.monotonic() - self.frame_read_at < BOARD_EVERY_S
-        frame = self.frame if fresh else await self.read_board()
+        board this process read last if it is under a second old (`standings.fresh_board`), else
+        the one being read (a crowd opening its sockets at once reads it once a second, not once
+        a socket)."""
+        frame = standings.fresh_board(self.arena) or await self.read_board()
         return encoded(frame), await off_loop(own_texts)(self.arena, player_ids)
 
     async def send_board(self, sockets: list) -> None:

@@ -5,6 +5,9 @@ race's pages show of its arena (`arena_of`)."""
 
 from __future__ import annotations
 
+import time
+from typing import NamedTuple
+
 from django.db.models import Count, Exists, OuterRef, Q
 from django.urls import reverse
 
@@ -18,22 +21,36 @@ from races.models import Race
 TOP = 50
 
 
-def row_dict(row: board.Row, entry: ArenaPlayer | None) -> dict:
+class Entry(NamedTuple):
+    """What a board's row shows of a player's entry, beside the board's rank and points."""
+
+    name: str
+    races: int
+    podiums_in_a_row: int
+    place_sum: int
+
+
+def row_dict(row: board.Row, entry: Entry | None) -> dict:
     return {
         "rank": row.rank,
         "player": row.player_id,
-        "name": entry.player.nickname if entry else "?",
+        "name": entry.name if entry else "?",
         "points": row.points,
         "races": entry.races if entry else 0,
         "streak": bool(entry) and entry.podiums_in_a_row >= points.STREAK_AFTER,
     }
 
 
-def entries_of(arena: Arena, player_ids) -> dict[int, ArenaPlayer]:
-    found = ArenaPlayer.objects.filter(arena=arena, player_id__in=player_ids).select_related(
-        "player"
+def entries_of(arena: Arena, player_ids) -> dict[int, Entry]:
+    """These players' entries, as their rows show them: four columns each, read as values (a
+    crowd's own rows are read every second, and model instances with their players cost several
+    times as much to build)."""
+    found = (
+        ArenaPlayer.objects.filter(arena=arena, player_id__in=player_ids)
+        .order_by()
+        .values_list("player_id", "player__nickname", "races", "podiums_in_a_row", "place_sum")
     )
-    return {entry.player_id: entry for entry in found}
+    return {player_id: Entry(*columns) for player_id, *columns in found}
 
 
 def live(arena: Arena) -> bool:
@@ -41,9 +58,9 @@ def live(arena: Arena) -> bool:
     return arena.phase() != Arena.Phase.ENDED and board.is_built(arena)
 
 
-def board_frame(arena: Arena, size: int = TOP) -> tuple[dict, dict[int, ArenaPlayer]]:
+def board_frame(arena: Arena, size: int = TOP) -> dict:
     """The board's first rows, shared by every socket of a process (their own rows are added
-    one by one, `own_rows`), and the rows' entries."""
+    one by one, `own_rows`)."""
     if live(arena):
         top = board.read_top(arena, size)
         found, count = top.rows, top.count
@@ -52,7 +69,41 @@ def board_frame(arena: Arena, size: int = TOP) -> tuple[dict, dict[int, ArenaPla
         found, count = order[:size], len(order)
     entries = entries_of(arena, [row.player_id for row in found])
     rows = [row_dict(row, entries.get(row.player_id)) for row in found]
-    return {"type": "standings", "rows": rows, "count": count, **lobby(arena)}, entries
+    return {"type": "standings", "rows": rows, "count": count, **lobby(arena)}
+
+
+BOARD_FRESH_S = 1.0
+"""How old a board this process read may be when a page or a socket that opens shows it: the
+arena's sockets are sent a new one every second while it changes (arenas/rooms.py)."""
+
+KEPT_BOARDS = 64
+"""Past this many arenas' boards kept, a read drops the stale ones."""
+
+_latest: dict[str, tuple[float, dict]] = {}
+"""This process's latest board frame of each arena (by public id), and when it was read
+(`time.monotonic()`)."""
+
+
+def read_board(arena: Arena) -> dict:
+    """The board frame, read now, and kept as this process's latest of the arena."""
+    read_at = time.monotonic()
+    frame = board_frame(arena)
+    _latest[arena.public_id] = (read_at, frame)
+    if len(_latest) > KEPT_BOARDS:  # arenas nobody looks at any more
+        for public_id, (at, _) in list(_latest.items()):
+            if read_at - at >= BOARD_FRESH_S:
+                _latest.pop(public_id, None)
+    return frame
+
+
+def fresh_board(arena: Arena) -> dict | None:
+    """This process's latest board frame of the arena, if it was read under `BOARD_FRESH_S`
+    ago: a crowd coming back from their races loads the arena's page, and opens its socket,
+    many times a second, and each is shown the board of that second."""
+    found = _latest.get(arena.public_id)
+    if found is None or time.monotonic() - found[0] >= BOARD_FRESH_S:
+        return None
+    return found[1]
 
 
 def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
@@ -92,7 +143,7 @@ def podium(arena: Arena, size: int = 3) -> list[dict]:
         {
             "rank": rank,
             "player": pid,
-            "name": entries[pid].player.nickname if pid in entries else "?",
+            "name": entries[pid].name if pid in entries else "?",
             "standing": standing,
             "results": results_of(arena, pid),
         }

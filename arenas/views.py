@@ -79,7 +79,7 @@ def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     player = current_player(request, create=False)
     entry = actions.entry_of(arena, player)
     phase = arena.phase()
-    frame, _ = standings.board_frame(arena)
+    frame = standings.fresh_board(arena) or standings.read_board(arena)
     own = standings.own_rows(arena, [player.pk]).get(player.pk) if entry else None
     context = {
         "arena": arena,

@@ -40,14 +40,29 @@ def guest_player(session) -> Player | None:
 
 
 def current_player(request: HttpRequest, create: bool = True) -> Player | None:
-    """The player behind an HTTP request; a new guest (kept in the session) when create is set."""
+    """The player behind an HTTP request; a new guest (kept in the session) when create is set.
+
+    Read once a request (a page's view and its template's context both ask), kept on the request
+    for as long as who is asking stays the same: the same account, the same guest in the
+    session (a login or logout in the request reads it again)."""
+    found = getattr(request, "_current_player", None)
+    if found is not None and found[0] == _asker(request):
+        return found[1]
     if request.user.is_authenticated:
-        return player_for_user(request.user)
-    player = guest_player(request.session)
-    if player is None and create:
-        player = Player.objects.create()
-        request.session[SESSION_PLAYER_KEY] = player.pk
+        player = player_for_user(request.user)
+    else:
+        player = guest_player(request.session)
+        if player is None and create:
+            player = Player.objects.create()
+            request.session[SESSION_PLAYER_KEY] = player.pk
+    if player is not None:
+        request._current_player = (_asker(request), player)
     return player
+
+
+def _asker(request: HttpRequest) -> tuple:
+    user = request.user
+    return (user.pk if user.is_authenticated else None, request.session.get(SESSION_PLAYER_KEY))
 
 
 def player_from_scope(scope) -> Player | None:

@@ -30,6 +30,11 @@ way those sockets' connects read them (`races.snapshots.connect`, `arenas.consum
 the race and what it shows, the arena, the player from the session, the presence), and prints
 the same figures per connect of each kind (the arena page closed again after each, uncounted).
 
+`--pages` then loads, for every racer placed, the pages a browser loads in each race of an
+arena: the race's page (where the `placed` frame sends it) and the arena's page (where the race's
+page goes back at its end), through Django's test client with the racer's session (every
+middleware, the template; not Daphne's HTTP), and prints the same figures per page.
+
 `--profile N` places one more crowd of N under cProfile and prints the top functions.
 """
 
@@ -65,6 +70,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--ends", action="store_true", help="then end every race: resignations")
     parser.add_argument(
         "--connects", action="store_true", help="then open each racer's race socket and arena page"
+    )
+    parser.add_argument(
+        "--pages", action="store_true", help="then load each racer's race page and arena page"
     )
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="profile a crowd of N")
     parser.add_argument("--top", type=int, default=30, help="functions the profile prints")
@@ -222,6 +230,38 @@ def connect_measured(arena, races) -> dict[str, list[tuple[float, float, float, 
     return found
 
 
+def page_measured(arena, races) -> dict[str, list[tuple[float, float, float, int]]]:
+    """Each placed racer's race page, then the arena's page, loaded with a session of their own
+    (a guest's), as a browser loads them between two races."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.test import Client
+
+    from games.identity import SESSION_PLAYER_KEY
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    pid = backend_pid()
+    found: dict[str, list[tuple[float, float, float, int]]] = {"race page": [], "arena page": []}
+    for race in races:
+        for racer in race.racers.all():
+            session = store()
+            session[SESSION_PLAYER_KEY] = racer.player_id
+            session.save()
+            browser = Client(HTTP_HOST="127.0.0.1")
+            browser.cookies[settings.SESSION_COOKIE_NAME] = session.session_key
+            for kind, url in (
+                ("race page", race.get_absolute_url()),
+                ("arena page", arena.get_absolute_url()),
+            ):
+                with Measured(pid) as measured:
+                    response = browser.get(url)
+                if response.status_code != 200:
+                    raise SystemExit(f"{url}: {response.status_code}")
+                found[kind].append(measured.figures)
+    return found
+
+
 def place_measured(arena) -> dict:
     """Place the arena's crowd once: wall, CPU (ours, the backend's), queries, batch times."""
     from django.utils import timezone
@@ -276,7 +316,9 @@ def progress(text: str) -> None:
     print(f"\r{text:<72}\r", end="", file=sys.stderr, flush=True)
 
 
-def measure(players: int, repeats: int, variant: str, ends: bool, connects: bool) -> list[dict]:
+def measure(
+    players: int, repeats: int, variant: str, ends: bool, connects: bool, pages: bool = False
+) -> list[dict]:
     runs = []
     for repeat in range(1, repeats + 1):
         progress(f"{players} players, run {repeat}/{repeats}: joining")
@@ -287,6 +329,9 @@ def measure(players: int, repeats: int, variant: str, ends: bool, connects: bool
         if connects:
             progress(f"{players} players, run {repeat}/{repeats}: opening the sockets")
             run["connects"] = connect_measured(arena, run["races"])
+        if pages:
+            progress(f"{players} players, run {repeat}/{repeats}: loading the pages")
+            run["pages"] = page_measured(arena, run["races"])
         if ends:
             progress(f"{players} players, run {repeat}/{repeats}: ending the races")
             run["ends"] = end_measured(run["races"])
@@ -358,14 +403,14 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     prepare(args)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in load_average())}")
-    if args.ends or args.connects:
+    if args.ends or args.connects or args.pages:
         from races import lifecycle
 
         lifecycle.COUNTDOWN_MS = 0  # the races start at once: racers move, sockets read boards
     for players in args.players:
-        runs = measure(players, args.repeats, args.variant, args.ends, args.connects)
+        runs = measure(players, args.repeats, args.variant, args.ends, args.connects, args.pages)
         report(players, runs)
-        for key in ("connects", "ends"):
+        for key in ("connects", "pages", "ends"):
             if getattr(args, key):
                 report_each(runs, key)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in load_average())}")

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from arenas import actions, board, placement, schedule
+from arenas import actions, board, placement, schedule, standings
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule
 from games.rankstore import get_rank_store
 from tests.arenas.conftest import play_out
@@ -112,6 +112,23 @@ def test_the_ended_arena_shows_its_podium_with_each_race_linked(client, arena, h
     first = ArenaPlayer.objects.order_by("-points").first()
     player_page = client.get(reverse("arenas:player", args=[arena.public_id, first.player_id]))
     assert f"{first.points} points" in player_page.content.decode()
+
+
+def test_a_crowd_loading_the_page_within_a_second_shares_one_read_of_the_board(
+    client, arena, here, monkeypatch
+):
+    """Racers coming back from their races load the arena's page many times a second: each
+    is shown the board this process read in that second, as the arena's sockets are."""
+    here("Ann")
+    reads = []
+    read = standings.board_frame
+    monkeypatch.setattr(standings, "board_frame", lambda *a: reads.append(a) or read(*a))
+    pages = [client.get(arena.get_absolute_url()).content.decode() for _ in range(3)]
+    assert len(reads) == 1 and all("Ann" in page for page in pages)
+    here("Bob")
+    monkeypatch.setattr(standings, "BOARD_FRESH_S", 0)  # a second later
+    assert "Bob" in client.get(arena.get_absolute_url()).content.decode()
+    assert len(reads) == 2
 
 
 def test_the_schedule_makes_the_coming_arenas_once():

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.sessions.backends.db import SessionStore
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games.actions import do_create_game
-from games.identity import SESSION_PLAYER_KEY, merge_players, player_for_user, player_from_scope
+from games.identity import (
+    SESSION_PLAYER_KEY,
+    current_player,
+    merge_players,
+    player_for_user,
+    player_from_scope,
+)
 from games.models import Game, Player
 
 pytestmark = pytest.mark.django_db
@@ -215,3 +225,31 @@ def test_account_forms_are_protected_against_csrf(name, user):
     assert b'name="csrfmiddlewaretoken"' in page.content
     response = browser.post(reverse(name), {"username": "bob", "nickname": "x"})
     assert response.status_code == 403
+
+
+def player_reads(queries) -> list[str]:
+    return [
+        q["sql"] for q in queries if q["sql"].startswith("SELECT") and "games_player" in q["sql"]
+    ]
+
+
+def test_a_page_reads_its_player_once(guest_client, player):
+    """The view and the template's context both ask who the player is: the request keeps the
+    answer."""
+    with CaptureQueriesContext(connection) as queries:
+        response = guest_client.get("/daily/penguin/")
+    assert response.status_code == 200 and response.context["player"] == player
+    assert len(player_reads(queries)) == 1, player_reads(queries)
+
+
+def test_the_player_is_read_again_when_someone_else_asks(rf, player, user):
+    """A login within the request (the guest's session, then an account) is another asker."""
+    request = rf.get("/")
+    request.user, request.session = AnonymousUser(), SessionStore()
+    request.session[SESSION_PLAYER_KEY] = player.pk
+    assert current_player(request, create=False) == player
+    request.user = user
+    assert current_player(request, create=False) == player_for_user(user) != player
+    request.user = AnonymousUser()
+    request.session = SessionStore()
+    assert current_player(request, create=False) is None
