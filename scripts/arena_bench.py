@@ -242,7 +242,10 @@ def page_measured(arena, races) -> dict[str, list[tuple[float, float, float, int
 
     store = import_module(settings.SESSION_ENGINE).SessionStore
     pid = backend_pid()
-    found: dict[str, list[tuple[float, float, float, int]]] = {"race page": [], "arena page": []}
+    found: dict[str, list[tuple[float, float, float, int]]] = {
+        "race page load": [],
+        "arena page load": [],
+    }
     for race in races:
         for racer in race.racers.all():
             session = store()
@@ -251,8 +254,8 @@ def page_measured(arena, races) -> dict[str, list[tuple[float, float, float, int
             browser = Client(HTTP_HOST="127.0.0.1")
             browser.cookies[settings.SESSION_COOKIE_NAME] = session.session_key
             for kind, url in (
-                ("race page", race.get_absolute_url()),
-                ("arena page", arena.get_absolute_url()),
+                ("race page load", race.get_absolute_url()),
+                ("arena page load", arena.get_absolute_url()),
             ):
                 with Measured(pid) as measured:
                     response = browser.get(url)

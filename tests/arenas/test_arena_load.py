@@ -29,6 +29,8 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
         ).result()
     assert result["errors"] == 0, result["error_kinds"]
     assert result["placed_again"] > 0, ("placed again after a race", result)
+    # Each placement came after the arena's page was loaded, and each race's page was loaded.
+    assert result["pages_loaded"] >= 2 * result["placements"] > 0
     # (A race placed as the run stops may still be on: its players had stopped.)
     assert result["db_races"] >= 2
     assert result["db_over_eight_or_alone"] == 0
