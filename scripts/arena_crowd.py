@@ -159,12 +159,12 @@ class Crowd:
             max_queue=None,
         )
 
-    async def placed(self, player: ArenaPlayer, pool) -> str | None:
+    async def placed(self, player: ArenaPlayer) -> str | None:
         """Load the arena's page (free now: back in the arena), open its socket and wait to be
         placed; the race's address. A socket the server closed is opened again, as the page's
         is (the wait goes on)."""
         opened = time.perf_counter()
-        await self.load_page(player, f"/arenas/{self.arena_id}/", pool)
+        await self.load_page(player, f"/arenas/{self.arena_id}/")
         left = min(self.stop_at - opened, PLACED_TIMEOUT_S)
         if left <= 0:
             return None
@@ -191,21 +191,20 @@ class Crowd:
                 player.error = "not placed within 30 s"
             return None
 
-    async def load_page(self, player: ArenaPlayer, path: str, pool) -> None:
+    async def load_page(self, player: ArenaPlayer, path: str) -> None:
         """Load a page as the player's browser does between two races (unless `--sockets-only`):
         the HTML alone, on the player's own server."""
         if getattr(self.args, "sockets_only", False):
             return
-        loop = asyncio.get_running_loop()
-        status, _, _ = await loop.run_in_executor(pool, player.browser.request, "GET", path)
+        status = await player.browser.load(path)
         self.pages += 1
         if status != 200:
             raise RuntimeError(f"{path} answered {status}")
 
-    async def race(self, player: ArenaPlayer, url: str, pool) -> None:
+    async def race(self, player: ArenaPlayer, url: str) -> None:
         """One race: load its page, play at the pace for `--race-s` (no longer than the race's
         clock), resign, wait for its end."""
-        await self.load_page(player, urlsplit(url).path, pool)
+        await self.load_page(player, urlsplit(url).path)
         code = url.rstrip("/").rsplit("/", 1)[1]
         player.races.append(code)
         racer = self.racer_class(player.index, [player.base], self.stats, self.args, _NoBar())
@@ -288,10 +287,10 @@ class Crowd:
         try:
             await loop.run_in_executor(pool, join, player.browser, self.arena_id)
             while time.perf_counter() < self.stop_at:
-                url = await self.placed(player, pool)
+                url = await self.placed(player)
                 if url is None:
                     break
-                await self.race(player, url, pool)
+                await self.race(player, url)
         except Exception as exc:  # noqa: BLE001 - every failure is a figure
             where = traceback.extract_tb(exc.__traceback__)[-1]
             player.error = f"{type(exc).__name__}: {exc} ({where.name}:{where.lineno})"[:200]

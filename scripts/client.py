@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http.client
 from urllib.parse import urlencode, urlsplit
@@ -30,12 +31,40 @@ class Browser:
             conn.request(method, path, body, headers)
             reply = conn.getresponse()
             text = reply.read().decode("utf-8", "replace")
-            for value in reply.headers.get_all("Set-Cookie") or []:
-                name, _, rest = value.partition("=")
-                self.cookies[name.strip()] = rest.split(";", 1)[0]
+            self.keep_cookies(reply.headers.get_all("Set-Cookie") or [])
             return reply.status, dict(reply.headers), text
         finally:
             conn.close()
+
+    async def load(self, path: str) -> int:
+        """A GET on the event loop, its body read and dropped: a page load among a crowd's, each
+        on a connection of its own as each browser's is (a pool of threads would queue them
+        here, where the server would not); the status."""
+        reader, writer = await asyncio.open_connection(self.host, self.port)
+        try:
+            writer.write(
+                f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                f"Cookie: {self.cookie_header()}\r\nUser-Agent: solitaire-loadtest\r\n"
+                "Connection: close\r\n\r\n".encode()
+            )
+            await writer.drain()
+            reply = await reader.read()  # to the end: the server closes the connection
+        finally:
+            writer.close()
+        head = reply.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+        self.keep_cookies(
+            [
+                line.partition(":")[2].strip()
+                for line in head[1:]
+                if line.lower().startswith("set-cookie:")
+            ]
+        )
+        return int(head[0].split()[1])
+
+    def keep_cookies(self, set_cookies: list[str]) -> None:
+        for value in set_cookies:
+            name, _, rest = value.partition("=")
+            self.cookies[name.strip()] = rest.split(";", 1)[0]
 
     def cookie_header(self) -> str:
         return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
