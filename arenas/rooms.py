@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import orjson
@@ -23,6 +24,11 @@ from games.groups import GROUPS, PerLoop
 from games.storage import off_loop
 
 logger = logging.getLogger(__name__)
+
+TICK_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-tick")
+"""The rooms' ticks (placements, presence, boards) on a thread of their own: a crowd's connects,
+resignations and closes fill the sockets' ORM threads at a wave's crest, and a placement queued
+behind them waited with them (docs/performance.md, seventeenth day)."""
 
 TICK_S = 0.5
 """How often free players are placed (with `ARENA_GATHER_S`, what a free player waits)."""
@@ -90,9 +96,11 @@ class Room:
         now = time.monotonic()
         if present and now - self.seen_sent_at >= PRESENCE_EVERY_S:
             self.seen_sent_at = now
-            await off_loop(actions.do_seen)(self.arena, [s.player.pk for s in present])
+            await off_loop(actions.do_seen, lane=TICK_THREAD)(
+                self.arena, [s.player.pk for s in present]
+            )
         if present and self.arena.phase() == Arena.Phase.RUNNING:
-            await off_loop(placement.place)(self.arena.pk)
+            await off_loop(placement.place, lane=TICK_THREAD)(self.arena.pk)
             await self.send_placements(present)
         now = time.monotonic()
         due = self.dirty or now - self.board_sent_at >= BOARD_AT_LEAST_S
@@ -107,7 +115,7 @@ class Room:
         that reloaded just as its player was placed). A player who opens the arena's page well
         into a race is not sent back to it."""
         since = min(s.opened_at for s in sockets) - PLACED_GRACE
-        found = await off_loop(placement.placed_since)(
+        found = await off_loop(placement.placed_since, lane=TICK_THREAD)(
             self.arena, [s.player.pk for s in sockets], since
         )
         for socket in sockets:
@@ -122,7 +130,7 @@ class Room:
         return await asyncio.shield(self.reading)
 
     async def _read(self) -> dict:
-        return await off_loop(standings.read_board)(self.arena)
+        return await off_loop(standings.read_board, lane=TICK_THREAD)(self.arena)
 
     async def texts(self, player_ids: list[int]) -> tuple[str, dict[int, str]]:
         """The board and these players' own rows for a socket that opens or asks (`sync`): the
@@ -135,7 +143,10 @@ class Room:
     async def send_board(self, sockets: list) -> None:
         frame = await self.read_board()
         players = [s.player.pk for s in sockets if s.player is not None]
-        shared, own = encoded(frame), await off_loop(own_texts)(self.arena, players)
+        shared, own = (
+            encoded(frame),
+            await off_loop(own_texts, lane=TICK_THREAD)(self.arena, players),
+        )
         for socket in sockets:
             text = with_own(shared, own.get(socket.player.pk) if socket.player else None)
             try:

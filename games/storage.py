@@ -91,8 +91,11 @@ def _on_sqlite() -> bool:
     return connection.vendor == "sqlite"
 
 
-def off_loop(function, thread: ThreadPoolExecutor | None = None):
-    """`function` (sync, ORM) as a coroutine run off the event loop: on the ORM threads, its
+def off_loop(
+    function, thread: ThreadPoolExecutor | None = None, lane: ThreadPoolExecutor = ORM_THREADS
+):
+    """`function` (sync, ORM) as a coroutine run off the event loop: on the ORM threads (or on
+    `lane`, threads of their own for work that must not queue behind the sockets' reads), its
     connection given back inside the call; or on `thread`, which keeps its connection."""
     if _on_sqlite():
         return database_sync_to_async(function)
@@ -110,7 +113,7 @@ def off_loop(function, thread: ThreadPoolExecutor | None = None):
         finally:
             close_old_connections()
 
-    return DatabaseSyncToAsync(run_and_close, thread_sensitive=False, executor=ORM_THREADS)
+    return DatabaseSyncToAsync(run_and_close, thread_sensitive=False, executor=lane)
 
 
 async def retrying(call):

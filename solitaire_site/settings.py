@@ -234,7 +234,8 @@ if BACKGROUND_WORKER not in ("process", "thread"):
 
 # HTTP requests run on this many threads a process, each request whole on one thread
 # (solitaire_site/http_handler.py): a slow request holds one of them, not the others. With the
-# sockets' ORM threads (8) and the move writer (1) they stay inside the database pool (20).
+# sockets' ORM threads (8) and the arena rooms' tick (1) they stay inside the database pool (20;
+# the move writer's connection is its own).
 HTTP_THREADS = int(os.environ.get("HTTP_THREADS", "10"))
 if HTTP_THREADS < 1:
     raise ImproperlyConfigured("HTTP_THREADS is at least 1")

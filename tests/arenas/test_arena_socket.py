@@ -3,12 +3,16 @@ the room's tick and sent to their race, presence, and the once-a-tick board."""
 
 import asyncio
 import json
+import threading
 
 import pytest
 from autobahn.exception import Disconnected
+from django.db import connection
+from django.utils import timezone
 
 from arenas import actions, events, placement, rooms, standings
 from arenas.models import ArenaPlayer
+from games import storage
 from games.models import Player
 from races.models import Race
 from tests.arenas.conftest import play_out
@@ -251,3 +255,43 @@ async def test_a_room_says_its_present_players_are_still_there(make_arena, run, 
     room.sockets.add(socket)
     await room.tick()
     assert (await run(ArenaPlayer.objects.get, player=player)).seen_at is not None
+
+
+class PageSocket(FakeSocket):
+    """An arena page's socket as the room's placements see it."""
+
+    def __init__(self, player) -> None:
+        super().__init__(player)
+        self.present, self.opened_at, self.placed = True, timezone.now(), []
+
+    async def send_placed(self, url: str) -> None:
+        self.placed.append(url)
+
+
+async def test_a_room_places_its_players_while_the_sockets_threads_are_all_taken(
+    arena, run, settings
+):
+    """At a wave's crest the sockets' ORM threads are all taken (connects, resignations,
+    closes): the room's tick (placement, presence, board) runs on a thread of its own."""
+    if connection.vendor == "sqlite":
+        pytest.skip("SQLite runs the ORM on one thread: the tick's own thread is PostgreSQL's")
+    settings.ARENA_GATHER_S = 0
+    room = rooms.Room(rooms.Rooms(), arena)
+    for name in ("Ann", "Bob"):
+        player = await run(Player.objects.create, nickname=name)
+        await run(actions.do_join, arena, player)
+        await run(actions.do_present, arena, player, True)
+        room.sockets.add(PageSocket(player))
+    release = threading.Event()
+    taken = [
+        storage.ORM_THREADS.submit(release.wait) for _ in range(storage.ORM_THREADS._max_workers)
+    ]
+    try:
+        await asyncio.wait_for(room.tick(), 10)
+    finally:
+        release.set()
+        for job in taken:
+            job.result()
+    urls = {url for socket in room.sockets for url in socket.placed}
+    assert len(urls) == 1 and all(socket.placed for socket in room.sockets)
+    assert all(len(socket.sent) == 1 for socket in room.sockets)  # the board too
