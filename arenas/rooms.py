@@ -143,10 +143,8 @@ class Room:
     async def send_board(self, sockets: list) -> None:
         frame = await self.read_board()
         players = [s.player.pk for s in sockets if s.player is not None]
-        shared, own = (
-            encoded(frame),
-            await off_loop(own_texts, lane=TICK_THREAD)(self.arena, players),
-        )
+        own = await off_loop(own_texts, lane=TICK_THREAD)(self.arena, players)
+        shared = encoded(frame)
         for socket in sockets:
             text = with_own(shared, own.get(socket.player.pk) if socket.player else None)
             try:

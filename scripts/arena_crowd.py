@@ -1,28 +1,28 @@
-"""An arena under load: N simulated players in one arena, spread over the servers given, for a
-set time (`scripts/loadtest.py --arena`).
+"""An arena under load: N simulated players in one arena, spread over the servers given, for a set
+time (`scripts/loadtest.py --arena`).
 
 A guest sets the arena up with the "set up an arena" form (starting now); every player is a
 guest browser without a browser (scripts/client.py's `Browser`): it loads the arena's page,
 presses Join, and opens /ws/arena/<id>/ as the page does. When the server places it, the
 `placed` frame names its race: it closes the arena's socket and loads the race's page (the page
-leaves for it), opens the race's socket, plays random legal moves of its own board at a set pace (scripts/loadtest.py's `Racer`:
-it never sees a hidden card) for `--race-s` seconds, resigns (once the race's own clock is up,
-a page takes no move and has nothing to resign: the racer stops), and when the race's `finished`
-event comes it loads the arena's page again and opens its socket, where it is placed again. At
-the end everyone resigns and stops. `--sockets-only` leaves out the two page loads of each race
-(the generator before 2026-12-01 made none).
+leaves for it), opens the race's socket, plays random legal moves of its own board at a set pace
+(scripts/loadtest.py's `Racer`: it never sees a hidden card) for `--race-s` seconds, resigns
+(once the race's own clock is up, a page takes no move and has nothing to resign: the racer
+stops), and when the race's `finished` event comes it loads the arena's page again and opens its
+socket, where it is placed again. At the end everyone resigns and stops. `--sockets-only` leaves
+out the two page loads of each race (the generator before 2026-12-01 made none).
 
 It prints how many placements there were, the time from coming back to the arena (loading its
-page, or with `--sockets-only` opening its socket: free) to being placed (median, p95, p99, max: the issue's bound is 5 s), the same counted from the end
-of the player's last race as the server recorded it (the `finished` event's `finished_at`; the
-client's clock is taken for the server's, so run it on the servers' machine), the time from that
-end to hearing the `finished` event, the move round trip, and,
-given the database, checks the record: nobody in two races at once, every race 2 to 8 players,
-and each player's points summed from the results equal to the live board the API reads from
-Redis. The placements are drawn by 30 s of play too (a bar of their p99 a window, with those
-over 5 s): when in the arena the slow ones came. A player's race socket opens on the player's
-own server, or with `--race-affinity` on the server the race's code picks (as deploy/nginx
-routes a race's sockets: every racer of a race on one server).
+page, or with `--sockets-only` opening its socket: free) to being placed (median, p95, p99, max:
+the issue's bound is 5 s), the same counted from the end of the player's last race as the server
+recorded it (the `finished` event's `finished_at`; the client's clock is taken for the server's,
+so run it on the servers' machine), the time from that end to hearing the `finished` event, the
+move round trip, and, given the database, checks the record: nobody in two races at once, every
+race 2 to 8 players, and each player's points summed from the results equal to the live board
+the API reads from Redis. The placements are drawn by 30 s of play too (a bar of their p99 a
+window, with those over 5 s): when in the arena the slow ones came. A player's race socket opens
+on the player's own server, or with `--race-affinity` on the server the race's code picks (as
+deploy/nginx routes a race's sockets: every racer of a race on one server).
 
     python scripts/loadtest.py --arena --racers 60 --duration 60 --pace 1 \\
         http://127.0.0.1:8001 http://127.0.0.1:8002 --database-url postgres://…
