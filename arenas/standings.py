@@ -5,6 +5,7 @@ race's pages show of its arena (`arena_of`)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import NamedTuple
 
@@ -104,6 +105,22 @@ def fresh_board(arena: Arena) -> dict | None:
     if found is None or time.monotonic() - found[0] >= BOARD_FRESH_S:
         return None
     return found[1]
+
+
+_reading = threading.Lock()
+"""Held while a thread of this process reads a stale board for `current_board`."""
+
+
+def current_board(arena: Arena) -> dict:
+    """This process's board frame of the arena if it is fresh (`fresh_board`), else read now by
+    one thread at a time: a crowd back from its races loads the arena's page together, and the
+    threads that find the board stale wait for one read instead of each making its own
+    (docs/performance.md, eighteenth day)."""
+    frame = fresh_board(arena)
+    if frame is None:
+        with _reading:
+            frame = fresh_board(arena) or read_board(arena)
+    return frame
 
 
 def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:

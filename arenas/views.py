@@ -12,6 +12,7 @@ from datetime import timedelta
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import get_template
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -73,19 +74,48 @@ def arena_new(request: HttpRequest) -> HttpResponse:
     return render(request, "arenas/new.html", {"form": form})
 
 
+def board_row(arena: Arena, row: dict, you: bool = False) -> str:
+    """One row of the board as HTML (`you`: the viewer's own, highlighted)."""
+    context = {"arena": arena, "row": row, "you": you}
+    return get_template("arenas/_board_row.html").render(context)
+
+
+_rendered: dict[str, tuple[dict, list[str]]] = {}
+"""This process's board rows as HTML, by arena, with the board frame they were rendered from."""
+
+
+def board_rows(arena: Arena, frame: dict, viewer: int | None) -> list[str]:
+    """The board's rows as HTML, rendered once for each board frame this process reads (a crowd
+    loads the arena's page many times a second, each with the same board: its fifty rows with
+    their links had been most of the page's template), with the viewer's own row rendered for
+    them."""
+    kept = _rendered.get(arena.public_id)
+    if kept is None or kept[0] is not frame:
+        if len(_rendered) > standings.KEPT_BOARDS:
+            _rendered.clear()
+        kept = frame, [board_row(arena, row) for row in frame["rows"]]
+        _rendered[arena.public_id] = kept
+    rows = kept[1]
+    for index, row in enumerate(frame["rows"]):
+        if row["player"] == viewer:
+            return [*rows[:index], board_row(arena, row, you=True), *rows[index + 1 :]]
+    return rows
+
+
 @require_GET
 def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
     player = current_player(request, create=False)
     entry = actions.entry_of(arena, player)
     phase = arena.phase()
-    frame = standings.fresh_board(arena) or standings.read_board(arena)
+    frame = standings.current_board(arena)
     own = standings.own_rows(arena, [player.pk]).get(player.pk) if entry else None
     context = {
         "arena": arena,
         "phase": phase,
         "entry": entry,
         "board": frame,
+        "board_rows": board_rows(arena, frame, entry.player_id if entry else None),
         "own": own,
         "race": actions.current_race(arena, player) if entry else None,
         "podium": standings.podium(arena) if phase == Arena.Phase.ENDED else None,

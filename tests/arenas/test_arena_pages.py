@@ -1,17 +1,22 @@
 """Arena pages: the list, setting one up, the arena page before, during and after, joining and
 pausing by its buttons; and the standing schedule (issue 27)."""
 
+import threading
+import time
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from arenas import actions, board, placement, schedule, standings
+from arenas import actions, board, placement, schedule, standings, views
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule
 from games.rankstore import get_rank_store
 from tests.arenas.conftest import play_out
+from tests.support import log_in_as_guest
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
 
@@ -129,6 +134,56 @@ def test_a_crowd_loading_the_page_within_a_second_shares_one_read_of_the_board(
     monkeypatch.setattr(standings, "BOARD_FRESH_S", 0)  # a second later
     assert "Bob" in client.get(arena.get_absolute_url()).content.decode()
     assert len(reads) == 2
+
+
+def test_a_crowd_shares_the_board_s_rows_and_each_sees_their_own_highlighted(
+    arena, here, monkeypatch
+):
+    """The board's rows are rendered once for the board of the second; a viewer on the board
+    gets their own row rendered for them, in its place."""
+    players = [here(name) for name in ("Ann", "Bob", "Cy")]
+    placement.place(arena.pk)  # on the board, with points 0
+    rendered = []
+    row = views.board_row
+    monkeypatch.setattr(views, "board_row", lambda *a, **k: rendered.append(k) or row(*a, **k))
+    pages = {}
+    for player in [*players, None]:
+        client = Client()
+        if player is not None:
+            log_in_as_guest(client, player)
+        pages[player] = client.get(arena.get_absolute_url()).content.decode()
+    assert rendered == [{}, {}, {}, {"you": True}, {"you": True}, {"you": True}]
+    for player in players:
+        page = pages[player]
+        assert page.count('<tr data-player="') == 3 and page.count('class="you"') == 1
+        assert f'<tr data-player="{player.pk}" class="you">' in page
+        link = reverse("arenas:player", args=[arena.public_id, player.pk])
+        assert f'<a href="{link}">{player.nickname}</a>' in page
+    assert 'class="you"' not in pages[None] and pages[None].count('<tr data-player="') == 3
+
+
+def test_threads_that_find_the_board_stale_wait_for_one_read(monkeypatch):
+    """Pages that come together when the board is stale read it once between them."""
+    arena = SimpleNamespace(public_id="stale-board")
+    reads = []
+
+    def slow_read(_arena):
+        reads.append(1)
+        time.sleep(0.2)
+        return {"rows": [], "read": len(reads)}
+
+    monkeypatch.setattr(standings, "board_frame", slow_read)
+    monkeypatch.setitem(standings._latest, arena.public_id, (time.monotonic() - 60, {"old": 1}))
+    frames = []
+    threads = [
+        threading.Thread(target=lambda: frames.append(standings.current_board(arena)))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(reads) == 1 and frames == [{"rows": [], "read": 1}] * 4
 
 
 def test_the_schedule_makes_the_coming_arenas_once():
