@@ -134,6 +134,15 @@ def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
     return {pid: row_dict(row, entries.get(pid)) for pid, row in found.items()}
 
 
+def own_row(arena: Arena, entry: ArenaPlayer, name: str) -> dict | None:
+    """A player's pinned own row, from their entry as the page has just read it."""
+    if not live(arena):
+        return own_rows(arena, [entry.player_id]).get(entry.player_id)
+    row = board.read_own(arena, [entry.player_id]).get(entry.player_id)
+    totals = Entry(name, entry.races, entry.podiums_in_a_row, entry.place_sum)
+    return None if row is None else row_dict(row, totals)
+
+
 def lobby(arena: Arena) -> dict:
     """How many have joined, race now, wait in the lobby to be placed, and sit out: counted by
     the database in one query (a thousand players' ids never cross the wire)."""

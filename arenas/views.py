@@ -109,7 +109,7 @@ def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     entry = actions.entry_of(arena, player)
     phase = arena.phase()
     frame = standings.current_board(arena)
-    own = standings.own_rows(arena, [player.pk]).get(player.pk) if entry else None
+    own = standings.own_row(arena, entry, player.nickname) if entry else None
     context = {
         "arena": arena,
         "phase": phase,

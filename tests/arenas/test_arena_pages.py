@@ -162,6 +162,31 @@ def test_a_crowd_shares_the_board_s_rows_and_each_sees_their_own_highlighted(
     assert 'class="you"' not in pages[None] and pages[None].count('<tr data-player="') == 3
 
 
+def test_a_player_below_the_board_s_top_sees_their_own_row_pinned_under_it(
+    arena, here, monkeypatch
+):
+    players = [here(name) for name in ("Ann", "Bob", "Cy")]
+    placement.place(arena.pk)
+    top = standings.board_frame
+    monkeypatch.setattr(standings, "board_frame", lambda a: top(a, size=1))
+    pinned = {}
+    for player in players:
+        client = Client()
+        log_in_as_guest(client, player)
+        page = client.get(arena.get_absolute_url()).content.decode()
+        mark = f'<tr data-player="{player.pk}" class="you pinned">'
+        if mark in page:
+            pinned[player.nickname] = page[page.index(mark) :].split("</tr>")[0]
+        assert page.count('<tr data-player="') == (2 if mark in page else 1)
+    ranks = board.read_own(arena, [p.pk for p in players])
+    assert sorted(pinned) == sorted(p.nickname for p in players if ranks[p.pk].rank > 1)
+    for player in players:
+        if player.nickname in pinned:
+            row = pinned[player.nickname]
+            cells = [ranks[player.pk].rank, player.nickname, 0, 0]
+            assert row.endswith("".join(f"<td>{cell}</td>" for cell in cells))
+
+
 def test_threads_that_find_the_board_stale_wait_for_one_read(monkeypatch):
     """Pages that come together when the board is stale read it once between them."""
     arena = SimpleNamespace(public_id="stale-board")
