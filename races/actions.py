@@ -83,6 +83,12 @@ def racer_of(race: Race, player: Player | None) -> Racer | None:
     )
 
 
+def is_racer(race: Race, player: Player | None) -> bool:
+    """Whether the player races in the race (what a page shows differs; nothing of the racer's
+    row or game is read)."""
+    return player is not None and race.racers.filter(player=player).exists()
+
+
 def _locked(race: Race) -> Race:
     """The race row, fresh and locked until the transaction ends."""
     return Race.objects.select_for_update(no_key=True).get(pk=race.pk)

@@ -113,7 +113,7 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
     if code != race.code:
         return redirect(race)
     player = current_player(request, create=False)  # a look writes nothing: joining makes a guest
-    racer = actions.racer_of(race, player)
+    is_racer = actions.is_racer(race, player)
     owner = actions.owner_of(race)  # an arena's race: no rematch, a link back to the arena
     info = VARIANT_INFO[race.variant]
     config = {
@@ -128,13 +128,13 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
     }
     context = {
         "race": race,
-        "racer": racer,
+        "is_racer": is_racer,
         "owner": owner,
         "config": config,
         "join_form": JoinForm(initial={"name": player.nickname if player else guest_nickname()}),
-        "can_join": racer is None and race.status == Race.Status.LOBBY,
+        "can_join": not is_racer and race.status == Race.Status.LOBBY,
         # Full: offer to watch, not a join that would be refused (the page follows it live).
-        "full": racer is None and race.racers.count() >= race.max_players,
+        "full": not is_racer and race.racers.count() >= race.max_players,
     }
     return render(request, "races/race.html", context)
 
@@ -167,7 +167,7 @@ def race_results(request: HttpRequest, code: str) -> HttpResponse:
         "race": race,
         "rows": results.rows(race),
         "chart": results.chart(race),
-        "is_racer": actions.racer_of(race, player) is not None,
+        "is_racer": actions.is_racer(race, player),
         "owner": actions.owner_of(race),
         "socket_config": {"ws_path": f"/ws/race/{race.code}/"},
     }

@@ -3,6 +3,8 @@
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games.engine.built_deals import is_built
 from games.solver.variants.eighty_thieves import TYPICAL_BEST_HOME
@@ -230,6 +232,21 @@ def test_the_live_page_loads_for_a_racer(ann, make_race):
     race = make_race(ann)
     page = ann.get(f"/races/{race.code}/").content.decode()
     assert f"/ws/race/{race.code}/" in page and 'id="join-form"' not in page
+
+
+def test_a_racer_s_page_and_a_spectator_s_differ_by_role_and_read_no_game(
+    ann, make_race, make_client
+):
+    """The page says whether its viewer races (their keys, no join form) without reading any
+    racer's game: the socket shows the boards."""
+    race = make_race(ann)
+    ann.get(f"/races/{race.code}/")  # the session's first look
+    with CaptureQueriesContext(connection) as queries:
+        page = ann.get(f"/races/{race.code}/").content.decode()
+    assert 'data-role="racer"' in page and 'class="race-keys' in page
+    assert not any('"games_game"' in query["sql"] for query in queries.captured_queries)
+    page = make_client("Bob").get(f"/races/{race.code}/").content.decode()
+    assert 'data-role="spectator"' in page and 'class="race-keys' not in page
 
 
 def test_overdue_races_are_closed_on_sight(ann, make_race, no_countdown, monkeypatch):
