@@ -300,7 +300,12 @@ def apply(writes: list[GameWrite]) -> set[int]:
         for name, value in w.parts.items():
             batch.setdefault(name, []).append({"game_id": w.pk, **value.row()})
     connection.ensure_connection()
-    with psycopg.Cursor(connection.connection) as cur:
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        # Django opens its connections with preparing off, and its cursors bind on the client:
+        # a cursor of psycopg's own on the same connection prepares the statement on the server.
+        raw.prepare_threshold = PREPARE_THRESHOLD
+    with psycopg.Cursor(raw) as cur:
         cur.execute(APPLY_SQL, [orjson.dumps(batch).decode()], prepare=True)
         return {row[0] for row in cur}
 
@@ -329,6 +334,10 @@ def _apply_orm(writes: list[GameWrite]) -> set[int]:
         PARTS[name].orm(pairs)
     return applied
 
+
+PREPARE_THRESHOLD = 5
+"""psycopg's: a server-binding statement run this often is prepared (the batch's statement
+asks for it at once with `prepare=True`)."""
 
 GAMES_SQL = """
 WITH b AS (SELECT %s::jsonb AS b), v AS (

@@ -139,12 +139,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Under ASGI a connection is closed after every request and every websocket frame's database
     # call; psycopg's pool hands the closed ones back instead of opening a new one each time.
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": 20}
-    # Parameters bound on the server, and a statement prepared there once a connection has run
-    # it five times (psycopg's threshold; Django turns preparing off unless told): PostgreSQL
-    # parses and plans a page's or a socket's statements once per pooled connection, not at
-    # every call (a third less of its CPU a query; docs/performance.md, eighteenth day).
-    DATABASES["default"]["OPTIONS"]["server_side_binding"] = True
-    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5
     # The pool checks a connection before handing it out (an empty query): after PostgreSQL
     # restarts, every idle connection in it is broken, and without the check each would fail one
     # request or race action (`unavailable`) before being thrown away.
