@@ -65,7 +65,9 @@ def played(server):
     jobs = {}
     with (
         context.Manager() as manager,
-        concurrent.futures.ProcessPoolExecutor(2 * len(bots.BOTS), mp_context=context) as pool,
+        concurrent.futures.ProcessPoolExecutor(
+            2 * len(bots.BOTS), mp_context=context, initializer=bots.run_ahead, initargs=(AHEAD,)
+        ) as pool,
     ):
         placing = manager.Lock()
         for kind in sorted(bots.BOTS):
