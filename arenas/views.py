@@ -74,9 +74,10 @@ def arena_new(request: HttpRequest) -> HttpResponse:
     return render(request, "arenas/new.html", {"form": form})
 
 
-def board_row(arena: Arena, row: dict, you: bool = False) -> str:
-    """One row of the board as HTML (`you`: the viewer's own, highlighted)."""
-    context = {"arena": arena, "row": row, "you": you}
+def board_row(arena: Arena, row: dict, you: bool = False, pinned: bool = False) -> str:
+    """One row of the board as HTML (`you`: the viewer's own, highlighted; `pinned`: their own
+    row under the board's top, where they rank below it)."""
+    context = {"arena": arena, "row": row, "you": you, "pinned": pinned}
     return get_template("arenas/_board_row.html").render(context)
 
 
@@ -110,13 +111,15 @@ def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     phase = arena.phase()
     frame = standings.current_board(arena)
     own = standings.own_row(arena, entry, player.nickname) if entry else None
+    rows = board_rows(arena, frame, entry.player_id if entry else None)
+    if own and own["rank"] > len(frame["rows"]):
+        rows = [*rows, board_row(arena, own, you=True, pinned=True)]
     context = {
         "arena": arena,
         "phase": phase,
         "entry": entry,
         "board": frame,
-        "board_rows": board_rows(arena, frame, entry.player_id if entry else None),
-        "own": own,
+        "board_rows": rows,
         "race": actions.current_race(arena, player) if entry else None,
         "podium": standings.podium(arena) if phase == Arena.Phase.ENDED else None,
     }

@@ -183,7 +183,8 @@ def test_a_player_below_the_board_s_top_sees_their_own_row_pinned_under_it(
     for player in players:
         if player.nickname in pinned:
             row = pinned[player.nickname]
-            cells = [ranks[player.pk].rank, player.nickname, 0, 0]
+            link = reverse("arenas:player", args=[arena.public_id, player.pk])
+            cells = [ranks[player.pk].rank, f'<a href="{link}">{player.nickname}</a>', 0, 0]
             assert row.endswith("".join(f"<td>{cell}</td>" for cell in cells))
 
 
