@@ -56,7 +56,12 @@ ARENA_MINUTES = 10
 RACE_LIMIT_S = 60
 PLACED_TIMEOUT_S = 30.0
 FINISH_TIMEOUT_S = 90.0
-SILENCE_S = 5.0
+SILENCE_S = 30.0
+"""How long a racer waits in silence for its board before asking with `sync`. A page asks only
+on a gap in the events or when its socket opens again (frontend/static/js/socket.js pings every
+20 s and takes a line unanswered for 10 s as dead): asked after 5 s, the racers of a busy server
+(whose boards came late, not lost) had asked some 2,300 times in an arena of 1,000, each a
+read of the race the page would not have made (docs/performance.md, arenas' nineteenth day)."""
 
 
 def spread(values: list[float]) -> dict:
@@ -264,10 +269,11 @@ class Crowd:
         return self.args.race_s * (1 + self.rng.uniform(-spread, spread))
 
     async def asking(self, racer, event: asyncio.Event) -> None:
-        """Wait for the board at the start; after a silence (no frame at all for `SILENCE_S`),
-        ask with `sync` (the channel layer may have lost it, as a Redis restart does: a page
-        asks again when it reconnects), as a page asks: for the events after the newest it
-        holds (`Racer.sync_frame`), not for a whole snapshot."""
+        """Wait for the board at the start; after a silence (no frame at all for `SILENCE_S`,
+        the longest a page goes without noticing a dead line), ask with `sync` (the channel
+        layer may have lost it, as a Redis restart does), as a page asks when it reconnects:
+        for the events after the newest it holds (`Racer.sync_frame`), not for a whole
+        snapshot."""
         deadline = time.perf_counter() + FINISH_TIMEOUT_S
         heard = racer.frames
         while not event.is_set():
