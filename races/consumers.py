@@ -382,7 +382,11 @@ class RaceConsumer(PlaySocket):
         """The race's time is up: close it (whoever comes first). A socket that then hears no
         close (the channel layer lost its event, or the race closed earlier and nothing came
         since) reads what it missed from the record; hearing it cancels this timer."""
-        await off_loop(actions.do_close_if_due)(self.race)
+        close = off_loop(actions.do_close_if_due)
+        if self.relay is None:
+            await close(self.race)
+        else:
+            await self.relay.close_once(lambda: close(self.race))
         await asyncio.sleep(END_GRACE_S)
         await self.sync(self.last_event)
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import orjson
@@ -287,6 +288,17 @@ class RaceRelay:
         self.folded: dict[str, dict] = {}  # other processes' racers' figures, by public id
         self.last = 0.0
         self.timer: asyncio.TimerHandle | None = None
+        self.closing: asyncio.Task | None = None
+
+    async def close_once(self, close: Callable[[], Awaitable]) -> None:
+        """`close()`, the race's close at its time limit, asked once for all of this process's
+        sockets that reach the end together: those that come while it is on wait for it, not on
+        the race row's lock, where each would hold an ORM thread and a connection meanwhile (a
+        race's eight sockets at its end had filled a Daphne's eight ORM threads for as long as
+        the close took). One that comes after it asks again (the close is idempotent)."""
+        if self.closing is None or self.closing.done():
+            self.closing = asyncio.get_running_loop().create_task(close())
+        await asyncio.shield(self.closing)
 
     def mark(self, seat: Seat) -> None:
         """A racer of this process moved (acknowledged): in the next tick, as their seat holds

@@ -316,6 +316,36 @@ async def test_the_time_limit_closes_the_race_on_the_servers_clock(
     assert game.status == Game.Status.RESIGNED
 
 
+async def test_a_race_s_sockets_that_reach_its_end_together_ask_for_its_close_once(
+    ann, make_race, race_socket, run, monkeypatch
+):
+    """Every socket of a race asks for its close at its time limit; those of one process that
+    come while the close is on wait for it instead of queueing on the race's row (each holding a
+    thread and a connection): one close, and every socket hears it. (On SQLite the sockets'
+    database calls take turns on one thread, so the others hear the close before they ask; on
+    PostgreSQL they ask at once, as in production.)"""
+    from races import actions, lifecycle
+
+    monkeypatch.setattr(lifecycle, "MIN_TIME_LIMIT_S", 1)
+    real_close, closes = actions.do_close_if_due, []
+
+    def slow_close(race):
+        closes.append(race.pk)
+        time.sleep(0.3)  # a close under load: the other sockets' timers fire meanwhile
+        return real_close(race)
+
+    monkeypatch.setattr(actions, "do_close_if_due", slow_close)
+    race = await run(make_race, ann, time_limit_s=1)
+    tabs = [await race_socket(ann, race.code) for _ in range(4)]
+    for tab in tabs:
+        await tab.expect("snapshot")
+    await tabs[0].request({"type": "start"}, "countdown")
+    for tab in tabs:
+        finished = await tab.expect("finished", timeout=15)
+        assert finished["reason"] == "time_limit"
+    assert closes == [race.pk]
+
+
 async def test_a_close_whose_event_was_lost_reaches_the_socket_from_the_record(
     ann, make_race, race_socket, run, monkeypatch
 ):
