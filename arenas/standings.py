@@ -9,7 +9,7 @@ import threading
 import time
 from typing import NamedTuple
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Q
 from django.urls import reverse
 
 from arenas import board, points
@@ -145,14 +145,26 @@ def own_row(arena: Arena, entry: ArenaPlayer, name: str) -> dict | None:
 
 def lobby(arena: Arena) -> dict:
     """How many have joined, race now, wait in the lobby to be placed, and sit out: counted by
-    the database in one query (a thousand players' ids never cross the wire)."""
-    racing = racing_now().filter(player_id=OuterRef("player_id"))
-    return arena.players.annotate(in_race=Exists(racing)).aggregate(
+    the database in one query (a thousand players' ids never cross the wire). Who races is an
+    `IN` over the racers of the races still on, which PostgreSQL reads once for the query
+    whatever its statistics say; as a correlated `EXISTS` it was planned, on tables an arena
+    had just filled (no statistics yet), as one scan of the races a player, 0.85 s a count at
+    1,000 players and growing with every race."""
+    racing = Q(player_id__in=racing_now().values("player_id"))
+    present = Q(paused=False, sockets__gt=0)
+    counts = arena.players.aggregate(
         joined=Count("pk"),
-        racing=Count("pk", filter=Q(in_race=True)),
-        waiting=Count("pk", filter=Q(in_race=False, paused=False, sockets__gt=0)),
+        racing=Count("pk", filter=racing),
+        present=Count("pk", filter=present),
+        present_racing=Count("pk", filter=present & racing),
         paused=Count("pk", filter=Q(paused=True)),
     )
+    return {
+        "joined": counts["joined"],
+        "racing": counts["racing"],
+        "waiting": counts["present"] - counts["present_racing"],
+        "paused": counts["paused"],
+    }
 
 
 def results_of(arena: Arena, player_id: int) -> list[ArenaResult]:
