@@ -77,6 +77,13 @@ class Race(models.Model):
                 fields=["visibility", "status", "variant", "-finished_at", "-id"],
                 name="race_latest_finished_variant",
             ),
+            # The races still on (who races now: an arena's lobby count and placement), without
+            # reading every race ever run.
+            models.Index(
+                fields=["id"],
+                condition=models.Q(status__in=[RaceStatus.LOBBY, RaceStatus.STARTED]),
+                name="race_on",
+            ),
         ]
         constraints = [
             models.CheckConstraint(
