@@ -41,7 +41,10 @@ def check_arena_settings(variant: str, starts_at, minutes: int, race_time_limit_
         raise ArenaRuleError("unknown_variant", f"unknown game {variant!r}")
     if not MIN_MINUTES <= minutes <= MAX_MINUTES:
         raise ArenaRuleError("bad_length", f"an arena lasts {MIN_MINUTES} to {MAX_MINUTES} minutes")
-    if starts_at < now - timedelta(minutes=1):
+    # The form gives the start to the minute: the minute typed as now stays "now" until the
+    # next one ends (taken from `now` itself, a start typed at :59 and sent a second later was
+    # refused).
+    if starts_at < now.replace(second=0, microsecond=0) - timedelta(minutes=1):
         raise ArenaRuleError("bad_start", "the start is in the past")
     if starts_at > now + LATEST_START:
         raise ArenaRuleError("bad_start", "an arena starts within 30 days")

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from arenas import actions, board, placement, schedule, standings, views
+from arenas.actions import ArenaRuleError
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule
 from games.rankstore import get_rank_store
 from tests.arenas.conftest import play_out
@@ -67,6 +68,17 @@ def test_a_start_in_the_past_is_refused_by_the_form(client):
     )
     assert response.status_code == 200 and "the start is in the past" in response.content.decode()
     assert not Arena.objects.exists()
+
+
+def test_the_minute_typed_as_now_is_taken_until_the_next_minute_ends():
+    """The form gives the start to the minute: a start typed as the current minute is "now"
+    whenever in the next minute it is sent, and in the past after that."""
+    typed = datetime(2026, 12, 2, 3, 59, tzinfo=UTC)
+    for sent_after_s in (0, 59.9, 60.5, 119.9):
+        now = typed + timedelta(seconds=sent_after_s)
+        actions.check_arena_settings("penguin", typed, 30, 300, now)
+    with pytest.raises(ArenaRuleError, match="in the past"):
+        actions.check_arena_settings("penguin", typed, 30, 300, typed + timedelta(seconds=120))
 
 
 def test_joining_by_the_button_then_again_says_so_and_pausing_sits_out(client, make_arena):
