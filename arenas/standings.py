@@ -5,12 +5,15 @@ race's pages show of its arena (`arena_of`)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
 
 from django.db.models import Count, Q
 from django.urls import reverse
+from redis.exceptions import RedisError
 
 from arenas import board, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
@@ -18,6 +21,10 @@ from arenas.placement import racing_now
 from games.rows import one_or_none
 from races.actions import Owner
 from races.models import Race
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 TOP = 50
 
@@ -54,16 +61,23 @@ def entries_of(arena: Arena, player_ids) -> dict[int, Entry]:
     return {player_id: Entry(*columns) for player_id, *columns in found}
 
 
-def live(arena: Arena) -> bool:
-    """Read the board (the arena runs and the store holds its board), or the record."""
-    return arena.phase() != Arena.Phase.ENDED and board.is_built(arena)
+def from_board(arena: Arena, read: Callable[[], T]) -> T | None:
+    """`read()` of the arena's live board, or None where the record is to be read instead: the
+    arena has ended, the store does not hold its board, or the store is away (a Redis restart:
+    the page is shown from the record, not refused)."""
+    try:
+        if arena.phase() != Arena.Phase.ENDED and board.is_built(arena):
+            return read()
+    except (RedisError, OSError):
+        logger.warning("the rank store failed; arena %s from the record", arena.public_id)
+    return None
 
 
 def board_frame(arena: Arena, size: int = TOP) -> dict:
     """The board's first rows, shared by every socket of a process (their own rows are added
     one by one, `own_rows`)."""
-    if live(arena):
-        top = board.read_top(arena, size)
+    top = from_board(arena, lambda: board.read_top(arena, size))
+    if top is not None:
         found, count = top.rows, top.count
     else:
         order = final_order(arena)
@@ -125,9 +139,8 @@ def current_board(arena: Arena) -> dict:
 
 def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
     """The pinned own row of each of these players."""
-    if live(arena):
-        found = board.read_own(arena, player_ids)
-    else:
+    found = from_board(arena, lambda: board.read_own(arena, player_ids))
+    if found is None:
         wanted = set(player_ids)
         found = {row.player_id: row for row in final_order(arena) if row.player_id in wanted}
     entries = entries_of(arena, list(found))
@@ -136,9 +149,10 @@ def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
 
 def own_row(arena: Arena, entry: ArenaPlayer, name: str) -> dict | None:
     """A player's pinned own row, from their entry as the page has just read it."""
-    if not live(arena):
+    found = from_board(arena, lambda: board.read_own(arena, [entry.player_id]))
+    if found is None:
         return own_rows(arena, [entry.player_id]).get(entry.player_id)
-    row = board.read_own(arena, [entry.player_id]).get(entry.player_id)
+    row = found.get(entry.player_id)
     totals = Entry(name, entry.races, entry.podiums_in_a_row, entry.place_sum)
     return None if row is None else row_dict(row, totals)
 
@@ -203,11 +217,11 @@ def standings_page(arena: Arena, page: int, per_page: int) -> dict:
     """One page of the standings (the API): live from the board while the arena runs, from
     the record once it has ended."""
     start = (page - 1) * per_page
-    if not live(arena):
+    top = from_board(arena, lambda: board.read_top(arena, per_page, start))
+    if top is None:
         order = final_order(arena)
         rows, count = order[start : start + per_page], len(order)
     else:
-        top = board.read_top(arena, per_page, start)
         rows, count = top.rows, top.count
     entries = entries_of(arena, [row.player_id for row in rows])
     found = []

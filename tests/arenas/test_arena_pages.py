@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
+import redis.exceptions
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
@@ -129,6 +130,41 @@ def test_the_ended_arena_shows_its_podium_with_each_race_linked(client, arena, h
     first = ArenaPlayer.objects.order_by("-points").first()
     player_page = client.get(reverse("arenas:player", args=[arena.public_id, first.player_id]))
     assert f"{first.points} points" in player_page.content.decode()
+
+
+class RankStoreAway:
+    """A rank store whose Redis is away (restarting): every call fails as redis-py's does."""
+
+    def __getattr__(self, name):
+        def refused(*args, **kwargs):
+            raise redis.exceptions.ConnectionError("Error 111 connecting. Connection refused.")
+
+        return refused
+
+
+@pytest.mark.django_db(transaction=True)
+def test_while_the_rank_store_is_away_the_arena_is_shown_from_the_record(arena, here, monkeypatch):
+    """A Redis restart in a running arena: its page, the players' own rows and the API's
+    standings are read from the record (each race's points in PostgreSQL), not refused."""
+    players = [here(name) for name in ("Ann", "Bob")]
+    [race] = placement.place(arena.pk)
+    play_out(race, movers=players)
+    expected = {p.player_id: p.points for p in ArenaPlayer.objects.filter(arena=arena)}
+    assert max(expected.values()) > 0
+    monkeypatch.setattr(board, "get_rank_store", RankStoreAway)
+    client = Client()
+    log_in_as_guest(client, players[0])
+    response = client.get(arena.get_absolute_url())
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert (
+        page.count('<tr data-player="') == 2
+        and f'<tr data-player="{players[0].pk}" class="you">' in page
+    )
+    api = client.get(reverse("arenas:api_arena", args=[arena.public_id])).json()
+    assert {row["player"]: row["points"] for row in api["standings"]["rows"]} == expected
+    own = standings.own_rows(arena, [p.pk for p in players])
+    assert {pid: row["points"] for pid, row in own.items()} == expected
 
 
 def test_a_crowd_loading_the_page_within_a_second_shares_one_read_of_the_board(
