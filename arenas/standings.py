@@ -139,20 +139,23 @@ def current_board(arena: Arena) -> dict:
 
 def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
     """The pinned own row of each of these players."""
-    found = from_board(arena, lambda: board.read_own(arena, player_ids))
-    if found is None:
-        wanted = set(player_ids)
-        found = {row.player_id: row for row in final_order(arena) if row.player_id in wanted}
+    found = own_board_rows(arena, player_ids)
     entries = entries_of(arena, list(found))
     return {pid: row_dict(row, entries.get(pid)) for pid, row in found.items()}
 
 
+def own_board_rows(arena: Arena, player_ids: list[int]) -> dict[int, board.Row]:
+    """These players' places on the board, or counted from the record (`from_board`)."""
+    found = from_board(arena, lambda: board.read_own(arena, player_ids))
+    if found is None:
+        wanted = set(player_ids)
+        found = {row.player_id: row for row in final_order(arena) if row.player_id in wanted}
+    return found
+
+
 def own_row(arena: Arena, entry: ArenaPlayer, name: str) -> dict | None:
     """A player's pinned own row, from their entry as the page has just read it."""
-    found = from_board(arena, lambda: board.read_own(arena, [entry.player_id]))
-    if found is None:
-        return own_rows(arena, [entry.player_id]).get(entry.player_id)
-    row = found.get(entry.player_id)
+    row = own_board_rows(arena, [entry.player_id]).get(entry.player_id)
     totals = Entry(name, entry.races, entry.podiums_in_a_row, entry.place_sum)
     return None if row is None else row_dict(row, totals)
 
