@@ -176,8 +176,8 @@ def pytest_collection_modifyitems(config, items):
     without a database (the solver, the drills, the browsers) at the end of the run: a tail of
     minutes on a few workers. The sort here keeps that order within each rank (it is stable);
     a `transaction=True` test may now come before one in a transaction, which only matters for
-    rows that migrations write, and ours write none that tests read (Django's flush writes the
-    content types and permissions again)."""
+    rows that migrations write, and ours write none that tests read (the content types and
+    permissions, which a flush leaves empty: `flush_writes_no_content_types`)."""
     for item in items:
         fixtures = set(item.fixturenames)
         if fixtures & BROWSER_FIXTURES:
@@ -220,6 +220,25 @@ def browser_closed_before_the_test_databases(django_db_setup):
     left the databases behind. This fixture needs `django_db_setup`, so it is torn down first."""
     yield
     close_browser()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def flush_writes_no_content_types(django_db_setup):
+    """A `transaction=True` test's flush empties the tables and then sends `post_migrate`, whose
+    receivers write every content type and permission again: 8 of `make check`'s 105 CPU-seconds,
+    for rows the site never reads (no permission is checked: staff are superusers; the admin's
+    log asks for a content type with `get_or_create`). The test databases are migrated with
+    them first; after that they are left to the tests (docs/testing.md)."""
+    from django.contrib.auth.management import create_permissions
+    from django.contrib.contenttypes.management import create_contenttypes
+    from django.db.models.signals import post_migrate
+
+    uid = "django.contrib.auth.management.create_permissions"
+    post_migrate.disconnect(create_permissions, dispatch_uid=uid)
+    post_migrate.disconnect(create_contenttypes)
+    yield
+    post_migrate.connect(create_contenttypes)
+    post_migrate.connect(create_permissions, dispatch_uid=uid)
 
 
 @pytest.fixture(autouse=True)
