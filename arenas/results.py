@@ -1,6 +1,6 @@
 """A race of an arena has closed: its places become points (`record_race`, registered in the
-race's close, races.actions.ON_CLOSE), the arena's board changes after the commit, and every
-racer's page is sent back to the arena, where they are placed again.
+race's close, races.actions.ON_CLOSE), the arena's board changes after the commit, and the
+race's `arena` event tells every racer's page to wait there for the next race of the arena.
 
 What fair play withholds can change after the close (a hold decided by the background worker,
 a reviewer's clear or confirm): `rescore_race` and `rescore_player` (called by fair play when it
@@ -72,7 +72,13 @@ def record_race(race: Race, racers: list[Racer]) -> None:
         changed.append(entry)
     ArenaResult.objects.bulk_create(results)
     update_rows(changed, [*TOTALS, "free_since"])
-    emit(race, "arena", url=arena.get_absolute_url(), arena=arena.public_id)
+    emit(
+        race,
+        "arena",
+        url=arena.get_absolute_url(),
+        arena=arena.public_id,
+        ends_at=int(arena.ends_at.timestamp() * 1000),
+    )
     transaction.on_commit(lambda: board.write(arena, changed))
     transaction.on_commit(lambda: events.board_changed(arena))
 

@@ -269,8 +269,15 @@ def player_arenas(player) -> list[dict]:
 
 
 def arena_of(race: Race) -> Owner | None:
-    """The race's arena, for the race's pages (races.actions.OWNERS): no rematch, a way back."""
+    """The race's arena, for the race's pages (races.actions.OWNERS): no rematch, a way back,
+    and a way to sit out the next races."""
     link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
     if link is None:
         return None
-    return Owner(kind="arena", name=link.arena.name, url=link.arena.get_absolute_url())
+    arena = link.arena
+    return Owner(
+        kind="arena",
+        name=arena.name,
+        url=arena.get_absolute_url(),
+        pause_url=reverse("arenas:pause", args=[arena.public_id]),
+    )

@@ -58,6 +58,9 @@ class Owner:
     """What it is, for "Back to the …" ("arena")."""
     name: str
     url: str
+    pause_url: str | None = None
+    """Where a racer sits out the event's next races (a POST), for the page that waits for the
+    next race after this one (an arena's)."""
 
 
 OWNERS: list[Callable[[Race], Owner | None]] = []

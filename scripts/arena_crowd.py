@@ -8,12 +8,14 @@ presses Join, and opens /ws/arena/<id>/ as the page does. When the server places
 leaves for it), opens the race's socket, plays random legal moves of its own board at a set pace
 (scripts/loadtest.py's `Racer`: it never sees a hidden card) for `--race-s` seconds, resigns
 (once the race's own clock is up, a page takes no move and has nothing to resign: the racer
-stops), and when the race's `finished` event comes it loads the arena's page again and opens its
-socket, where it is placed again. At the end everyone resigns and stops. `--sockets-only` leaves
-out the two page loads of each race (the generator before 2026-12-01 made none).
+stops), and when the race's `finished` event comes it stays on the race's page, as the page
+does (js/arena-next.js): with the race's socket still open it opens the arena's socket, where it
+is placed again, and closes both when it leaves for the next race. At the end everyone resigns
+and stops. `--sockets-only` leaves out the page loads (the race's page of each race, the arena's
+page after joining; the generator before 2026-12-01 made none).
 
-It prints how many placements there were, the time from coming back to the arena (loading its
-page, or with `--sockets-only` opening its socket: free) to being placed (median, p95, p99, max:
+It prints how many placements there were, the time from being free (after joining, loading the
+arena's page; after a race, hearing its end) to being placed (median, p95, p99, max:
 the issue's bound is 5 s), the same counted from the end of the player's last race as the server
 recorded it (the `finished` event's `finished_at`; the client's clock is taken for the server's,
 so run it on the servers' machine), the time from that end to hearing the `finished` event, the
@@ -152,7 +154,7 @@ class Crowd:
         self.reopened = 0
         """Arena sockets the server closed, opened again."""
         self.pages = 0
-        """Pages loaded between races (the race's, the arena's)."""
+        """Pages loaded (the arena's after joining, each race's)."""
 
     def ws(self, player: ArenaPlayer, path: str):
         return websockets.connect(
@@ -164,12 +166,21 @@ class Crowd:
             max_queue=None,
         )
 
-    async def placed(self, player: ArenaPlayer) -> str | None:
-        """Load the arena's page (free now: back in the arena), open its socket and wait to be
-        placed; the race's address. A socket the server closed is opened again, as the page's
-        is (the wait goes on)."""
+    async def placed(self, player: ArenaPlayer, after=None) -> str | None:
+        """Free now: open the arena's socket and wait to be placed; the race's address. Just
+        joined, on the arena's page (loaded first, as the join's answer sends a browser there);
+        `after` a race, on that race's page, its socket still open until the page leaves. A
+        socket the server closed is opened again, as the page's is (the wait goes on)."""
         opened = time.perf_counter()
-        await self.load_page(player, f"/arenas/{self.arena_id}/")
+        try:
+            return await self.wait_placed(player, opened, first=after is None)
+        finally:
+            if after is not None:
+                await after.close()
+
+    async def wait_placed(self, player: ArenaPlayer, opened: float, first: bool) -> str | None:
+        if first:
+            await self.load_page(player, f"/arenas/{self.arena_id}/")
         left = min(self.stop_at - opened, PLACED_TIMEOUT_S)
         if left <= 0:
             return None
@@ -197,8 +208,8 @@ class Crowd:
             return None
 
     async def load_page(self, player: ArenaPlayer, path: str) -> None:
-        """Load a page as the player's browser does between two races (unless `--sockets-only`):
-        the HTML alone, on the player's own server."""
+        """Load a page as the player's browser does (unless `--sockets-only`): the HTML alone, on
+        the player's own server."""
         if getattr(self.args, "sockets_only", False):
             return
         status = await player.browser.load(path)
@@ -206,9 +217,9 @@ class Crowd:
         if status != 200:
             raise RuntimeError(f"{path} answered {status}")
 
-    async def race(self, player: ArenaPlayer, url: str) -> None:
+    async def race(self, player: ArenaPlayer, url: str):
         """One race: load its page, play at the pace for `--race-s` (no longer than the race's
-        clock), resign, wait for its end."""
+        clock), resign, wait for its end; the racer, its socket still open (the page stays)."""
         await self.load_page(player, urlsplit(url).path)
         code = url.rstrip("/").rsplit("/", 1)[1]
         player.races.append(code)
@@ -251,8 +262,10 @@ class Crowd:
             # As a page does: it waits for the end in silence (a racer who resigned early hears
             # no ticks); a close whose event was lost the server sends 5 s after `ends_at`.
             await asyncio.wait_for(racer.finished.wait(), FINISH_TIMEOUT_S)
-        finally:
+        except BaseException:
             await racer.close()
+            raise
+        return racer
 
     def race_server(self, player: ArenaPlayer, code: str) -> str:
         """Where a race's socket opens: the player's own server, or with `--race-affinity` the
@@ -292,11 +305,15 @@ class Crowd:
         loop = asyncio.get_running_loop()
         try:
             await loop.run_in_executor(pool, join, player.browser, self.arena_id)
+            racer = None  # the last race's, its page waiting for the next
             while time.perf_counter() < self.stop_at:
-                url = await self.placed(player)
+                url = await self.placed(player, after=racer)
+                racer = None
                 if url is None:
                     break
-                await self.race(player, url)
+                racer = await self.race(player, url)
+            if racer is not None:
+                await racer.close()
         except Exception as exc:  # noqa: BLE001 - every failure is a figure
             where = traceback.extract_tb(exc.__traceback__)[-1]
             player.error = f"{type(exc).__name__}: {exc} ({where.name}:{where.lineno})"[:200]

@@ -1,9 +1,9 @@
 """Two browsers in one arena (issue 27): Ann sets up a public arena that starts now with the
 form, joins it, and waits alone (the page says so, her row highlighted on the board); Bob opens
 its link and joins; the server places them both in one race of the arena, and each page goes
-there with no click. Both resign: the race pages show the result with no rematch and a way back
-to the arena, then go back to the arena by themselves, which places them in the next race,
-again with no click."""
+there with no click. Both resign: the race pages show the result with no rematch, a way back
+to the arena and a Pause button, and wait there for the next race: the arena places them in it
+from the race's page, again with no click and with no load of the arena's page between."""
 
 from __future__ import annotations
 
@@ -40,9 +40,8 @@ def join(player: Player, url: str) -> None:
     player.wait('#arena[data-socket="open"], #race')
 
 
-def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url):  # noqa: F811
-    ann, bob = people(), people()
-    page = ann.page
+def set_up(page, live_url: str) -> str:
+    """A public arena of Penguin starting now, set up with the form; its page's address."""
     page.goto(f"{live_url}/arenas/new/")
     page.fill("#id_name", "Browser arena")
     page.select_option("#id_variant", "penguin")
@@ -51,8 +50,14 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     page.click("form button[type=submit]")
     # Not /arenas/new/ itself, which the page is still on when the wait starts.
     page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
-    arena_url = page.url
     assert page.locator("#arena").get_attribute("data-phase") == "running"
+    return page.url
+
+
+def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url):  # noqa: F811
+    ann, bob = people(), people()
+    page = ann.page
+    arena_url = set_up(page, live_url)
 
     join(ann, arena_url)
     assert "Waiting for another free player" in page.inner_text("#arena-status")
@@ -66,18 +71,25 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     placed = [f for f in ann.frames if f.get("type") == "placed"]
     assert placed and ann.page.url.endswith(placed[-1]["url"])
     first = ann.page.url
+    loads: dict[str, list[str]] = {"ann": [], "bob": []}
+    for name, player in (("ann", ann), ("bob", bob)):
+        player.page.on(
+            "framenavigated",
+            lambda frame, name=name: frame.parent_frame is None and loads[name].append(frame.url),
+        )
     for player in (ann, bob):
         # Its board, shown at the start (after the countdown): the race runs.
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
         player.page.click("#resign-button")  # the confirm() is accepted
-    # Over: no rematch (the arena places its racers), a way back to the arena; the page shows
-    # the result for 2.5 s before it goes back by itself.
+    # Over: no rematch (the arena places its racers), a way back to the arena, and the wait
+    # for the next race on this page, with a way to sit it out.
     for player in (ann, bob):
         player.wait("#race-over:not([hidden]) #owner-link")
         assert player.page.is_hidden("#rematch-button")
         assert player.page.get_attribute("#owner-link", "href") == arena_url.removeprefix(live_url)
 
-    # The race's `arena` event sends each page back to the arena, which places them again.
+    # The race's `arena` event opens the arena's socket on the race's page, which places them
+    # again: the next race's page is the only page loaded.
     def next_race(url: str) -> bool:
         return url != first and race.search(url) is not None
 
@@ -88,6 +100,39 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
         ]
         assert len([f for f in player.frames if f.get("type") == "placed"]) == 2
     assert ann.page.url == bob.page.url
+    assert loads == {"ann": [ann.page.url], "bob": [bob.page.url]}
+
+
+def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people, live_url):  # noqa: F811
+    """Alone in the arena after the race (the other player sat out), the race's page says it
+    waits, shows the player's place on the arena's board, and its Pause button sits them out:
+    the arena's page then says so."""
+    ann, bob = people(), people()
+    arena_url = set_up(ann.page, live_url)
+    join(ann, arena_url)
+    join(bob, arena_url)
+    race = re.compile(r"/races/[A-Z0-9]{6}/$")
+    for player in (ann, bob):
+        player.page.wait_for_url(race, timeout=20_000)
+        player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
+    # Bob sits out the next races (on the arena's page, in the race's tab), comes back to his
+    # race and resigns with Ann: after it Ann is the only free player.
+    race_url = bob.page.url
+    bob.page.goto(arena_url)
+    bob.page.click("#pause-button")
+    bob.wait("#join-button")  # "Resume"
+    bob.page.goto(race_url)
+    for player in (ann, bob):
+        player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
+        player.page.click("#resign-button")
+    ann.wait("#next-race:not([hidden])")
+    ann.page.wait_for_function(
+        "document.getElementById('next-race-you').textContent.startsWith('In the arena: ')"
+    )
+    assert ann.page.inner_text("#next-race-status") == "Waiting for your next race of the arena…"
+    ann.page.click("#next-race #pause-button")
+    ann.page.wait_for_url(arena_url)
+    assert "You are sitting out" in ann.page.inner_text("#arena-status")
 
 
 def test_a_coming_arena_counts_down_and_sets_a_reminder(people, live_url):  # noqa: F811

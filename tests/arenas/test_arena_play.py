@@ -237,7 +237,13 @@ def test_a_race_end_gives_points_puts_them_on_the_board_and_frees_the_racers(are
     assert [(row.player_id, row.points) for row in top.rows] == [
         (r.player_id, r.points) for r in by_place
     ]
-    assert race.events.filter(kind="arena").exists()  # the race pages go back to the arena
+    # The race pages wait for the next race over the arena's socket, until the arena's end.
+    [event] = race.events.filter(kind="arena")
+    assert event.data == {
+        "url": arena.get_absolute_url(),
+        "arena": arena.public_id,
+        "ends_at": int(arena.ends_at.timestamp() * 1000),
+    }
     entries = ArenaPlayer.objects.filter(arena=arena)
     assert all(e.free_since is not None for e in entries)
     [again] = placement.place(arena.pk)  # placed again, with no click

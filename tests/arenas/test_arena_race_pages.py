@@ -1,5 +1,6 @@
 """An arena's race, on its pages: no rematch (the arena places its racers itself) and a way back
-to the arena, for its racers and for anyone who opens the race later (docs/arenas.md)."""
+to the arena, for its racers and for anyone who opens the race later; for its racers, the wait
+for the next race with a way to sit it out (docs/arenas.md)."""
 
 import json
 import re
@@ -48,11 +49,30 @@ def test_an_arena_race_offers_no_rematch_and_leads_back_to_the_arena(client, are
     assert back in page and back in results and config["rematch"] is False
 
 
+def test_an_arena_race_s_racer_can_sit_out_the_next_races_from_its_page(client, arena, finished):
+    """The race's page waits for the next race (race.js, on the race's `arena` event): its
+    Pause form posts to the arena's, which sits the racer out. A spectator has no such form."""
+    pause = reverse("arenas:pause", args=[arena.public_id])
+    page, _, _ = pages(client, finished)
+    form = re.search(
+        r'<form class="next-race" id="next-race" method="post" action="([^"]+)" hidden>', page
+    )
+    assert form and form.group(1) == pause
+    assert 'name="paused" value="1"' in page and 'id="pause-button"' in page
+    response = client.post(pause, {"paused": "1"})
+    assert response.url == arena.get_absolute_url()
+    assert arena.players.get(player__nickname="Ann").paused
+    client.logout()
+    page, _, _ = pages(client, finished)
+    assert 'id="next-race"' not in page
+
+
 def test_a_race_of_no_arena_keeps_its_rematch_and_has_no_arena_link(client, finished):
     """The same race without its arena (a plain rated race, as a quick race is)."""
     ArenaRace.objects.filter(race=finished).delete()
     page, config, results = pages(client, finished)
     assert "Back to the arena" not in page + results
+    assert 'id="next-race"' not in page
     assert config["rematch"] is True
     assert 'id="rematch"' in results
     response = client.post(reverse("races:rematch", args=[finished.code]))

@@ -6,6 +6,7 @@
 // reconnecting, closed),
 // data-phase, data-event (the last event applied), data-seq (your board's seq).
 
+import { waitForNextRace } from "./arena-next.js";
 import { Board } from "./board.js";
 import { setHidden, setText } from "./dom.js";
 import { cardsHome } from "./ghost.js";
@@ -61,6 +62,7 @@ function ping() {
 
 function leavePage(go) {
   sock.close();
+  nextRace?.close();
   go();
 }
 
@@ -99,10 +101,16 @@ function onFrame(frame) {
   }
   root.dataset.event = String(model.event);
   if (frame.type === "rematch" && model.you.racer) goToRematch(frame.url);
-  if (frame.type === "arena" && model.you.racer && !arenaReturn) {
-    // An arena's race: its racers go back to the arena, which places them in the next race.
-    arenaReturn = setTimeout(() => leavePage(() => location.assign(frame.url)), ARENA_RETURN_MS);
-    setStatus("Back to the arena in a moment…");
+  if (frame.type === "arena" && model.you.racer && !nextRace && $("next-race")) {
+    // An arena's race: the page stays, the result in view, and the arena places its racer in
+    // the next race from here.
+    $("next-race").hidden = false;
+    nextRace = waitForNextRace(frame, {
+      now: serverNow,
+      status: (text) => setText($("next-race-status"), text),
+      you: (text) => setText($("next-race-you"), text),
+      go: (url) => leavePage(() => location.assign(url)),
+    });
   }
   if (iLeft) {
     leavePage(() => location.reload()); // back to the page as a visitor, with the join form
@@ -193,8 +201,7 @@ function onError(frame) {
   setStatus(frame.reason || frame.code, true);
 }
 
-const ARENA_RETURN_MS = 2500; // long enough to see the race's result
-let arenaReturn = null;
+let nextRace = null; // an arena's race, over: the wait for the next one (arena-next.js)
 
 function goToRematch(url) {
   leavePage(() => location.assign(url));
