@@ -83,6 +83,16 @@ class Arena(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("arenas:arena", args=[self.public_id])
 
+    def next_race_wait(self) -> dict:
+        """What a race's page needs to wait for its racer's next race of the arena once the race
+        is over (js/arena-next.js): the race's `arena` event, and the page's config for a page
+        opened after that event."""
+        return {
+            "url": self.get_absolute_url(),
+            "arena": self.public_id,
+            "ends_at": int(self.ends_at.timestamp() * 1000),
+        }
+
     def facts(self) -> dict:
         """What the JSON API says of the arena wherever it lists one (its own document, a
         player's arenas)."""

@@ -72,13 +72,7 @@ def record_race(race: Race, racers: list[Racer]) -> None:
         changed.append(entry)
     ArenaResult.objects.bulk_create(results)
     update_rows(changed, [*TOTALS, "free_since"])
-    emit(
-        race,
-        "arena",
-        url=arena.get_absolute_url(),
-        arena=arena.public_id,
-        ends_at=int(arena.ends_at.timestamp() * 1000),
-    )
+    emit(race, "arena", **arena.next_race_wait())
     transaction.on_commit(lambda: board.write(arena, changed))
     transaction.on_commit(lambda: events.board_changed(arena))
 

@@ -280,4 +280,5 @@ def arena_of(race: Race) -> Owner | None:
         name=arena.name,
         url=arena.get_absolute_url(),
         pause_url=reverse("arenas:pause", args=[arena.public_id]),
+        next_race=arena.next_race_wait(),
     )

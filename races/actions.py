@@ -61,6 +61,8 @@ class Owner:
     pause_url: str | None = None
     """Where a racer sits out the event's next races (a POST), for the page that waits for the
     next race after this one (an arena's)."""
+    next_race: dict | None = None
+    """What that page needs to wait for the next race (an arena's: its id, page and end)."""
 
 
 OWNERS: list[Callable[[Race], Owner | None]] = []

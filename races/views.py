@@ -125,6 +125,9 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         "results_url": f"{race.get_absolute_url()}results/",
         "player_url": reverse("records:player", args=[0]),
         "rematch": owner is None,
+        # A racer's page waits there for the next race of its arena once the race is over, also
+        # when it was opened (or its socket came back with a snapshot) after the `arena` event.
+        "next_race": owner.next_race if owner and is_racer else None,
     }
     context = {
         "race": race,

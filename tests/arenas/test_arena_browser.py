@@ -105,8 +105,8 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
 
 def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people, live_url):  # noqa: F811
     """Alone in the arena after the race (the other player sat out), the race's page says it
-    waits, shows the player's place on the arena's board, and its Pause button sits them out:
-    the arena's page then says so."""
+    waits, shows the player's place on the arena's board, waits again when reloaded, and its
+    Pause button sits them out: the arena's page then says so."""
     ann, bob = people(), people()
     arena_url = set_up(ann.page, live_url)
     join(ann, arena_url)
@@ -125,11 +125,15 @@ def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people
     for player in (ann, bob):
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
         player.page.click("#resign-button")
-    ann.wait("#next-race:not([hidden])")
-    ann.page.wait_for_function(
-        "document.getElementById('next-race-you').textContent.startsWith('In the arena: ')"
-    )
-    assert ann.page.inner_text("#next-race-status") == "Waiting for your next race of the arena…"
+    for _ in range(2):  # then reloaded: the page opens after the race's `arena` event
+        ann.wait("#next-race:not([hidden])")
+        ann.page.wait_for_function(
+            "document.getElementById('next-race-you').textContent.startsWith('In the arena: ')"
+        )
+        assert (
+            ann.page.inner_text("#next-race-status") == "Waiting for your next race of the arena…"
+        )
+        ann.page.reload()
     ann.page.click("#next-race #pause-button")
     ann.page.wait_for_url(arena_url)
     assert "You are sitting out" in ann.page.inner_text("#arena-status")

@@ -239,11 +239,7 @@ def test_a_race_end_gives_points_puts_them_on_the_board_and_frees_the_racers(are
     ]
     # The race pages wait for the next race over the arena's socket, until the arena's end.
     [event] = race.events.filter(kind="arena")
-    assert event.data == {
-        "url": arena.get_absolute_url(),
-        "arena": arena.public_id,
-        "ends_at": int(arena.ends_at.timestamp() * 1000),
-    }
+    assert event.data == arena.next_race_wait()
     entries = ArenaPlayer.objects.filter(arena=arena)
     assert all(e.free_since is not None for e in entries)
     [again] = placement.place(arena.pk)  # placed again, with no click

@@ -49,11 +49,20 @@ def test_an_arena_race_offers_no_rematch_and_leads_back_to_the_arena(client, are
     assert back in page and back in results and config["rematch"] is False
 
 
-def test_an_arena_race_s_racer_can_sit_out_the_next_races_from_its_page(client, arena, finished):
-    """The race's page waits for the next race (race.js, on the race's `arena` event): its
-    Pause form posts to the arena's, which sits the racer out. A spectator has no such form."""
+def test_an_arena_race_s_racer_waits_on_its_page_and_can_sit_out_the_next_races(
+    client, arena, finished
+):
+    """The race's page waits for the next race once the race is over (race.js: on the race's
+    `arena` event, or from its config when it opens after it), with a Pause form that posts to
+    the arena's and sits the racer out. A spectator's page neither waits nor has the form."""
     pause = reverse("arenas:pause", args=[arena.public_id])
-    page, _, _ = pages(client, finished)
+    page, config, _ = pages(client, finished)
+    assert config["next_race"] == finished.events.get(kind="arena").data
+    assert config["next_race"] == {
+        "url": arena.get_absolute_url(),
+        "arena": arena.public_id,
+        "ends_at": int(arena.ends_at.timestamp() * 1000),
+    }
     form = re.search(
         r'<form class="next-race" id="next-race" method="post" action="([^"]+)" hidden>', page
     )
@@ -63,8 +72,8 @@ def test_an_arena_race_s_racer_can_sit_out_the_next_races_from_its_page(client, 
     assert response.url == arena.get_absolute_url()
     assert arena.players.get(player__nickname="Ann").paused
     client.logout()
-    page, _, _ = pages(client, finished)
-    assert 'id="next-race"' not in page
+    page, config, _ = pages(client, finished)
+    assert 'id="next-race"' not in page and config["next_race"] is None
 
 
 def test_a_race_of_no_arena_keeps_its_rematch_and_has_no_arena_link(client, finished):
@@ -72,7 +81,7 @@ def test_a_race_of_no_arena_keeps_its_rematch_and_has_no_arena_link(client, fini
     ArenaRace.objects.filter(race=finished).delete()
     page, config, results = pages(client, finished)
     assert "Back to the arena" not in page + results
-    assert 'id="next-race"' not in page
+    assert 'id="next-race"' not in page and config["next_race"] is None
     assert config["rematch"] is True
     assert 'id="rematch"' in results
     response = client.post(reverse("races:rematch", args=[finished.code]))

@@ -101,17 +101,7 @@ function onFrame(frame) {
   }
   root.dataset.event = String(model.event);
   if (frame.type === "rematch" && model.you.racer) goToRematch(frame.url);
-  if (frame.type === "arena" && model.you.racer && !nextRace && $("next-race")) {
-    // An arena's race: the page stays, the result in view, and the arena places its racer in
-    // the next race from here.
-    $("next-race").hidden = false;
-    nextRace = waitForNextRace(frame, {
-      now: serverNow,
-      status: (text) => setText($("next-race-status"), text),
-      you: (text) => setText($("next-race-you"), text),
-      go: (url) => leavePage(() => location.assign(url)),
-    });
-  }
+  if (frame.type === "arena") waitHereForNextRace(frame);
   if (iLeft) {
     leavePage(() => location.reload()); // back to the page as a visitor, with the join form
     return;
@@ -202,6 +192,20 @@ function onError(frame) {
 }
 
 let nextRace = null; // an arena's race, over: the wait for the next one (arena-next.js)
+
+/** An arena's race is over: the page stays, the result in view, and the arena places its racer
+ * in the next race from here. `wait` is the race's `arena` event, or the page's config for a
+ * page that opened (or whose socket came back with a snapshot) after that event. */
+function waitHereForNextRace(wait) {
+  if (!wait || nextRace || !model.you.racer || !$("next-race")) return;
+  $("next-race").hidden = false;
+  nextRace = waitForNextRace(wait, {
+    now: serverNow,
+    status: (text) => setText($("next-race-status"), text),
+    you: (text) => setText($("next-race-you"), text),
+    go: (url) => leavePage(() => location.assign(url)),
+  });
+}
 
 function goToRematch(url) {
   leavePage(() => location.assign(url));
@@ -459,6 +463,7 @@ function renderOver(phase) {
   const over = phase === "finished";
   $("race-over").hidden = !over;
   if (!over) return;
+  waitHereForNextRace(config.next_race);
   const rows = model.rows();
   const winner = rows.find((r) => r.racer.status === "won");
   $("over-text").textContent = winner
