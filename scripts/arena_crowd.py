@@ -8,16 +8,16 @@ presses Join, and opens /ws/arena/<id>/ as the page does. When the server places
 leaves for it), opens the race's socket, plays random legal moves of its own board at a set pace
 (scripts/loadtest.py's `Racer`: it never sees a hidden card) for `--race-s` seconds, resigns
 (once the race's own clock is up, a page takes no move and has nothing to resign: the racer
-stops), and when the race's `finished` event comes it stays on the race's page, as the page
-does (js/arena-next.js): with the race's socket still open it opens the arena's socket, where it
-is placed again, and closes both when it leaves for the next race. At the end everyone resigns
-and stops. `--sockets-only` leaves out the page loads (the race's page of each race, the arena's
+stops), and then, done in the race, it stays on the race's page, as the page does
+(js/arena-next.js): with the race's socket still open it opens the arena's socket, where it is
+placed again once the race closes, and leaves for the next race (it keeps the race's socket
+until it has heard the race's end, for the figures). At the end everyone resigns and stops. `--sockets-only` leaves out the page loads (the race's page of each race, the arena's
 page after joining; the generator before 2026-12-01 made none).
 
-It prints how many placements there were, the time from being free (after joining, loading the
-arena's page; after a race, hearing its end) to being placed (median, p95, p99, max:
-the issue's bound is 5 s), the same counted from the end of the player's last race as the server
-recorded it (the `finished` event's `finished_at`; the client's clock is taken for the server's,
+It prints how many placements there were, the time from being free (after joining, from loading
+the arena's page; after a race, from the later of its end and the arena socket's opening) to
+being placed (median, p95, p99, max: the issue's bound is 5 s), the same counted from the end of
+the player's last race as the server recorded it (the `finished` event's `finished_at`; the client's clock is taken for the server's,
 so run it on the servers' machine), the time from that end to hearing the `finished` event, the
 move round trip, and, given the database, checks the record: nobody in two races at once, every
 race 2 to 8 players, and each player's points summed from the results equal to the live board
@@ -155,6 +155,8 @@ class Crowd:
         """Arena sockets the server closed, opened again."""
         self.pages = 0
         """Pages loaded (the arena's after joining, each race's)."""
+        self.counting: set[asyncio.Future] = set()
+        """Placements after a race whose race's end is still to be heard (`count_return`)."""
 
     def ws(self, player: ArenaPlayer, path: str):
         return websockets.connect(
@@ -167,21 +169,55 @@ class Crowd:
         )
 
     async def placed(self, player: ArenaPlayer, after=None) -> str | None:
-        """Free now: open the arena's socket and wait to be placed; the race's address. Just
-        joined, on the arena's page (loaded first, as the join's answer sends a browser there);
-        `after` a race, on that race's page, its socket still open until the page leaves. A
-        socket the server closed is opened again, as the page's is (the wait goes on)."""
-        opened = time.perf_counter()
+        """Open the arena's socket and wait to be placed; the race's address. Just joined, on
+        the arena's page (loaded first, as the join's answer sends a browser there); `after` a
+        race, on that race's page, as soon as the player is done in it (the arena places them
+        when the race closes), the race's socket still open until the page leaves. A socket the
+        server closed is opened again, as the page's is (the wait goes on)."""
+        opened_ms = time.time() * 1000
         try:
-            return await self.wait_placed(player, opened, first=after is None)
-        finally:
+            url = await self.wait_placed(player, opened_ms, after)
+        except BaseException:
             if after is not None:
                 await after.close()
+            raise
+        if after is not None:
+            if url is None:
+                await after.close()
+            else:  # counted once the race's end is heard, which may come after `placed`
+                placed = (time.time() * 1000, time.perf_counter() - self.began)
+                task = asyncio.ensure_future(self.count_return(player, after, opened_ms, placed))
+                self.counting.add(task)
+                task.add_done_callback(self.counting.discard)
+        return url
 
-    async def wait_placed(self, player: ArenaPlayer, opened: float, first: bool) -> str | None:
-        if first:
+    async def count_return(self, player: ArenaPlayer, racer, opened_ms: float, placed: tuple):
+        """A placement after a race, timed from the race's end as the server recorded it (its
+        `finished_at`; the generator runs on the servers' machine, so their clocks agree): the
+        close commits, the placement follows within a tick, and the `finished` event and the
+        `placed` frame travel apart, so the end may be heard after the placement. The page
+        leaves at `placed`; the generator keeps the race's socket open until the end is heard."""
+        try:
+            await asyncio.wait_for(racer.finished.wait(), FINISH_TIMEOUT_S)
+        except TimeoutError:
+            player.error = "the race's end was not heard"
+            return
+        finally:
+            await racer.close()
+        ended_ms, player.ended_at_ms = player.ended_at_ms, None
+        if ended_ms is None:  # over already when the socket opened: no `finished_at` heard
+            return
+        placed_ms, placed_at_s = placed
+        player.placements_ms.append(placed_ms - max(opened_ms, ended_ms))
+        player.placed_at_s.append(placed_at_s)
+        player.returns_ms.append(placed_ms - ended_ms)
+
+    async def wait_placed(self, player: ArenaPlayer, opened_ms: float, after) -> str | None:
+        if after is None:
             await self.load_page(player, f"/arenas/{self.arena_id}/")
-        left = min(self.stop_at - opened, PLACED_TIMEOUT_S)
+        # After a race: placed within 30 s of its end, which may be the race's time limit away.
+        left = PLACED_TIMEOUT_S + (FINISH_TIMEOUT_S if after is not None else 0)
+        left = min(self.stop_at - time.perf_counter(), left)
         if left <= 0:
             return None
         try:
@@ -193,13 +229,10 @@ class Crowd:
                             async for text in ws:
                                 frame = json.loads(text)
                                 if frame.get("type") == "placed":
-                                    waited = (time.perf_counter() - opened) * 1000
-                                    player.placements_ms.append(waited)
-                                    player.placed_at_s.append(time.perf_counter() - self.began)
-                                    if player.ended_at_ms is not None:
-                                        back = time.time() * 1000 - player.ended_at_ms
-                                        player.returns_ms.append(back)
-                                        player.ended_at_ms = None
+                                    if after is None:  # free since the socket opened
+                                        waited = time.time() * 1000 - opened_ms
+                                        player.placements_ms.append(waited)
+                                        player.placed_at_s.append(time.perf_counter() - self.began)
                                     return frame["url"]
                     self.reopened += 1
         except TimeoutError:
@@ -219,7 +252,8 @@ class Crowd:
 
     async def race(self, player: ArenaPlayer, url: str):
         """One race: load its page, play at the pace for `--race-s` (no longer than the race's
-        clock), resign, wait for its end; the racer, its socket still open (the page stays)."""
+        clock), resign; the racer, its socket still open (the page stays, and waits there for
+        the race's end and the next race)."""
         await self.load_page(player, urlsplit(url).path)
         code = url.rstrip("/").rsplit("/", 1)[1]
         player.races.append(code)
@@ -259,9 +293,9 @@ class Crowd:
             await racer.play(until)
             if not racer.out_of_time():  # once time is up the close ends everyone's game
                 await racer.resign()
-            # As a page does: it waits for the end in silence (a racer who resigned early hears
-            # no ticks); a close whose event was lost the server sends 5 s after `ends_at`.
-            await asyncio.wait_for(racer.finished.wait(), FINISH_TIMEOUT_S)
+            # As a page does: done, it waits for the next race from now (`placed`), and for the
+            # end in silence (a racer who resigned early hears no ticks; a close whose event was
+            # lost the server sends 5 s after `ends_at`).
         except BaseException:
             await racer.close()
             raise
@@ -341,6 +375,7 @@ class Crowd:
             self.began = time.perf_counter()
             await asyncio.gather(*(self.play(p, pool) for p in players))
             self.played_s = min(time.perf_counter(), self.stop_at) - self.began
+            await asyncio.gather(*list(self.counting))
         return players
 
 

@@ -1,9 +1,10 @@
 """Two browsers in one arena (issue 27): Ann sets up a public arena that starts now with the
 form, joins it, and waits alone (the page says so, her row highlighted on the board); Bob opens
 its link and joins; the server places them both in one race of the arena, and each page goes
-there with no click. Both resign: the race pages show the result with no rematch, a way back
-to the arena and a Pause button, and wait there for the next race: the arena places them in it
-from the race's page, again with no click and with no load of the arena's page between."""
+there with no click. Both resign: each race page waits there for the next race from the
+racer's resignation on (a Pause button beside), and shows the result with no rematch and a way
+back to the arena; the arena places them in the next race from the race's page, again with no
+click and with no load of the arena's page between."""
 
 from __future__ import annotations
 
@@ -80,7 +81,12 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     for player in (ann, bob):
         # Its board, shown at the start (after the countdown): the race runs.
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
-        player.page.click("#resign-button")  # the confirm() is accepted
+    ann.page.click("#resign-button")  # the confirm() is accepted
+    # Done while Bob races on: Ann's page waits for the next race already (the arena places her
+    # as soon as the race closes, over a socket open before the close).
+    ann.wait('#race[data-phase="running"] #next-race:not([hidden])')
+    assert "Waiting for your next race" in ann.page.inner_text("#next-race-status")
+    bob.page.click("#resign-button")
     # Over: no rematch (the arena places its racers), a way back to the arena, and the wait
     # for the next race on this page, with a way to sit it out.
     for player in (ann, bob):

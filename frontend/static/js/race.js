@@ -192,10 +192,13 @@ function onError(frame) {
 }
 
 let nextRace = null; // an arena's race, over: the wait for the next one (arena-next.js)
+const DONE = ["won", "resigned", "out_of_time"]; // a racer who will make no more moves
 
-/** An arena's race is over: the page stays, the result in view, and the arena places its racer
- * in the next race from here. `wait` is the race's `arena` event, or the page's config for a
- * page that opened (or whose socket came back with a snapshot) after that event. */
+/** An arena's racer is done (won, resigned, out of time), or the race is over: the page stays,
+ * the result in view, and the arena places its racer in the next race from here, as soon as
+ * this race closes (over a socket already open when the racer was done before the close).
+ * `wait` is the race's `arena` event, or the page's config (the event's contents) for a racer
+ * done before it, or a page that opened (or whose socket came back with a snapshot) after it. */
 function waitHereForNextRace(wait) {
   if (!wait || nextRace || !model.you.racer || !$("next-race")) return;
   $("next-race").hidden = false;
@@ -288,6 +291,7 @@ function render() {
   $("race-controls").hidden = !(model.me && ["playing", "stuck"].includes(model.me.status));
   renderStandings();
   renderOver(phase);
+  if (DONE.includes(model.me?.status)) waitHereForNextRace(config.next_race);
   renderMe();
   renderStatusLine(phase);
   boardFollowsPhase();
