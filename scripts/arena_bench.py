@@ -30,10 +30,11 @@ way those sockets' connects read them (`races.snapshots.connect`, `arenas.consum
 the race and what it shows, the arena, the player from the session, the presence), and prints
 the same figures per connect of each kind (the arena page closed again after each, uncounted).
 
-`--pages` then loads, for every racer placed, the pages a browser loads in each race of an
-arena: the race's page (where the `placed` frame sends it) and the arena's page (where the race's
-page goes back at its end), through Django's test client with the racer's session (every
-middleware, the template; not Daphne's HTTP), and prints the same figures per page.
+`--pages` then loads, for every racer placed, the race's page (where the `placed` frame sends
+it: the one page a browser loads between two races of an arena) and the arena's page (loaded
+once, after joining; until 2026-12-02 the race's page went back to it after every race),
+through Django's test client with the racer's session (every middleware, the template; not
+Daphne's HTTP), and prints the same figures per page.
 
 `--profile N` places one more crowd of N under cProfile and prints the top functions.
 """
