@@ -36,6 +36,7 @@ class Entry(NamedTuple):
     races: int
     podiums_in_a_row: int
     place_sum: int
+    paused: bool
 
 
 def row_dict(row: board.Row, entry: Entry | None) -> dict:
@@ -50,13 +51,15 @@ def row_dict(row: board.Row, entry: Entry | None) -> dict:
 
 
 def entries_of(arena: Arena, player_ids) -> dict[int, Entry]:
-    """These players' entries, as their rows show them: four columns each, read as values (a
+    """These players' entries, as their rows show them: five columns each, read as values (a
     crowd's own rows are read every second, and model instances with their players cost several
     times as much to build)."""
     found = (
         ArenaPlayer.objects.filter(arena=arena, player_id__in=player_ids)
         .order_by()
-        .values_list("player_id", "player__nickname", "races", "podiums_in_a_row", "place_sum")
+        .values_list(
+            "player_id", "player__nickname", "races", "podiums_in_a_row", "place_sum", "paused"
+        )
     )
     return {player_id: Entry(*columns) for player_id, *columns in found}
 
@@ -137,11 +140,17 @@ def current_board(arena: Arena) -> dict:
     return frame
 
 
+def own_dict(row: board.Row, entry: Entry | None) -> dict:
+    """A player's own row (`you`): their board row, and whether they sit out (their pages say
+    so: a race's page waiting for the next race stops waiting)."""
+    return {**row_dict(row, entry), "paused": bool(entry) and entry.paused}
+
+
 def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
     """The pinned own row of each of these players."""
     found = own_board_rows(arena, player_ids)
     entries = entries_of(arena, list(found))
-    return {pid: row_dict(row, entries.get(pid)) for pid, row in found.items()}
+    return {pid: own_dict(row, entries.get(pid)) for pid, row in found.items()}
 
 
 def own_board_rows(arena: Arena, player_ids: list[int]) -> dict[int, board.Row]:
@@ -156,8 +165,8 @@ def own_board_rows(arena: Arena, player_ids: list[int]) -> dict[int, board.Row]:
 def own_row(arena: Arena, entry: ArenaPlayer, name: str) -> dict | None:
     """A player's pinned own row, from their entry as the page has just read it."""
     row = own_board_rows(arena, [entry.player_id]).get(entry.player_id)
-    totals = Entry(name, entry.races, entry.podiums_in_a_row, entry.place_sum)
-    return None if row is None else row_dict(row, totals)
+    totals = Entry(name, entry.races, entry.podiums_in_a_row, entry.place_sum, entry.paused)
+    return None if row is None else own_dict(row, totals)
 
 
 def lobby(arena: Arena) -> dict:

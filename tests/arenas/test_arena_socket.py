@@ -40,6 +40,22 @@ async def test_a_spectator_gets_the_standings_with_no_own_row(
     assert frame["rows"][0]["player"] == ann.player.pk and frame["rows"][0]["points"] == 0
 
 
+async def test_a_player_s_own_row_says_whether_they_sit_out(arena, arena_socket, run, make_client):
+    """A race's page waiting for the next race stops waiting when its player sits out (paused
+    in another tab): their own row says so, the board's rows do not."""
+    ann = await joined(run, make_client, arena, "Ann")
+    socket = await arena_socket(ann, arena.public_id)
+    assert (await socket.expect("standings"))["you"]["paused"] is False
+    await run(actions.do_pause, arena, ann.player, True)
+    await socket.send_json_to({"type": "sync"})
+    frame = await socket.expect("standings")
+    assert frame["you"]["paused"] is True
+    assert "paused" not in frame["rows"][0]
+    await run(actions.do_pause, arena, ann.player, False)
+    await socket.send_json_to({"type": "sync"})
+    assert (await socket.expect("standings"))["you"]["paused"] is False
+
+
 async def test_an_unknown_arena_is_refused(arena_socket):
     socket = await arena_socket(None, "no-such-arena")
     error = await socket.expect("error")

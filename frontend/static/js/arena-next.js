@@ -24,13 +24,15 @@ export function ownRowText(you, count) {
 }
 
 export const WAITING = "Waiting for your next race of the arena…";
+export const SITTING_OUT = "You are sitting out the arena's races: resume on its page to be placed.";
 export const ENDED = "The arena has ended: its podium is on the arena's page.";
 
 /**
  * Wait for the player's next race of the arena the race's `arena` event names.
  * @param {object} event  the `arena` event: `arena` (its id), `url` (its page), `ends_at` (ms)
- * @param {object} hooks  now() the server's clock (ms); status(text); you(text); go(url), the
- *                        page's way to leave for the next race
+ * @param {object} hooks  now() the server's clock (ms); status(text); you(text); paused(bool),
+ *                        whether the player sits out (paused in another tab: no race comes
+ *                        until they resume); go(url), the page's way to leave for the next race
  * @returns {{close(): void}}  stops waiting (the page leaves)
  */
 export function waitForNextRace(event, hooks) {
@@ -48,10 +50,16 @@ export function waitForNextRace(event, hooks) {
     stop();
     hooks.status(ENDED);
   }, event.ends_at - hooks.now());
+  let paused = false;
   sock.addEventListener("message", (e) => {
     const frame = e.detail;
     if (frame.type === "standings" && frame.you) {
       hooks.you(ownRowText(frame.you, frame.count));
+      if (Boolean(frame.you.paused) !== paused) {
+        paused = Boolean(frame.you.paused);
+        hooks.paused(paused);
+        hooks.status(paused ? SITTING_OUT : WAITING);
+      }
     } else if (frame.type === "placed") {
       stop();
       hooks.status("Placed: off to your next race…");
@@ -62,7 +70,7 @@ export function waitForNextRace(event, hooks) {
   });
   sock.addEventListener("status", (e) => {
     if (e.detail.state === "reconnecting") hooks.status("Connection lost; reconnecting…");
-    else if (e.detail.state === "open") hooks.status(WAITING);
+    else if (e.detail.state === "open") hooks.status(paused ? SITTING_OUT : WAITING);
   });
   hooks.status(WAITING);
   sock.connect();

@@ -206,6 +206,10 @@ function waitHereForNextRace(wait) {
     now: serverNow,
     status: (text) => setText($("next-race-status"), text),
     you: (text) => setText($("next-race-you"), text),
+    paused: (paused) => {
+      $("pause-button").hidden = paused;
+      $("pause-help").hidden = paused;
+    },
     go: (url) => leavePage(() => location.assign(url)),
   });
 }
