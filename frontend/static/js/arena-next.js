@@ -1,8 +1,9 @@
-// An arena's race page once its race is over: the page stays, the result in view, and waits
-// there for its player's next race of the arena over /ws/arena/<id>/, as the arena's own page
-// does (an open arena socket is what makes a player free to be placed); the `placed` frame sends
-// the page to that race with no click (docs/protocol.md, "Arenas"). Between two races of an arena
-// the browser loads one page, the next race's, not the arena's page as well.
+// An arena's race page once its racer is done in the race (or the race is over): the page stays,
+// the result in view, and waits there for its player's next race of the arena over
+// /ws/arena/<id>/, as the arena's own page does (an open arena socket is what makes a player
+// present: placed as soon as their race closes); the `placed` frame sends the page to that race
+// with no click (docs/protocol.md, "Arenas"). Between two races of an arena the browser loads one
+// page, the next race's, not the arena's page as well.
 
 import { ReconnectingSocket } from "./socket.js";
 
