@@ -11,14 +11,15 @@ leaves for it), opens the race's socket, plays random legal moves of its own boa
 stops), and then, done in the race, it stays on the race's page, as the page does
 (js/arena-next.js): with the race's socket still open it opens the arena's socket, where it is
 placed again once the race closes, and leaves for the next race (it keeps the race's socket
-until it has heard the race's end, for the figures). At the end everyone resigns and stops. `--sockets-only` leaves out the page loads (the race's page of each race, the arena's
-page after joining; the generator before 2026-12-01 made none).
+until it has heard the race's end, for the figures). At the end everyone resigns and stops.
+`--sockets-only` leaves out the page loads (the race's page of each race, the arena's page after
+joining; the generator before 2026-12-01 made none).
 
 It prints how many placements there were, the time from being free (after joining, from loading
 the arena's page; after a race, from the later of its end and the arena socket's opening) to
 being placed (median, p95, p99, max: the issue's bound is 5 s), the same counted from the end of
-the player's last race as the server recorded it (the `finished` event's `finished_at`; the client's clock is taken for the server's,
-so run it on the servers' machine), the time from that end to hearing the `finished` event, the
+the player's last race as the server recorded it (the `finished` event's `finished_at`; the
+client's clock is taken for the server's, so run it on the servers' machine), the time from that end to hearing the `finished` event, the
 move round trip, and, given the database, checks the record: nobody in two races at once, every
 race 2 to 8 players, and each player's points summed from the results equal to the live board
 the API reads from Redis. The placements are drawn by 30 s of play too (a bar of their p99 a

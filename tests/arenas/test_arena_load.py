@@ -1,7 +1,8 @@
 """The arena load mode of scripts/loadtest.py (scripts/arena_crowd.py), small, over the two live
 Daphnes of the session's pair: eight players in one arena for a few races each are placed,
-race, wait on their race's page and are placed again; nobody is in two races at once, every race holds 2 to 8,
-and the points summed from the record equal the live board the API reads from Redis."""
+race, wait on their race's page and are placed again; nobody is in two races at once, every race
+holds 2 to 8, and the points summed from the record equal the live board the API reads from
+Redis."""
 
 from __future__ import annotations
 
