@@ -92,7 +92,7 @@ function waiting(endsAt = 600_000) {
 const you = { rank: 2, player: 5, name: "Ann", points: 4, races: 1, streak: false, paused: false };
 
 test("waits on the arena's socket, shows the player's place, and goes where `placed` says", () => {
-  mock.timers.enable({ apis: ["setTimeout"] });
+  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const sockets = fakeBrowser();
   const { seen } = waiting();
   const [ws] = sockets;
@@ -110,9 +110,9 @@ test("waits on the arena's socket, shows the player's place, and goes where `pla
 });
 
 test("a player who sits out (paused in another tab) is told so, and waits again on resuming", () => {
-  mock.timers.enable({ apis: ["setTimeout"] });
+  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const sockets = fakeBrowser();
-  const { seen } = waiting();
+  const { seen, wait } = waiting();
   const [ws] = sockets;
   ws.open();
   ws.receive({ type: "standings", rows: [], count: 9, you: { ...you, paused: true } });
@@ -123,11 +123,12 @@ test("a player who sits out (paused in another tab) is told so, and waits again 
   ws.receive({ type: "standings", rows: [], count: 9, you });
   assert.deepEqual(seen.paused, [true, false]);
   assert.equal(seen.status.at(-1), WAITING);
+  wait.close(); // an open wait's socket pings on a timer: a test leaves none running
   mock.timers.reset();
 });
 
 test("the arena's end stops the wait and says so", () => {
-  mock.timers.enable({ apis: ["setTimeout"] });
+  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const sockets = fakeBrowser();
   const { seen } = waiting(5_000);
   const [ws] = sockets;
