@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.utils import timezone
@@ -366,6 +366,19 @@ async def read_record(game: Game) -> LiveGame:
     """The game loaded from the record off the event loop, tried again while the database is
     away."""
     return await retrying(lambda: off_loop(load)(game))
+
+
+async def held_copy(entry: InPlay | None) -> LiveGame | None:
+    """A private copy of the game as this process holds it, for a thread to end it with
+    (`games.actions.do_end_game`'s `loaded`: stored only if the row is still at its `seq`); None
+    when the process holds none that is up to date."""
+    if entry is None:
+        return None
+    async with entry.lock:  # no move of this process half applied
+        live = entry.live
+        if live is None or live.stale:
+            return None
+        return replace(live, engine=live.engine.copy())
 
 
 async def state_of(entry: InPlay) -> GameUpdate:

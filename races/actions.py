@@ -28,7 +28,7 @@ from games.actions import create_deal_games, do_create_games, do_end_game
 from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
-from games.play import load
+from games.play import LiveGame, load
 from games.rows import one_or_none, update_rows
 from games.storage import BatchPart, register
 from races import events, lifecycle, play
@@ -459,7 +459,9 @@ STILL = [RacerStatus.PLAYING, RacerStatus.STUCK, RacerStatus.WAITING]
 """A racer's statuses while their game may still take a move."""
 
 
-def do_resign(race: Race, player: Player | None) -> None:
+def do_resign(
+    race: Race, player: Player | None, held: Racer | None = None, live: LiveGame | None = None
+) -> None:
     """Give up: the racer's game ends, they rank by the cards they reached.
 
     The game ends first, in a transaction of its own and without the race's row: it waits for
@@ -470,19 +472,30 @@ def do_resign(race: Race, player: Player | None) -> None:
     under the race's row, the racer's status, the numbered `progress` event and the close if
     they were the last one still racing. A resignation whose second part never committed (its
     server killed between the two) is finished by the next one: the game has ended resigned,
-    the racer is still racing."""
+    the racer is still racing.
+
+    A racer's socket gives what it holds: `held`, the racer with their game and the race as it
+    read them (its seat, the race started), and `live`, a copy of the game as its process holds
+    it (`games.play.held_copy`). The racer and the game's moves are then not read again: the
+    game's end is a compare-and-set on the copy's `seq` (read again if another tab moved since),
+    and what the seat may not know (a race closed since) is checked under the race's row."""
     now = timezone.now()
-    racer = racer_of(race, player)
+    racer = held if held is not None else racer_of(race, player)
     current = phase_of(race if racer is None else racer.race, now)  # no racer: refused anyway
     lifecycle.check_play(current, None if racer is None else RacerStatus(racer.status))
-    game = racer.game  # read just now with the racer: its end is a compare-and-set on `seq`
-    ended = game is not None and do_end_game(game, now, loaded=load(game, read=False))
+    game = racer.game  # with the racer: its end is a compare-and-set on `seq`
+    if game is not None and live is None:
+        live = load(game, read=held is not None)  # a held row may be old; a read one is not
+    ended = game is not None and do_end_game(game, now, loaded=live)
     with transaction.atomic():
         race = _locked(race)
         racers = list(race.racers.select_related("game"))
-        racer = next((r for r in racers if r.pk == racer.pk and r.status in STILL), None)
+        mine = next((r for r in racers if r.pk == racer.pk), None)
+        racer = mine if mine is not None and mine.status in STILL else None
         if racer is None and ended:  # the race closed since the game ended: the close ranked them
             return
+        if held is not None and race.status != Race.Status.STARTED:  # the seat's race was old
+            lifecycle.check_play(phase_of(race, now), mine and RacerStatus(mine.status))
         lost_half = racer is not None and racer.game and racer.game.status == Game.Status.RESIGNED
         if racer is None or not (ended or lost_half):
             raise RaceRuleError("already_finished", "you have already finished this race")

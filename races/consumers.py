@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from games import actions as game_actions
+from games import play as play_game
 from games.errors import GameOver, StaleSeq
 from games.models import NICKNAME_MAX_LENGTH
 from games.sockets import (
@@ -229,7 +230,12 @@ class RaceConsumer(PlaySocket):
         elif isinstance(message, Start):
             await run(actions.do_start_race)(race, self.need_player())
         elif isinstance(message, Resign):
-            await run(actions.do_resign)(race, self.player)
+            seat = self.seat
+            if seat is None or seat.stale or seat.racer.game is None:
+                await run(actions.do_resign)(race, self.player)
+            else:  # what the socket holds: the racer and their game are not read again
+                live = await play_game.held_copy(self.shown.get(seat.racer.game.public_id))
+                await run(actions.do_resign)(race, self.player, seat.racer, live)
             if self.seat is not None:
                 self.seat.stale = True
         elif isinstance(message, Rematch):

@@ -19,7 +19,8 @@ to, as in a management command). Background winnable-deal searches are off
 (`WINNABLE_POOL_REFILL=0`): a solver thread would share this process's CPU.
 
 `--ends` then ends every race placed, as an arena's racers do: each racer makes one move (not
-counted), then they resign one by one, the last resignation closing the race (its places, ratings,
+counted), then they resign one by one as their sockets do (with the racer's seat and game as the
+socket holds them, read before and not counted), the last resignation closing the race (its places, ratings,
 `finished` event and arena points). It prints, per resignation and per race's close (the last
 resignation), the same figures: wall ms, CPU ms, database CPU ms and queries, medians over every
 race of every repeat. Races start at once here (no countdown), and the resignations send nothing
@@ -176,6 +177,7 @@ def end_measured(races) -> dict[str, list[tuple[float, float, float, int]]]:
     last closing the race; each resignation's figures, the closing ones apart."""
     from games import groups
     from games.actions import get_game_update
+    from games.play import load
     from races import actions
     from races import play as race_play
 
@@ -190,8 +192,11 @@ def end_measured(races) -> dict[str, list[tuple[float, float, float, int]]]:
                 move = get_game_update(racer.game).legal[0]
                 race_play.do_race_move(race, racer.player, move, 0)
             for n, racer in enumerate(racers, 1):
+                # What the racer's socket holds (its seat, its game as played), not counted.
+                seat = race_play.seat_of(race, racer.player)
+                live = load(seat.racer.game)
                 with Measured(pid) as measured:
-                    actions.do_resign(race, racer.player)
+                    actions.do_resign(race, racer.player, seat.racer, live)
                 found["close" if n == len(racers) else "resignation"].append(measured.figures)
     finally:
         groups.get_channel_layer = layer

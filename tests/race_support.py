@@ -307,21 +307,27 @@ def generous_budget(monkeypatch):
 @pytest.fixture
 def statements(monkeypatch):
     """statements() -> how many SQL statements every thread has run since the last call (the
-    sockets' reads run on the ORM threads, which Django's per-connection capture misses)."""
-    counted = [0]
+    sockets' reads run on the ORM threads, which Django's per-connection capture misses);
+    statements.sql() -> those statements themselves, since the last call of either."""
+    seen: list[str] = []
     lock = threading.Lock()
     execute = utils.CursorWrapper._execute
 
-    def counting(self, *args):
+    def counting(self, sql, *args):
         with lock:
-            counted[0] += 1
-        return execute(self, *args)
+            seen.append(sql)
+        return execute(self, sql, *args)
 
     monkeypatch.setattr(utils.CursorWrapper, "_execute", counting)
 
-    def since_last() -> int:
+    def sql() -> list[str]:
         with lock:
-            count, counted[0] = counted[0], 0
-        return count
+            taken = seen[:]
+            seen.clear()
+        return taken
 
+    def since_last() -> int:
+        return len(sql())
+
+    since_last.sql = sql
     return since_last

@@ -8,9 +8,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games.identity import SESSION_PLAYER_KEY
-from games.models import Player
+from games.models import Game, Player
+from games.play import load
 from races import actions, lifecycle, play, snapshots
-from races.models import Race
+from races.lifecycle import RacerStatus, RaceRuleError
+from races.models import Race, Racer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,6 +67,61 @@ async def test_the_finish_makes_a_racer_s_socket_read_nothing_more(
     refused = await socket.error({"type": "move", "move": board["legal"][0], "seq": 0})
     assert refused["code"] == "race_over", refused
     assert (await run(Race.objects.get, pk=race.pk)).status == Race.Status.FINISHED
+
+
+async def test_a_resignation_on_the_socket_reads_neither_the_racer_nor_the_game_s_moves(
+    ann_racing_bob, run, statements, no_countdown
+):
+    """The racer's socket holds their racer row (its seat) and their game as played (in
+    memory): resigning reads neither again. The game ends from that copy, at the position its
+    moves reached, and the race's racers are read once, under the race's row."""
+    race, ann, _, socket = ann_racing_bob
+    await run(actions.do_start_race, race, ann.player)
+    board = await socket.board()
+    await socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    await settled(socket)
+    statements()
+    await socket.request({"type": "resign"}, "progress")
+    await settled(socket)
+    sql = statements.sql()
+    assert [q for q in sql if 'FROM "games_move"' in q] == []
+    assert len([q for q in sql if q.startswith("SELECT") and 'FROM "races_racer"' in q]) == 1
+    racer = await run(Racer.objects.select_related("game").get, race=race, player=ann.player)
+    assert racer.status == RacerStatus.RESIGNED and racer.game.status == Game.Status.RESIGNED
+    assert racer.game.state == (await run(load, racer.game)).engine.to_dict()
+    assert racer.game.state["moves"] == 1
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_a_resignation_from_a_copy_another_tab_has_moved_past_ends_the_game_where_it_is(
+    running_race,
+):
+    """The socket's copy of the game is a move behind (another tab moved): the end's
+    compare-and-set misses, and the game is read again and ended with that move in it."""
+    race, ann = running_race.race, running_race.ann
+    seat = play.seat_of(race, ann.player)
+    behind = load(seat.racer.game)
+    play.do_race_move(race, ann.player, behind.engine.legal_moves()[0], 0)
+    actions.do_resign(race, ann.player, seat.racer, behind)
+    game = Game.objects.get(pk=seat.racer.game_id)
+    assert game.status == Game.Status.RESIGNED and game.state["moves"] == 1
+    assert game.state == load(game).engine.to_dict()
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_a_resignation_from_a_seat_read_before_the_close_is_refused_as_a_fresh_read_would_be(
+    running_race,
+):
+    """A seat read while the race ran, the race closed since (Ann resigned in another tab, Bob
+    too): the resignation is refused with `race_over`, as it is without a seat."""
+    race, ann, bob = running_race.race, running_race.ann, running_race.bob
+    seat = play.seat_of(race, ann.player)
+    actions.do_resign(race, ann.player)
+    actions.do_resign(race, bob.player)
+    for held in [(), (seat.racer, None)]:
+        with pytest.raises(RaceRuleError) as refused:
+            actions.do_resign(race, ann.player, *held)
+        assert refused.value.code == "race_over"
 
 
 def scope_of(player: Player) -> dict:
