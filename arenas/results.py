@@ -15,24 +15,26 @@ from django.utils import timezone
 from arenas import board, events, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
 from games.rows import one_or_none, update_rows
+from races.actions import Closing
 from races.events import emit
 from races.lifecycle import RacerStatus
-from races.models import Race, Racer
+from races.models import Race
 from races.ratings import updates
 
 
-def record_race(race: Race, racers: list[Racer]) -> None:
+def record_race(closing: Closing) -> None:
     """In the race's close (its row locked, its racers' places set and stored): each racer's
     points in the arena, in the record and in their totals; the board and the arena's sockets
     after the commit."""
+    race = closing.race
     link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
     if link is None:
         return
     arena = link.arena
     at = race.finished_at
     at_s = max(0, int((at - arena.starts_at).total_seconds()))
-    racers = [r for r in racers if r.place is not None]
-    withheld = updates.withheld_in(race)  # the ratings' rule
+    racers = [r for r in closing.racers if r.place is not None]
+    withheld = closing.withheld  # the ratings' rule, read once for the close
     entries = {
         entry.player_id: entry
         for entry in ArenaPlayer.objects.select_for_update(no_key=True)

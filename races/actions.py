@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable
 from copy import copy
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -24,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from games.actions import create_deal_games, do_create_games, do_end_game
+from games.actions import create_deal_games, do_create_games, do_end_game, do_end_games
 from games.deals import random_seed
 from games.engine import Game as EngineGame
 from games.models import MAX_SEED, Game, Player, Variant
@@ -38,15 +39,31 @@ from races.deals import placed_deals, pooled_winnable, winnable_seed
 from races.events import emit, emit_all, race_dict, racer_dict
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
 from races.models import Race, RaceEvent, Racer
-from races.ratings.updates import apply_ratings
+from races.ratings.updates import apply_ratings, withheld_in
 from races.standings import standing_order
 
 logger = logging.getLogger(__name__)
 
-ON_CLOSE: list[Callable[[Race, list[Racer]], None]] = []
-"""Called in a race's close with the race and all its racers as stored (places set), in its
-transaction with its row locked, once its `finished` event is emitted: an app above registers
-what follows a race's result (the arenas record their points)."""
+
+@dataclass
+class Closing:
+    """A race in its close, under its row's lock: the race, all its racers as stored (their
+    games and players read with them, places set) and, read once when first asked, the players
+    whose result counts for nothing (`withheld`: the ratings' rule, which an arena's points
+    follow too)."""
+
+    race: Race
+    racers: list[Racer]
+
+    @cached_property
+    def withheld(self) -> set[int]:
+        return withheld_in(self.race)
+
+
+ON_CLOSE: list[Callable[[Closing], None]] = []
+"""Called in a race's close (`Closing`), in its transaction with its row locked, once its
+`finished` event is emitted: an app above registers what follows a race's result (the arenas
+record their points)."""
 
 
 @dataclass(frozen=True)
@@ -489,7 +506,7 @@ def do_resign(
     ended = game is not None and do_end_game(game, now, loaded=live)
     with transaction.atomic():
         race = _locked(race)
-        racers = list(race.racers.select_related("game"))
+        racers = list(race.racers.select_related("game", "player"))
         mine = next((r for r in racers if r.pk == racer.pk), None)
         racer = mine if mine is not None and mine.status in STILL else None
         if racer is None and ended:  # the race closed since the game ended: the close ranked them
@@ -524,7 +541,7 @@ def _close_if_all_done(race: Race, racers: list[Racer] | None = None) -> None:
     read under the race's lock, or read here). Once every racer is done no move can change
     their rows, so the close ranks the racers read for this check."""
     if racers is None:
-        racers = list(race.racers.select_related("game"))
+        racers = list(race.racers.select_related("game", "player"))
     if lifecycle.is_complete([RacerStatus(r.status) for r in racers]):
         _close(race, reason="all_done", racers=racers)
 
@@ -566,18 +583,18 @@ def do_close_if_due(race: Race) -> bool:
 def _close(race: Race, reason: str, racers: list[Racer] | None = None) -> None:
     """Close the race under its row's lock: the games still playing end, the racers still racing
     stop, everyone's place, the ratings, the `finished` event and what other apps follow it with
-    (`ON_CLOSE`). `racers`: all of them with their games, read under the lock, or read here."""
+    (`ON_CLOSE`). `racers`: all of them with their games and players, read under the lock, or
+    read here."""
     now = timezone.now()
     end = min(now, race.ends_at)
     if racers is None:
-        racers = list(race.racers.select_related("game"))
+        racers = list(race.racers.select_related("game", "player"))
     playing = [r.game for r in racers if r.status in STILL and r.game is not None]
     if playing:
         # Every game still playing ends first (waiting for a batch that holds its row), so the
         # racers read again hold every move that was stored, and no later move can be.
-        for game in playing:
-            do_end_game(game, end)
-        racers = list(race.racers.select_related("game"))
+        do_end_games(playing, end)
+        racers = list(race.racers.select_related("game", "player"))
     stopped = [r for r in racers if r.status in STILL]
     for racer in stopped:
         racer.status = lifecycle.status_at_close(RacerStatus(racer.status))
@@ -589,7 +606,10 @@ def _close(race: Race, reason: str, racers: list[Racer] | None = None) -> None:
     for racer in racers:
         racer.place = places.get(racer.public_id)
     update_rows(racers, ["place"])
-    rating_changes = apply_ratings(race, now) if race.rated and race.ranked else {}
+    closing = Closing(race, racers)
+    rating_changes = {}
+    if race.rated and race.ranked:
+        rating_changes = apply_ratings(race, now, racers, closing.withheld)
     race.status = Race.Status.FINISHED
     race.finished_at = now
     race.save(update_fields=["status", "finished_at"])
@@ -603,7 +623,7 @@ def _close(race: Race, reason: str, racers: list[Racer] | None = None) -> None:
         ratings=rating_changes,
     )
     for follow in ON_CLOSE:
-        follow(race, racers)
+        follow(closing)
 
 
 def do_rematch(race: Race, player: Player) -> Race:

@@ -36,14 +36,20 @@ def withheld_in(race: Race) -> set[int]:
     return set().union(*(rule(race) for rule in WITHHELD))
 
 
-def rated_racers(race: Race) -> list[Racer]:
-    """The racers a rated race rates: signed in, their result not withheld; in player order."""
-    withheld = withheld_in(race)
-    return [
-        racer
-        for racer in race.racers.select_related("player").order_by("player_id")
-        if racer.player.user_id is not None and racer.player_id not in withheld
-    ]
+def rated_racers(
+    race: Race, racers: list[Racer] | None = None, withheld: set[int] | None = None
+) -> list[Racer]:
+    """The racers a rated race rates: signed in, their result not withheld; in player order.
+    `racers` (all of them, with their players) and `withheld` (`withheld_in`) as the close has
+    them already, or read here."""
+    if withheld is None:
+        withheld = withheld_in(race)
+    if racers is None:
+        racers = list(race.racers.select_related("player"))
+    return sorted(
+        (r for r in racers if r.player.user_id is not None and r.player_id not in withheld),
+        key=lambda r: r.player_id,
+    )
 
 
 def rate_race(racers: list[Racer], before: list[ratings.Skill]) -> list[ratings.Skill]:
@@ -52,9 +58,15 @@ def rate_race(racers: list[Racer], before: list[ratings.Skill]) -> list[ratings.
     return ratings.rate(before, places)
 
 
-def apply_ratings(race: Race, now: datetime) -> dict[str, dict]:
-    """Rate the finished race's signed-in racers; per racer id, what a page shows of it."""
-    racers = rated_racers(race)
+def apply_ratings(
+    race: Race,
+    now: datetime,
+    racers: list[Racer] | None = None,
+    withheld: set[int] | None = None,
+) -> dict[str, dict]:
+    """Rate the finished race's signed-in racers; per racer id, what a page shows of it
+    (`racers` and `withheld` as `rated_racers` takes them)."""
+    racers = rated_racers(race, racers, withheld)
     if len(racers) < ratings.MIN_RATED_RACERS:
         return {}
     player_ids = [racer.player_id for racer in racers]

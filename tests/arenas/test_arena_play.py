@@ -262,14 +262,16 @@ def test_a_race_s_points_are_written_in_one_statement_whatever_its_size(arena, h
 
 
 RACERS_READ = 'SELECT "races_racer".'
-RACER_READS = {"a resignation": 2, "the last resignation, which closes the race": 5}
+RACER_READS = {"a resignation": 2, "the last resignation, which closes the race": 3}
 """Reads of the racers' table (issue 27: a race's end is most of an arena's database work): the
 resigning racer with their game and the race, then under the race's lock all racers with their
-games, for the `progress` event and to say whether the race is done. The close takes that read:
-its places, the `finished` event and the arena's points all come from it. The ratings read the
-signed-in racers, and the withheld results are asked for by the ratings and by the points. It
-was 4 and 12, then 3 and 7 (the resigning racer read again under the lock, and the close's own
-read)."""
+games and players, for the `progress` event and to say whether the race is done. The close takes
+that read: its places, its ratings, the `finished` event and the arena's points all come from it,
+and the withheld results are asked for once (`races.actions.Closing`); the two left are the
+finished race's games handed to fair play's assessment and to the losing-move search. It was 4
+and 12, then 3 and 7 (the resigning racer read again under the lock, and the close's own read),
+then 2 and 5 (the ratings' read of the signed-in racers, and the withheld results asked for by
+the ratings and again by the points)."""
 
 
 def test_a_race_s_end_reads_its_racers_once_under_the_race_s_lock(arena, here):
