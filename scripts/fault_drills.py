@@ -557,8 +557,10 @@ async def drill_arena_redis_restart(options) -> Drill:
         placed_before = sum(len(p.placements_ms) for p in crowd.players)
         redis.restart_empty()
         players = await running
-        await asyncio.sleep(1.0)  # the last closes' boards are written after their commits
-        record = arena_crowd.record_check(options.database_url, args.base_urls[0], crowd.arena_id)
+        # The last closes' boards are written after their commits: settled, not lost.
+        record = arena_crowd.settled_record_check(
+            options.database_url, args.base_urls[0], crowd.arena_id
+        )
     placed = sum(len(p.placements_ms) for p in players)
     errors = [p.error for p in players if p.error]
     drill.evidence = {

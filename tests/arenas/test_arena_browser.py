@@ -121,13 +121,18 @@ def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people
     for player in (ann, bob):
         player.page.wait_for_url(race, timeout=20_000)
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
-    # Bob sits out the next races (on the arena's page, in the race's tab), comes back to his
-    # race and resigns with Ann: after it Ann is the only free player.
-    race_url = bob.page.url
-    bob.page.goto(arena_url)
-    bob.page.click("#pause-button")
-    bob.wait("#join-button")  # "Resume"
-    bob.page.goto(race_url)
+    # Bob sits out the next races with the arena page's Pause form, then resigns with Ann: after
+    # it Ann is the only free player. He pauses in a tab of his without scripts: a scripted
+    # arena page opened within 15 s of its player's placement is sent back to that race by its
+    # socket (`placed`, arenas.rooms.PLACED_GRACE), which on a slow machine came while the
+    # form was being sent, and took the page away before it said "Resume".
+    plain = bob.page.context.browser.new_context(java_script_enabled=False)
+    plain.add_cookies(bob.page.context.cookies())
+    tab = plain.new_page()
+    tab.goto(arena_url)
+    tab.click("#pause-button")
+    tab.wait_for_selector("#join-button")  # "Resume"
+    plain.close()
     for player in (ann, bob):
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
         player.page.click("#resign-button")
