@@ -49,6 +49,14 @@ class Presser:
     """From the press to its race's countdown."""
     error: str | None = None
     frames: list[str] = field(default_factory=list)
+    syncs: int = 0
+    """Times it asked with `sync` after a silence."""
+
+
+SILENCE_S = 20.0
+"""How long a presser waits on its race's socket without a frame before it asks with `sync` (the
+channel layer may lose an event such as the `countdown`, and a page reconnects after a line goes
+quiet: frontend/static/js/socket.js pings every 20 s)."""
 
 
 def place(presser: Presser, variant: str) -> tuple[dict, float]:
@@ -80,9 +88,18 @@ async def press(presser: Presser, variant: str, delay: float, pool, timeout: flo
             ws = await connect(url, headers, presser)
             async with ws:
                 while presser.started_ms is None:
-                    take(presser, json.loads(await ws.recv()), pressed)
+                    try:
+                        frame = await asyncio.wait_for(ws.recv(), SILENCE_S)
+                    except TimeoutError:  # an event the channel layer lost: ask, as a page does
+                        presser.syncs += 1
+                        await ws.send(json.dumps({"type": "sync"}))
+                        continue
+                    take(presser, json.loads(frame), pressed)
     except Exception as exc:  # noqa: BLE001 - every failure is a figure
-        presser.error = f"{type(exc).__name__}: {exc}"[:200]
+        # What the socket heard says which wait it was: a race never started (one player alone
+        # in its lobby) or a start not heard.
+        heard = f"race {presser.code}, frames {presser.frames[-6:]}, syncs {presser.syncs}"
+        presser.error = f"{type(exc).__name__}: {exc} ({heard})"[:300]
 
 
 async def connect(url: str, headers: dict, presser: Presser):
