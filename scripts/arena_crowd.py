@@ -130,7 +130,8 @@ class ArenaPlayer:
     """From the end of the player's race (the server's `finished_at`) to its next `placed`."""
     ended_heard_ms: list[float] = field(default_factory=list)
     """From the end of the player's race to hearing that it ended."""
-    ended_at_ms: int | None = None
+    untimed: int = 0
+    """Placements after a race whose end the race's socket never told (over when it opened)."""
     snapshot_ms: list[float] = field(default_factory=list)
     """From opening a race's socket to its first frame (the connect's `snapshot`)."""
     board_late_ms: list[float] = field(default_factory=list)
@@ -158,6 +159,8 @@ class Crowd:
         """Arena sockets the server closed, opened again."""
         self.pages = 0
         """Pages loaded (the arena's after joining, each race's)."""
+        self.placed_heard = 0
+        """`placed` frames heard (each sends a page to its race), timed or not."""
         self.counting: set[asyncio.Future] = set()
         """Placements after a race whose race's end is still to be heard (`count_return`)."""
 
@@ -207,8 +210,9 @@ class Crowd:
             return
         finally:
             await racer.close()
-        ended_ms, player.ended_at_ms = player.ended_at_ms, None
+        ended_ms = racer.ended_at_ms
         if ended_ms is None:  # over already when the socket opened: no `finished_at` heard
+            player.untimed += 1
             return
         placed_ms, placed_at_s = placed
         player.placements_ms.append(placed_ms - max(opened_ms, ended_ms))
@@ -232,6 +236,7 @@ class Crowd:
                             async for text in ws:
                                 frame = json.loads(text)
                                 if frame.get("type") == "placed":
+                                    self.placed_heard += 1
                                     if after is None:  # free since the socket opened
                                         waited = time.time() * 1000 - opened_ms
                                         player.placements_ms.append(waited)
@@ -262,6 +267,9 @@ class Crowd:
         player.races.append(code)
         racer = self.racer_class(player.index, [player.base], self.stats, self.args, _NoBar())
         racer.base, racer.browser, racer.code = self.race_server(player, code), player.browser, code
+        # This race's end as the server recorded it (`finished_at`), from the first frame that
+        # says it is over; kept on the racer, as the next race may end before this one is heard.
+        racer.ended_at_ms = None
         on_frame = racer.on_frame
         opened_ms = time.time() * 1000
         snapshot_seen = False
@@ -282,9 +290,9 @@ class Crowd:
             over = kind == "finished" or (
                 kind == "snapshot" and frame["race"]["status"] == "finished"
             )
-            if over and player.ended_at_ms is None and frame["race"].get("finished_at"):
-                player.ended_at_ms = frame["race"]["finished_at"]
-                player.ended_heard_ms.append(time.time() * 1000 - player.ended_at_ms)
+            if over and racer.ended_at_ms is None and frame["race"].get("finished_at"):
+                racer.ended_at_ms = frame["race"]["finished_at"]
+                player.ended_heard_ms.append(time.time() * 1000 - racer.ended_at_ms)
             if kind == "snapshot" and over:
                 racer.finished.set()  # the answer to a `sync`: over already
 
@@ -518,6 +526,8 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "wall_s": round(time.perf_counter() - began, 1),
         "arena": crowd.arena_id,
         "placements": len(placements),
+        "placed_frames": crowd.placed_heard,
+        "placements_untimed": sum(p.untimed for p in players),
         "placed_again": sum(1 for p in players if len(p.placements_ms) >= 2),
         "placement_ms": spread(placements),
         "placed_over_5s": sum(1 for ms in placements if ms > 5000),
@@ -611,7 +621,8 @@ def print_figures(result: dict) -> None:
         f"{result['load_average_before']:.2f}, after {result['load_average_after']:.2f}",
         f"placements {result['placements']}: free to placed ms median {placed['median']}, "
         f"p95 {placed['p95']}, p99 {placed['p99']}, max {placed['max']}; over 5 s "
-        f"{result['placed_over_5s']}",
+        f"{result['placed_over_5s']} (of {result['placed_frames']} heard; untimed, the race "
+        f"over when its socket opened, {result['placements_untimed']})",
         f"returns {result['returns']}: race's end to placed ms median {back['median']}, p95 "
         f"{back['p95']}, p99 {back['p99']}, max {back['max']}; over 5 s "
         f"{result['returned_over_5s']}; race's end to its `finished` heard ms median "

@@ -32,7 +32,9 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
     assert result["placed_again"] > 0, ("placed again after a race", result)
     # Each player loaded the arena's page once, after joining, and each race's page: between two
     # races a page waits on the race's page for the next (js/arena-next.js).
-    assert result["pages_loaded"] == 8 + result["placements"] > 8
+    assert result["pages_loaded"] == 8 + result["placed_frames"] > 8
+    untimed = result["placed_frames"] - result["placements"]
+    assert untimed == result["placements_untimed"], result
     # (A race placed as the run stops may still be on: its players had stopped.)
     assert result["db_races"] >= 2
     assert result["db_over_eight_or_alone"] == 0
