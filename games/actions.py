@@ -229,19 +229,16 @@ def do_end_game(game, now, status: str = Game.Status.RESIGNED, loaded=None) -> b
     Waits for a move being stored into the game (its row lock), so the move is either in the
     record before the end or refused by its compare-and-set after it. `loaded`: the game as the
     caller loaded it before taking its own locks (`load`, its log replayed): its snapshot is
-    stored if no move was stored since (the row still at its `seq`), else the game is loaded
-    again here."""
+    stored if no move was stored since (the row still at its `seq`), else the game ends as
+    `do_end_games` ends it, its row locked before its log is read."""
     if loaded is not None:
         ended = Game.objects.filter(pk=game.pk, status__in=UNFINISHED, seq=loaded.seq).update(
             status=status, finished_at=now, state=loaded.engine.to_dict()
         )
         if ended:
             return True
-    snapshot = load(game).engine.to_dict()
-    ended = Game.objects.filter(pk=game.pk, status__in=UNFINISHED).update(
-        status=status, finished_at=now, state=snapshot
-    )
-    return bool(ended)
+    with transaction.atomic(savepoint=False):
+        return do_end_games([game], now, status) == 1
 
 
 def do_end_games(games: Iterable[Game], now, status: str = Game.Status.RESIGNED) -> int:

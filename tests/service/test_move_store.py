@@ -5,14 +5,17 @@ PostgreSQL's one statement, keep the same rules (the latter where the tests run 
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test import override_settings
 from django.utils import timezone
 
 from games import storage
-from games.actions import do_create_game, do_end_game
+from games.actions import do_create_game, do_end_game, get_game_update
 from games.models import Game, Move
+from games.play import load
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,6 +60,37 @@ def write_of(game: Game, move: str, old_seq: int = 0) -> storage.GameWrite:
 
 def log_of(game: Game) -> list[str]:
     return list(Move.objects.filter(game=game).order_by("seq").values_list("move", flat=True))
+
+
+@pytest.mark.skipif(
+    connection.vendor == "sqlite", reason="SQLite has no row locks: this runs on PostgreSQL"
+)
+def test_an_end_waits_for_a_move_being_stored_and_its_last_state_has_the_move(player):
+    """A batch holds the game's row while it stores a move, and the game ends meanwhile (a
+    resignation whose copy is behind, another tab having moved): the end waits for the batch,
+    then reads the log, so the move is in the game's last state, not only in its log."""
+    game = do_create_game(player, "penguin", 1)
+    move = get_game_update(game).legal[0]
+    ended = []
+
+    def end() -> None:
+        try:
+            ended.append(do_end_game(game, timezone.now()))
+        finally:
+            connection.close()
+
+    with transaction.atomic():
+        Game.objects.select_for_update().get(pk=game.pk)  # the batch's hold
+        ending = threading.Thread(target=end)
+        ending.start()
+        ending.join(0.5)
+        assert ending.is_alive(), "the end waits for the game's row"
+        assert Store("orm").write([write_of(game, move)]).applied == {game.pk}
+    ending.join(10)
+    assert ended == [True]
+    game.refresh_from_db()
+    assert (game.status, log_of(game)) == (Game.Status.RESIGNED, [move])
+    assert game.state == load(game).engine.to_dict()
 
 
 @pytest.mark.parametrize("kind", stores())
