@@ -2,8 +2,6 @@
 connection, on PostgreSQL) is seated in one race, not two: the placement locks the player's row
 first, so the second press waits for the first and finds the player already waiting."""
 
-import threading
-
 import pytest
 from django.db import connection
 
@@ -11,6 +9,7 @@ from games.models import Player
 from races import quick
 from races.models import Racer
 from tests.required import unavailable
+from tests.threads import all_at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,24 +26,9 @@ def on_postgres():
 def press_at_once(player: Player, variants: list[str]) -> tuple[list[int], list[Exception]]:
     """Each variant's Quick race pressed by the player in a thread of its own, all at once: the
     races they were placed in, and the errors."""
-    barrier = threading.Barrier(len(variants))
-    races, errors = [], []
-
-    def press(variant: str) -> None:
-        try:
-            barrier.wait()
-            races.append(quick.do_quick_race(player, variant).pk)
-        except Exception as exc:  # reported below, with the thread's error
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=press, args=(variant,)) for variant in variants]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    return races, errors
+    threads = all_at_once(quick.do_quick_race, [(player, variant) for variant in variants])
+    errors = [thread.error for thread in threads if thread.error is not None]
+    return [thread.result.pk for thread in threads if thread.error is None], errors
 
 
 def test_two_presses_at_once_for_two_games_seat_the_player_once():

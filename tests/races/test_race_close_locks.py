@@ -3,10 +3,8 @@ a thousand players they queue on it): the resigning racer's game ends before the
 locked, a close someone else has made is not queued for, and the close writes its racers in one
 statement each way, whatever their number."""
 
-import threading
-
 import pytest
-from django.db import OperationalError, connection, transaction
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -18,6 +16,7 @@ from races import actions
 from races import play as race_play
 from races.lifecycle import RacerStatus
 from races.models import Race
+from tests.threads import ConnectionThread
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
 
@@ -86,40 +85,26 @@ def test_a_resignation_waiting_for_its_game_leaves_the_race_free(running_race):
     row, which the race's other racers (their resignations, a finish, the close) can take."""
     race, ann = running_race.race, running_race.ann
     game = race.racers.get(player=ann.player).game
-    errors = []
-
-    def resign() -> None:
-        try:
-            actions.do_resign(race, ann.player)
-        except Exception as exc:  # reported below
-            errors.append(exc)
-        finally:
-            connection.close()
-
     with transaction.atomic():
         Game.objects.select_for_update().get(pk=game.pk)  # the batch's hold
-        resigning = threading.Thread(target=resign)
+        resigning = ConnectionThread(actions.do_resign, race, ann.player)
         resigning.start()
         resigning.join(1.0)
         assert resigning.is_alive(), "the resignation waits for the game's row"
-        free = threading.Event()
 
         def lock_race() -> None:
-            try:
-                with transaction.atomic():
-                    Race.objects.select_for_update(nowait=True).get(pk=race.pk)
-                    free.set()
-            except OperationalError:
-                pass
-            finally:
-                connection.close()
+            with transaction.atomic():
+                Race.objects.select_for_update(nowait=True).get(pk=race.pk)
 
-        other = threading.Thread(target=lock_race)
+        other = ConnectionThread(lock_race)
         other.start()
         other.join(10)
-        assert free.is_set(), "the race's row was held while the resignation waited"
+        assert not other.is_alive() and other.error is None, (
+            "the race's row was held while the resignation waited",
+            other.error,
+        )
     resigning.join(10)
-    assert not errors
+    assert resigning.error is None
     assert race.racers.get(player=ann.player).status == RacerStatus.RESIGNED
     assert Game.objects.get(pk=game.pk).status == Game.Status.RESIGNED
 

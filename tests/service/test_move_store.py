@@ -5,8 +5,6 @@ PostgreSQL's one statement, keep the same rules (the latter where the tests run 
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.db import connection, transaction
 from django.test import override_settings
@@ -16,6 +14,7 @@ from games import storage
 from games.actions import do_create_game, do_end_game, get_game_update
 from games.models import Game, Move
 from games.play import load
+from tests.threads import ConnectionThread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -71,23 +70,15 @@ def test_an_end_waits_for_a_move_being_stored_and_its_last_state_has_the_move(pl
     then reads the log, so the move is in the game's last state, not only in its log."""
     game = do_create_game(player, "penguin", 1)
     move = get_game_update(game).legal[0]
-    ended = []
-
-    def end() -> None:
-        try:
-            ended.append(do_end_game(game, timezone.now()))
-        finally:
-            connection.close()
-
     with transaction.atomic():
         Game.objects.select_for_update().get(pk=game.pk)  # the batch's hold
-        ending = threading.Thread(target=end)
+        ending = ConnectionThread(do_end_game, game, timezone.now())
         ending.start()
         ending.join(0.5)
         assert ending.is_alive(), "the end waits for the game's row"
         assert Store("orm").write([write_of(game, move)]).applied == {game.pk}
     ending.join(10)
-    assert ended == [True]
+    assert (ending.error, ending.result) == (None, True)
     game.refresh_from_db()
     assert (game.status, log_of(game)) == (Game.Status.RESIGNED, [move])
     assert game.state == load(game).engine.to_dict()
