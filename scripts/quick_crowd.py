@@ -51,12 +51,19 @@ class Presser:
     frames: list[str] = field(default_factory=list)
     syncs: int = 0
     """Times it asked with `sync` after a silence."""
+    late: bool = False
+    """A guest who pressed after the crowd, for a presser left alone (`keep_company`)."""
 
 
 SILENCE_S = 20.0
 """How long a presser waits on its race's socket without a frame before it asks with `sync` (the
 channel layer may lose an event such as the `countdown`, and a page reconnects after a line goes
 quiet: frontend/static/js/socket.js pings every 20 s)."""
+
+ALONE_S = SILENCE_S + 10.0
+"""How long one presser must be the only one whose race has not started, every other placed and
+started, before a late guest presses for it (`keep_company`): long enough for its `sync` to
+have heard a start the channel layer lost."""
 
 
 def place(presser: Presser, variant: str) -> tuple[dict, float]:
@@ -139,15 +146,50 @@ async def crowd(
     spread_s: float = 1.0,
     timeout: float = 60.0,
     rng_seed: int = 1,
+    alone_s: float = ALONE_S,
 ) -> list[Presser]:
     """`players` guests press within `spread_s`, guest i on server i mod len(bases)."""
     rng = random.Random(rng_seed)
     pressers = [Presser(i, bases[i % len(bases)]) for i in range(players)]
     with concurrent.futures.ThreadPoolExecutor(min(64, players)) as pool:
-        await asyncio.gather(
-            *(press(p, variant, rng.uniform(0, spread_s), pool, timeout) for p in pressers)
-        )
-    return pressers
+        pressing = [
+            asyncio.ensure_future(press(p, variant, rng.uniform(0, spread_s), pool, timeout))
+            for p in pressers
+        ]
+        late = await keep_company(pressers, pressing, variant, pool, timeout, alone_s)
+        await asyncio.gather(*pressing)
+    return pressers + ([late] if late is not None else [])
+
+
+async def keep_company(
+    pressers: list[Presser],
+    pressing: list[asyncio.Future],
+    variant: str,
+    pool,
+    timeout: float,
+    alone_s: float,
+) -> Presser | None:
+    """The crowd's last presser may open a lobby nobody comes to. A quick race's lobby clock
+    starts at its second player, so on a slow machine a lobby whose presses came slower than
+    its clock starts with fewer than eight, the crowd no longer divides into full races, and
+    the presser left over waits alone: a race of one never starts, by design, until the next
+    press. When one presser has been the only one waiting for `alone_s`, every other placed
+    and started, a late guest presses Quick race as that next player would (and is counted);
+    the two then start like any race of two."""
+    alone_since = None
+    while not all(task.done() for task in pressing):
+        await asyncio.sleep(1.0)
+        waiting = [p for p in pressers if p.started_ms is None and p.error is None]
+        placed = all(p.code or p.error for p in pressers)
+        if not (placed and len(waiting) == 1):
+            alone_since = None
+            continue
+        alone_since = alone_since or time.perf_counter()
+        if time.perf_counter() - alone_since >= alone_s:
+            late = Presser(len(pressers), waiting[0].base, late=True)
+            await press(late, variant, 0.0, pool, timeout)
+            return late
+    return None
 
 
 def figures(pressers: list[Presser]) -> dict:
@@ -170,6 +212,7 @@ def figures(pressers: list[Presser]) -> dict:
     errors = Counter(p.error.split(":")[0] for p in pressers if p.error)
     return {
         "players": len(pressers),
+        "late_guests": sum(p.late for p in pressers),
         "races": len(by_race),
         "race_sizes": dict(sorted(sizes.items())),
         "not_started": sum(p.started_ms is None for p in pressers),
@@ -243,7 +286,8 @@ def print_figures(result: dict) -> None:
     placed, started = result["placement_ms"], result["press_to_start_ms"]
     lines = [
         f"quick race crowd: {result['players']} players on {result['servers']} server(s) "
-        f"in {result['wall_s']} s; load average before {result['load_average_before']:.2f}",
+        f"in {result['wall_s']} s (a late guest for one left alone: {result['late_guests']}); "
+        f"load average before {result['load_average_before']:.2f}",
         f"races {result['races']}, sizes {result['race_sizes']} (size: races); "
         f"not started {result['not_started']}; errors {result['errors']} "
         f"{result['error_kinds'] or ''}; socket handshakes tried again "
