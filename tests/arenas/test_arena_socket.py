@@ -229,6 +229,7 @@ class FakeSocket:
 
 
 async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
+    monkeypatch.setattr(rooms, "BOARD_EVERY_S", 60)  # the two ticks within it, however slow
     room = rooms.Room(rooms.Rooms(), arena)
     socket = FakeSocket()
     room.sockets.add(socket)
@@ -246,6 +247,7 @@ async def test_sockets_opening_within_a_second_share_one_read_of_the_board(arena
     reads = []
     read = standings.board_frame
     monkeypatch.setattr(standings, "board_frame", lambda *a: reads.append(a) or read(*a))
+    monkeypatch.setattr(standings, "BOARD_FRESH_S", 60)  # "within a second", however slow
     room = rooms.Room(rooms.Rooms(), arena)
     await asyncio.gather(*(room.texts([]) for _ in range(5)))  # a crowd opening at once
     bob = await run(Player.objects.create, nickname="Bob")
