@@ -60,9 +60,10 @@ def access_game(player: Player | None, public_id: str, kinds: Iterable[str] | No
     return game
 
 
-def get_game_update(game: Game) -> GameUpdate:
-    """The game as it stands now (for resyncs); changes nothing."""
-    return update_of(load(game))
+def get_game_update(game: Game, read: bool = True) -> GameUpdate:
+    """The game as it stands now (for resyncs); changes nothing. `read=False`: `game` is its row
+    as just read, not read again (its moves are)."""
+    return update_of(load(game, read=read))
 
 
 # ------------------------------------------------------------------ creating and opening

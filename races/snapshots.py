@@ -162,13 +162,16 @@ def _catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
 
 def read_boards(view: CatchUp) -> None:
     """The boards of the view's games as they stand now (none before the start): the racer's
-    own (`board`), or every racer's as a spectator sees it (`boards`). Those that moved in
-    between are read again once their groups are joined (`read_moved_boards`)."""
+    own (`board`), or every racer's as a spectator sees it (`boards`), from the game rows the
+    view was read with (only their moves are read). Those that moved in between are read again
+    once their groups are joined (`read_moved_boards`)."""
     if view.racer_id is not None:
-        view.board = next((game_actions.get_game_update(g) for g in view.rows.values()), None)
+        view.board = next(
+            (game_actions.get_game_update(g, read=False) for g in view.rows.values()), None
+        )
     else:
         view.boards = [
-            board_frame(game_actions.get_game_update(view.rows[public_id]), racer_id)
+            board_frame(game_actions.get_game_update(view.rows[public_id], read=False), racer_id)
             for public_id, racer_id in view.games.items()
         ]
 

@@ -202,6 +202,13 @@ if REDIS_URL:
         }
     }
 
+# Sessions are read from that cache, the database kept as their record (Django's `cached_db`):
+# a page or a socket's connect asks Redis for the guest's session instead of the database (an
+# arena's racers open a race's page and its socket every race). Without Redis each process would
+# keep its own copy, and a logout in one would not reach the others: sessions stay in the database.
+if REDIS_URL:
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
 # The leaderboard store (games/rankstore.py) shares the Redis of the channel layer.
 LEADERBOARD_REDIS_URL = REDIS_URL
 

@@ -2,10 +2,11 @@
 a race: a crowd of racers (an arena's) opens and ends races together, so each read counts."""
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.contrib.sessions.backends.db import SessionStore
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils.module_loading import import_string
 
 from games.identity import SESSION_PLAYER_KEY
 from games.models import Game, Player
@@ -13,6 +14,7 @@ from games.play import load
 from races import actions, lifecycle, play, snapshots
 from races.lifecycle import RacerStatus, RaceRuleError
 from races.models import Race, Racer
+from tests.required import unavailable
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -125,11 +127,13 @@ def test_a_resignation_from_a_seat_read_before_the_close_is_refused_as_a_fresh_r
 
 
 def scope_of(player: Player) -> dict:
-    """A socket's scope as the session middleware leaves it, for a guest playing as `player`."""
-    session = SessionStore()
+    """A socket's scope as the session middleware leaves it, for a guest playing as `player`
+    (the session saved by the settings' engine, as a page saves it)."""
+    store = import_string(f"{settings.SESSION_ENGINE}.SessionStore")
+    session = store()
     session[SESSION_PLAYER_KEY] = player.pk
     session.save()
-    return {"user": AnonymousUser(), "session": SessionStore(session.session_key)}
+    return {"user": AnonymousUser(), "session": store(session.session_key)}
 
 
 def racer_reads(queries) -> list[str]:
@@ -162,6 +166,40 @@ def test_a_spectator_s_socket_follows_the_games_the_snapshot_read(running_race):
     assert view.racer is None and view.snapshot["you"]["racer"] is None
     assert sorted(view.games.values()) == sorted(r["id"] for r in view.snapshot["racers"])
     assert len(view.boards) == 2
+
+
+@pytest.mark.usefixtures("no_countdown")
+@pytest.mark.parametrize("who", ["racer", "spectator"])
+def test_a_socket_opening_on_a_running_race_shows_the_game_rows_it_read_with_the_racers(
+    running_race, who
+):
+    """The boards a socket is shown on opening come from the game rows read with the racers:
+    no game row is read again (only each game's moves are)."""
+    race = running_race.race
+    player = running_race.ann.player if who == "racer" else Player.objects.create(nickname="Eve")
+    with CaptureQueriesContext(connection) as queries:
+        view = snapshots.connect(race.code, scope_of(player), None)
+    game_reads = [q["sql"] for q in queries if 'FROM "games_game"' in q["sql"]]
+    assert game_reads == []
+    moves_reads = [q["sql"] for q in queries if 'FROM "games_move"' in q["sql"]]
+    assert len(moves_reads) == (1 if who == "racer" else 2)
+    boards = [view.board] if who == "racer" else view.boards
+    assert len(boards) == (1 if who == "racer" else 2) and all(b is not None for b in boards)
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_with_redis_a_socket_s_connect_reads_its_session_from_the_cache(running_race):
+    """With a Redis, sessions are Django's `cached_db`: saved to the database and to Redis, and
+    read from Redis, so opening a socket asks the database for no session row."""
+    if not settings.REDIS_URL:
+        unavailable("REDIS_URL is not set: sessions are read from the database alone")
+    assert settings.SESSION_ENGINE == "django.contrib.sessions.backends.cached_db"
+    race, ann = running_race.race, running_race.ann
+    scope = scope_of(ann.player)
+    with CaptureQueriesContext(connection) as queries:
+        view = snapshots.connect(race.code, scope, None)
+    assert [q["sql"] for q in queries if "django_session" in q["sql"]] == []
+    assert view.player == ann.player and view.racer.player_id == ann.player.pk
 
 
 @pytest.mark.usefixtures("no_countdown")
