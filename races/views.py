@@ -6,6 +6,7 @@ Thin: parse and check, then one action; everything live happens over /ws/race/<c
 from __future__ import annotations
 
 from django.contrib import messages
+from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -13,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from games.engine import VARIANT_INFO
 from games.identity import current_player
+from games.models import Player
 from games.models import default_guest_nickname as guest_nickname
 from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
@@ -27,9 +29,15 @@ from races.models import Race, Racer
 LIST_SIZE = 30
 
 
-def get_race(code: str) -> Race:
-    """The race with this code (typed any way); 404 otherwise. Closes it if its time is up."""
-    race = one_or_none(Race.objects.filter(code=normalize_code(code) or ""))
+def get_race(code: str, viewer: Player | None = None) -> Race:
+    """The race with this code (typed any way); 404 otherwise. Closes it if its time is up.
+    With `viewer`, read with whether that player races in it (`race.viewer_races`), in the same
+    statement."""
+    rows = Race.objects.filter(code=normalize_code(code) or "")
+    if viewer is not None:
+        racing = Racer.objects.filter(race=OuterRef("pk"), player=viewer)
+        rows = rows.annotate(viewer_races=Exists(racing))
+    race = one_or_none(rows)
     if race is None:
         raise Http404("There is no race with this code.")
     if phase_of(race) == Phase.OVERTIME:
@@ -109,11 +117,11 @@ def join_by_code(request: HttpRequest) -> HttpResponse:
 @require_GET
 def race_page(request: HttpRequest, code: str) -> HttpResponse:
     """The live page: lobby, countdown, race, for racers and spectators alike."""
-    race = get_race(code)
+    player = current_player(request, create=False)  # a look writes nothing: joining makes a guest
+    race = get_race(code, viewer=player)
     if code != race.code:
         return redirect(race)
-    player = current_player(request, create=False)  # a look writes nothing: joining makes a guest
-    is_racer = actions.is_racer(race, player)
+    is_racer = player is not None and race.viewer_races
     owner = actions.owner_of(race)  # an arena's race: no rematch, a link back to the arena
     info = VARIANT_INFO[race.variant]
     config = {

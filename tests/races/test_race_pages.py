@@ -249,6 +249,20 @@ def test_a_racer_s_page_and_a_spectator_s_differ_by_role_and_read_no_game(
     assert 'data-role="spectator"' in page and 'class="race-keys' not in page
 
 
+def test_a_racer_s_page_reads_whether_its_viewer_races_with_the_race(ann, make_race):
+    """An arena's racers open a race's page every race: whether its viewer races comes in the
+    race's own statement, so the page reads its viewer, the race and the race's event (an
+    arena's; none here), and nothing else beside the session."""
+    race = make_race(ann)
+    ann.get(f"/races/{race.code}/")  # the session's first look
+    with CaptureQueriesContext(connection) as queries:
+        page = ann.get(f"/races/{race.code}/").content.decode()
+    sql = [q["sql"] for q in queries.captured_queries if "django_session" not in q["sql"]]
+    assert len(sql) <= 3, sql
+    assert not [q for q in sql if q.startswith('SELECT 1 AS "a" FROM "races_racer"')]
+    assert 'data-role="racer"' in page
+
+
 def test_overdue_races_are_closed_on_sight(ann, make_race, no_countdown, monkeypatch):
     """A page view after the time limit closes the race even if no socket was open."""
     from races import lifecycle
