@@ -190,7 +190,11 @@ else:
     }
 
 # Django's cache (replays' losing-move answers, seconds of solver time each) is shared by every
-# process through Redis when there is one; otherwise each process keeps its own.
+# process through Redis when there is one; otherwise each process keeps its own. Sessions are
+# read from that shared cache, the database kept as their record (Django's `cached_db`): a page or
+# a socket's connect asks Redis for the guest's session instead of the database (an arena's
+# racers open a race's page and its socket every race). Without Redis each process would keep
+# its own copy, and a logout in one would not reach the others: sessions stay in the database.
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -201,12 +205,6 @@ if REDIS_URL:
             "OPTIONS": {"pool_class": "solitaire_site.cache_pool.SharedConnectionPool"},
         }
     }
-
-# Sessions are read from that cache, the database kept as their record (Django's `cached_db`):
-# a page or a socket's connect asks Redis for the guest's session instead of the database (an
-# arena's racers open a race's page and its socket every race). Without Redis each process would
-# keep its own copy, and a logout in one would not reach the others: sessions stay in the database.
-if REDIS_URL:
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # The leaderboard store (games/rankstore.py) shares the Redis of the channel layer.

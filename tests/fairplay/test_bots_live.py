@@ -23,7 +23,7 @@ import pytest
 
 from scripts import bots
 from scripts.client import Browser, query
-from scripts.servers import ROOT, migrate, server_env
+from scripts.servers import ROOT, server_env
 from tests.live import live_server_process
 
 # One worker for every test (the module's server and games); the lane of tests that wait
@@ -62,21 +62,20 @@ def server():
             "QUICK_RACE_LOBBY_S": "2",
             "BACKGROUND_WORKER": "process",
         }
-        stock_race_deals(env)
         launcher = ["nice", "-n", str(AHEAD), sys.executable, "-m", "solitaire_site.daphne_server"]
         with live_server_process(env=env, launcher=launcher) as url:
+            stock_race_deals(env)
             yield url, database_url
 
 
 def stock_race_deals(env: dict[str, str]) -> None:
-    """A proved-winnable Penguin deal in the race pool for every bot's quick race, before the
-    server starts. The solver bots need a win to find: a quick race opened on an empty pool
-    takes a random deal unless the search it starts is done by its start (the 2-s lobby), and
-    on a slow machine beside a whole run it was not, once: a lost deal, "the solver found no
-    win (lost)"."""
+    """A proved-winnable Penguin deal in the race pool for every bot's quick race, in the
+    server's database (migrated as it started), before any bot plays. The solver bots need a
+    win to find: a quick race opened on an empty pool takes a random deal unless the search it
+    starts is done by its start (the 2-s lobby), and on a slow machine beside a whole run it
+    was not, once: a lost deal, "the solver found no win (lost)"."""
     full = server_env(database_url=env["DATABASE_URL"])
     full.update({name: value for name, value in env.items() if name != "DATABASE_URL"})
-    migrate(full)
     command = ["manage.py", "stock_winnable_deals", "penguin", "--size", str(len(bots.BOTS))]
     subprocess.run([sys.executable, *command], cwd=ROOT, env=full, check=True, capture_output=True)
 
