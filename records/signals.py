@@ -13,6 +13,7 @@ from django.dispatch import receiver
 from daily.actions import AFTER_RANKED_RESULT
 from games.models import Game, Player
 from games.storage import ON_END
+from races.actions import ON_CLOSE, Closing
 from records import analysis, leaderboard
 from records.recent_races import forget_newest
 
@@ -35,25 +36,20 @@ def player_gone(sender, instance: Player, **kwargs) -> None:
     transaction.on_commit(leaderboard.names_changed)
 
 
-@receiver(post_save, sender="races.Race", dispatch_uid="records.signals.race_finished")
-def race_finished(sender, instance, created: bool, raw: bool = False, **kwargs) -> None:
-    """A race that finishes heads the recent races list at once (records/recent_races.py): its
+def race_closed(closing: Closing) -> None:
+    """A race that closes heads the recent races list at once (records/recent_races.py): its
     newest race is forgotten now and again after the commit (a list read between the two may
-    have remembered the race before it); and its racers' games go to the losing-move search."""
-    if raw or instance.status != instance.Status.FINISHED:
-        return
-
+    have remembered the race before it); and its racers' games go to the losing-move search (a
+    resignation and the close end a game with an update, which the Game post_save below never
+    sees; the race replay shows every mark)."""
     forget_newest()
     transaction.on_commit(forget_newest)
-    update_fields = kwargs.get("update_fields")
-    if update_fields is None or "status" in update_fields:
-        # Its games to the losing-move search: a resignation and the close end a game with an
-        # update, which the Game post_save below never sees; the race replay shows every mark.
-        analysis.request(instance.racers.exclude(game=None).values_list("game_id", flat=True))
+    analysis.request([r.game_id for r in closing.racers if r.game_id is not None])
 
 
 # A ranked daily result goes on its boards after the commit that changed it; a game that ends
 # (in a move batch, or saved any other way) goes to the losing-move search for its replay.
 AFTER_RANKED_RESULT.append(leaderboard.record_attempt)
 ON_END.append(analysis.request)
+ON_CLOSE.append(race_closed)
 post_save.connect(analysis.after_save, sender=Game, dispatch_uid="records.analysis")

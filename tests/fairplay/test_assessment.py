@@ -1,12 +1,16 @@
 """An assessment of each ranked result, from the record, made once (fairplay/assess.py)."""
 
+import datetime as dt
+
 import pytest
 from django.db import transaction
+from django.db.models import F
 
 from fairplay import assess
 from fairplay.models import Assessment
 from games import worker
-from games.models import Game
+from games.models import Game, Player
+from races import actions as races
 from races.models import Race
 from tests.fairplay.conftest import PERSON, play, winning_line
 
@@ -114,6 +118,37 @@ def test_a_guests_game_in_a_rated_race_is_not(rated_race_game):
 
 def test_an_unrated_races_game_is_not(rated_race_game):
     assert assess.assess(play(rated_race_game(rated=False), [172] * 40).pk) is None
+
+
+def closed_race(make_account, rated: bool) -> Race:
+    """A race of an account and a guest, closed at its time limit."""
+    host, guest = make_account(), Player.objects.create(nickname="Guest")
+    race = races.do_create_race(host, variant="penguin", rated=rated, time_limit_s=300)
+    races.do_join_race(race, guest)
+    races.do_start_race(race, host)
+    hour = dt.timedelta(hours=1)
+    Race.objects.filter(pk=race.pk).update(
+        starts_at=F("starts_at") - hour, ends_at=F("ends_at") - hour
+    )
+    assert races.do_close_if_due(race)
+    return race
+
+
+@pytest.mark.parametrize("rated", [True, False])
+def test_a_rated_races_close_hands_its_accounts_games_to_the_worker(
+    rated, make_account, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The close of a rated race (the games it ends with an update included) hands each
+    signed-in racer's game over after the commit, and a guest's not; an unrated race's none."""
+    settings.FAIRPLAY_ASSESSMENT = True
+    submitted = []
+    monkeypatch.setattr(assess._queue, "_submit", submitted.append)
+    assess._queue.waiting.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        race = closed_race(make_account, rated)
+    accounts = race.racers.filter(player__user__isnull=False).values_list("game_id", flat=True)
+    assert submitted == (list(accounts) if rated else [])
+    assess._queue.waiting.clear()
 
 
 def test_a_game_is_queued_once_while_it_waits(

@@ -8,11 +8,13 @@ from django.db import connection
 from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
+from fairplay import assess
 from games.models import Game, Player
 from games.play import load
 from races import actions, play
 from races.lifecycle import RacerStatus
 from races.models import Race, Racer
+from records import analysis
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
 
@@ -60,3 +62,22 @@ def test_a_close_at_the_time_limit_ends_every_game_where_its_moves_left_it():
 
 def test_a_close_at_the_time_limit_costs_as_many_statements_for_eight_racers_as_for_two():
     assert closed_at_time_limit(race_played(8)) == closed_at_time_limit(race_played(2))
+
+
+def test_what_follows_a_close_reads_no_racer_again(settings):
+    """The racers are read twice in a close, before and after it ends the games still playing;
+    what follows it (fair play's assessments, the losing-move search, an arena's points) takes
+    them from the close instead of reading them again."""
+    settings.FAIRPLAY_ASSESSMENT = settings.REPLAY_ANALYSIS = True
+    race = race_played(3)
+    Race.objects.filter(pk=race.pk).update(rated=True)
+    hour = timedelta(hours=1)
+    Race.objects.filter(pk=race.pk).update(
+        starts_at=F("starts_at") - hour, ends_at=F("ends_at") - hour
+    )
+    with CaptureQueriesContext(connection) as queries:
+        assert actions.do_close_if_due(race)
+    sql = [q["sql"] for q in queries.captured_queries]
+    assert len([s for s in sql if s.startswith("SELECT") and 'FROM "races_racer"' in s]) == 2
+    assess._queue.waiting.clear()
+    analysis._queue.waiting.clear()
