@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import threading
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db.backends import utils
+from django.db.models import F
 from django.test import Client
 from django.utils import timezone
 
@@ -185,6 +187,14 @@ def run():
 def no_countdown(monkeypatch):
     """Races start the moment they are started (for tests that drive the actions directly)."""
     monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", 0)
+
+
+def out_of_time(race: Race) -> None:
+    """A started race's clock an hour earlier: its time is up, and its close is due."""
+    hour = dt.timedelta(hours=1)
+    Race.objects.filter(pk=race.pk).update(
+        starts_at=F("starts_at") - hour, ends_at=F("ends_at") - hour
+    )
 
 
 @pytest.fixture

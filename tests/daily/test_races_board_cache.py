@@ -9,13 +9,13 @@ import re
 
 import pytest
 from django.db import connection
-from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games.models import Player
 from races import actions
 from races.models import Race, Racer
+from tests.race_support import out_of_time
 
 pytestmark = pytest.mark.django_db
 
@@ -58,10 +58,7 @@ def closed_race(names: list[str]) -> Race:
     for player in players[1:]:
         actions.do_join_race(race, player)
     actions.do_start_race(race, players[0])
-    hour = dt.timedelta(hours=1)
-    Race.objects.filter(pk=race.pk).update(
-        starts_at=F("starts_at") - hour, ends_at=F("ends_at") - hour
-    )
+    out_of_time(race)
     assert actions.do_close_if_due(race)
     return race
 

@@ -1,10 +1,7 @@
 """An assessment of each ranked result, from the record, made once (fairplay/assess.py)."""
 
-import datetime as dt
-
 import pytest
 from django.db import transaction
-from django.db.models import F
 
 from fairplay import assess
 from fairplay.models import Assessment
@@ -13,6 +10,7 @@ from games.models import Game, Player
 from races import actions as races
 from races.models import Race
 from tests.fairplay.conftest import PERSON, play, winning_line
+from tests.race_support import out_of_time
 
 pytestmark = pytest.mark.django_db
 
@@ -126,10 +124,7 @@ def closed_race(make_account, rated: bool) -> Race:
     race = races.do_create_race(host, variant="penguin", rated=rated, time_limit_s=300)
     races.do_join_race(race, guest)
     races.do_start_race(race, host)
-    hour = dt.timedelta(hours=1)
-    Race.objects.filter(pk=race.pk).update(
-        starts_at=F("starts_at") - hour, ends_at=F("ends_at") - hour
-    )
+    out_of_time(race)
     assert races.do_close_if_due(race)
     return race
 

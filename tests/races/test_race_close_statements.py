@@ -1,11 +1,8 @@
 """A race's close at its time limit ends every game still playing where its moves left it, in a
 number of statements that does not grow with its racers (a crowd's races end together)."""
 
-from datetime import timedelta
-
 import pytest
 from django.db import connection
-from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
 from fairplay import assess
@@ -15,6 +12,7 @@ from races import actions, play
 from races.lifecycle import RacerStatus
 from races.models import Race, Racer
 from records import analysis
+from tests.race_support import out_of_time
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
 
@@ -40,10 +38,7 @@ def race_played(racers: int) -> Race:
 
 def closed_at_time_limit(race: Race) -> int:
     """Close the race as if its time were up; the statements the close took."""
-    hour = timedelta(hours=1)
-    Race.objects.filter(pk=race.pk).update(
-        starts_at=F("starts_at") - hour, ends_at=F("ends_at") - hour
-    )
+    out_of_time(race)
     with CaptureQueriesContext(connection) as queries:
         assert actions.do_close_if_due(race)
     return len(queries)
@@ -71,10 +66,7 @@ def test_what_follows_a_close_reads_no_racer_again(settings):
     settings.FAIRPLAY_ASSESSMENT = settings.REPLAY_ANALYSIS = True
     race = race_played(3)
     Race.objects.filter(pk=race.pk).update(rated=True)
-    hour = timedelta(hours=1)
-    Race.objects.filter(pk=race.pk).update(
-        starts_at=F("starts_at") - hour, ends_at=F("ends_at") - hour
-    )
+    out_of_time(race)
     with CaptureQueriesContext(connection) as queries:
         assert actions.do_close_if_due(race)
     sql = [q["sql"] for q in queries.captured_queries]
