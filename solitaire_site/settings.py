@@ -205,7 +205,8 @@ if REDIS_URL:
             "OPTIONS": {"pool_class": "solitaire_site.cache_pool.SharedConnectionPool"},
         }
     }
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    # Django's `cached_db`, going on from the database while Redis is away (a restart).
+    SESSION_ENGINE = "solitaire_site.sessions"
 
 # The leaderboard store (games/rankstore.py) shares the Redis of the channel layer.
 LEADERBOARD_REDIS_URL = REDIS_URL

@@ -189,11 +189,11 @@ def test_a_socket_opening_on_a_running_race_shows_the_game_rows_it_read_with_the
 
 @pytest.mark.usefixtures("no_countdown")
 def test_with_redis_a_socket_s_connect_reads_its_session_from_the_cache(running_race):
-    """With a Redis, sessions are Django's `cached_db`: saved to the database and to Redis, and
-    read from Redis, so opening a socket asks the database for no session row."""
+    """With a Redis, sessions are `cached_db` (solitaire_site/sessions.py): saved to the database
+    and to Redis, and read from Redis, so opening a socket asks the database for no session row."""
     if not settings.REDIS_URL:
         unavailable("REDIS_URL is not set: sessions are read from the database alone")
-    assert settings.SESSION_ENGINE == "django.contrib.sessions.backends.cached_db"
+    assert settings.SESSION_ENGINE == "solitaire_site.sessions"
     race, ann = running_race.race, running_race.ann
     scope = scope_of(ann.player)
     with CaptureQueriesContext(connection) as queries:

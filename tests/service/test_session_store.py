@@ -1,17 +1,19 @@
-"""Where sessions live: with a Redis (several server processes), Django's `cached_db`, so a page
-or a socket's connect reads the session from Redis and the database keeps the record; on the
-embedded defaults (each process its own cache), the database alone, so a logout in one process
-is a logout in every other."""
+"""Where sessions live: with a Redis (several server processes), Django's `cached_db` (going on
+from the database while Redis is away: solitaire_site/sessions.py), so a page or a socket's
+connect reads the session from Redis and the database keeps the record; on the embedded defaults
+(each process its own cache), the database alone, so a logout in one process is a logout in
+every other."""
 
 from __future__ import annotations
 
 from importlib import import_module
 
 import pytest
+from redis.exceptions import ConnectionError
 
 from scripts.servers import server_env, server_setting
 
-CACHED_DB = "django.contrib.sessions.backends.cached_db"
+CACHED_DB = "solitaire_site.sessions"
 DATABASE = "django.contrib.sessions.backends.db"
 
 
@@ -40,3 +42,36 @@ def test_a_session_logged_out_is_gone_for_every_process():
     session.flush()
     assert store(key).get("player_id") is None
     assert not store().exists(key)
+
+
+REDIS_AWAY = {  # nothing listens on port 1: every call is refused, as while Redis restarts
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",
+    }
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("engine", [CACHED_DB, "django.contrib.sessions.backends.cached_db"])
+def test_sessions_go_on_from_the_database_while_redis_is_away(settings, engine):
+    """A guest's session saved, read back by another process and a new one made, all while the
+    cache is refused: from the database, without an error (Django's own `cached_db` raises on
+    the read and on the new key; the drill `arena-redis-restart` saw its pages answer 500)."""
+    settings.CACHES = REDIS_AWAY
+    settings.SESSION_ENGINE = CACHED_DB
+    store = import_module(CACHED_DB).SessionStore
+    session = store()
+    session["player_id"] = 7
+    session.save()  # Django's `cached_db` logs the cache's failure here and goes on
+    reading = import_module(engine).SessionStore
+    if engine != CACHED_DB:
+        with pytest.raises(ConnectionError):
+            reading(session.session_key).load()
+        return
+    assert reading(session.session_key).get("player_id") == 7
+    new = reading()
+    new["player_id"] = 8
+    new.save()
+    assert reading(new.session_key).get("player_id") == 8
+    assert new.session_key != session.session_key
