@@ -6,9 +6,9 @@ of a saved session. Two of its cache calls it leaves unguarded, and each answere
 a guest with a 500 for as long as Redis was away (the `arena-redis-restart` drill, a clean-clone
 CI run of 2026-12-03): writing back to the cache a session just read from the database
 (`load`), and asking the cache whether a new session key is taken (`exists`). Here both go on
-from the database, which holds every session. A logout still fails while Redis is away: a
-session deleted from the database but left in a cache that comes back would be a logout that did
-not happen.
+from the database, which holds every session (a session is then read from it twice: only while
+Redis is away). A logout still fails while Redis is away: a session deleted from the database
+but left in a cache that comes back would be a logout that did not happen.
 """
 
 from __future__ import annotations
@@ -28,27 +28,14 @@ CACHE_AWAY = (RedisError, OSError)
 class SessionStore(cached_db.SessionStore):
     def load(self) -> dict:
         try:
-            data = self._cache.get(self.cache_key)
-        except Exception:  # Django's own rule: a cache that fails to read is a miss
-            data = None
-        if data is not None:
-            return data
-        stored = self._get_session_from_db()
-        if not stored:
-            return {}
-        data = self.decode(stored.session_data)
-        try:
-            self._cache.set(self.cache_key, data, self.get_expiry_age(expiry=stored.expire_date))
-        except CACHE_AWAY:
+            return super().load()
+        except CACHE_AWAY:  # the write-back after the database read: the database's session
             logger.warning("the session cache is away: session read from the database only")
-        return data
+            return DatabaseStore.load(self)
 
     def exists(self, session_key: str | None) -> bool:
-        if not session_key:
-            return False
         try:
-            if self.cache_key_prefix + session_key in self._cache:
-                return True
+            return super().exists(session_key)
         except CACHE_AWAY:
             logger.warning("the session cache is away: a session key checked in the database")
-        return DatabaseStore.exists(self, session_key)
+            return DatabaseStore.exists(self, session_key)

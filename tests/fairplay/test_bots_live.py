@@ -74,8 +74,8 @@ def stock_race_deals(env: dict[str, str]) -> None:
     win to find: a quick race opened on an empty pool takes a random deal unless the search it
     starts is done by its start (the 2-s lobby), and on a slow machine beside a whole run it
     was not, once: a lost deal, "the solver found no win (lost)"."""
-    full = server_env(database_url=env["DATABASE_URL"])
-    full.update({name: value for name, value in env.items() if name != "DATABASE_URL"})
+    extra = dict(env)
+    full = server_env(database_url=extra.pop("DATABASE_URL"), **extra)
     command = ["manage.py", "stock_winnable_deals", "penguin", "--size", str(len(bots.BOTS))]
     subprocess.run([sys.executable, *command], cwd=ROOT, env=full, check=True, capture_output=True)
 
