@@ -196,10 +196,12 @@ def replay(game: Game, log: list[str] | None = None) -> EngineGame:
 
 def load(game: Game, read: bool = True) -> LiveGame:
     """The game as it stands in the database, its engine replayed from the log (ORM; sync).
-    `read=False`: `game` is its row as just read, not read again (the log still is)."""
+    `read=False`: `game` is its row as just read, not read again (the log still is, unless the
+    row says no move was ever stored: a game's moves and its `seq` are written in one
+    transaction, so a game at the start of a race is one read)."""
     if read:
         game = Game.objects.get(pk=game.pk)
-    log = move_log(game)
+    log = move_log(game) if game.seq else []
     part = WRITE_PARTS.get(game.kind)
     live = LiveGame(
         pk=game.pk,

@@ -294,8 +294,10 @@ async def test_a_tab_opened_mid_race_with_no_move_meanwhile_reads_its_game_s_log
     running, race_socket, monkeypatch
 ):
     """Once its game's group is joined, the socket asks only whether the game moved since its
-    board was read: with no move meanwhile it sends that board once and replays no log again."""
-    race, (ann, _, board), _ = running
+    board was read: with no move meanwhile it sends that board once and replays no log again
+    (Ann's first tab has moved, so her game has a log to read)."""
+    race, (ann, ann_socket, board), _ = running
+    board = await ann_socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
     logs_read: list[str] = []
     move_log = game_play.move_log
     monkeypatch.setattr(

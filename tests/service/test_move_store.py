@@ -94,6 +94,24 @@ def test_a_write_applies_where_the_game_still_is(player, kind):
 
 
 @pytest.mark.parametrize("kind", stores())
+def test_a_game_is_read_with_its_log_and_one_never_moved_with_its_row_alone(
+    player, kind, django_assert_num_queries
+):
+    """A game's moves and its `seq` are stored together, so a game whose row says no move was
+    stored has no log to read (each racer's board at a race's start); once one is stored, the
+    log is read and replayed."""
+    game = do_create_game(player, "penguin", 1)
+    with django_assert_num_queries(1):
+        fresh = load(game)
+    move = fresh.engine.legal_moves()[0]
+    kind().write([write_of(game, move)])
+    with django_assert_num_queries(2):
+        moved = load(game)
+    assert (fresh.seq, fresh.engine.move_count) == (0, 0)
+    assert (moved.seq, moved.engine.move_count) == (1, 1)
+
+
+@pytest.mark.parametrize("kind", stores())
 def test_a_second_write_at_the_same_seq_is_refused(player, kind):
     """Two sockets checked a move against seq 0: the second finds the game moved on."""
     game = do_create_game(player, "penguin", 1)
