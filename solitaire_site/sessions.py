@@ -7,8 +7,10 @@ a guest with a 500 for as long as Redis was away (the `arena-redis-restart` dril
 CI run of 2026-12-03): writing back to the cache a session just read from the database
 (`load`), and asking the cache whether a new session key is taken (`exists`). Here both go on
 from the database, which holds every session (a session is then read from it twice: only while
-Redis is away). A logout still fails while Redis is away: a session deleted from the database
-but left in a cache that comes back would be a logout that did not happen.
+Redis is away). A logout (or a login, which deletes the guest's session) still fails while Redis
+is away, and changes nothing: a session deleted from the database but left in a cache that comes
+back would be a logout that did not happen, so the cache's copy goes first (Django's order is
+the database's first) and a refused cache stops the logout before the database is touched.
 """
 
 from __future__ import annotations
@@ -39,3 +41,9 @@ class SessionStore(cached_db.SessionStore):
         except CACHE_AWAY:
             logger.warning("the session cache is away: a session key checked in the database")
             return DatabaseStore.exists(self, session_key)
+
+    def delete(self, session_key: str | None = None) -> None:
+        key = session_key if session_key is not None else self.session_key
+        if key is not None:
+            self._cache.delete(self.cache_key_prefix + key)
+        DatabaseStore.delete(self, session_key)

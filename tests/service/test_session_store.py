@@ -9,6 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 
 import pytest
+from django.contrib.sessions.models import Session
 from redis.exceptions import ConnectionError
 
 from scripts.servers import server_env, server_setting
@@ -87,3 +88,16 @@ def test_djangos_own_cached_db_fails_while_redis_is_away(settings):
         store(key).load()
     with pytest.raises(ConnectionError):
         store().save()
+
+
+@pytest.mark.django_db
+def test_a_logout_while_redis_is_away_fails_and_changes_nothing(settings):
+    """A logout is refused while the cache is (a server error, try again): the session is still
+    in the database, so it is not gone from one store and left in the other that comes back."""
+    settings.CACHES = REDIS_AWAY
+    key = saved_while_redis_is_away()
+    session = import_module(CACHED_DB).SessionStore(key)
+    with pytest.raises(ConnectionError):
+        session.flush()
+    assert Session.objects.filter(session_key=key).exists()
+    assert import_module(CACHED_DB).SessionStore(key).get("player_id") == 7
