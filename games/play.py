@@ -196,9 +196,9 @@ def replay(game: Game, log: list[str] | None = None) -> EngineGame:
 
 def load(game: Game, read: bool = True) -> LiveGame:
     """The game as it stands in the database, its engine replayed from the log (ORM; sync).
-    `read=False`: `game` is its row as just read, not read again (the log still is, unless the
-    row says no move was ever stored: a game's moves and its `seq` are written in one
-    transaction, so a game at the start of a race is one read)."""
+    `read=False`: `game` is its row as just read, not read again (the log still is). A row that
+    says no move was ever stored has no log to read: a game's moves and its `seq` are written in
+    one transaction, so a game at the start of a race is one read."""
     if read:
         game = Game.objects.get(pk=game.pk)
     log = move_log(game) if game.seq else []

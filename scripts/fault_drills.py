@@ -547,8 +547,8 @@ async def pages_while_away(crowd: arena_crowd.Crowd) -> dict[str, int]:
     and cannot be written back to it; held here rather than left to the crowd's page loads,
     which fall inside a restart's second only now and then."""
     statuses = {}
+    player = next(p for p in crowd.players if p.races)
     for base in crowd.bases:
-        player = next(p for p in crowd.players if p.races)
         browser = Browser(base)
         browser.cookies = dict(player.browser.cookies)
         for path in (f"/arenas/{crowd.arena_id}/", f"/races/{player.races[-1]}/"):
@@ -557,9 +557,10 @@ async def pages_while_away(crowd: arena_crowd.Crowd) -> dict[str, int]:
 
 
 async def drill_arena_redis_restart(options) -> Drill:
-    """An arena's crowd on two Daphnes and a private Redis, restarted empty mid-arena: the
-    board and the channel layer's groups are gone. Players are still placed (the rooms read
-    each placement from the record), and the board the API reads is the record's again."""
+    """An arena's crowd on two Daphnes and a private Redis, stopped mid-arena and started again
+    empty: the board and the channel layer's groups are gone. A player's pages answer while it is
+    away, players are still placed (the rooms read each placement from the record), and the
+    board the API reads is the record's again."""
     drill = Drill("arena-redis-restart")
     with drill_services(options, 2) as (redis, servers):
         bases = [s.url for s in servers]
