@@ -514,7 +514,10 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
     crowd = Crowd(args, racer_class, stats)
     cpu = ServerCpu(server_pids or [])
     first, client_before = cpu.sample(), client_cpu_s()
+    lags: list[float] = []
+    watch = asyncio.ensure_future(loop_lag(lags))
     players = await crowd.run(args.base_urls)
+    watch.cancel()
     cores = cores_used(first, cpu.sample(), client_cpu_s() - client_before)
     placements = [ms for p in players for ms in p.placements_ms]
     returns = [ms for p in players for ms in p.returns_ms]
@@ -540,6 +543,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "board_late_ms": spread(late := [ms for p in players for ms in p.board_late_ms]),
         "boards": len(late),
         "boards_late_over_1s": sum(1 for ms in late if ms > 1000),
+        "client_lag_ms": spread(lags),
         "moves_sent": stats.sent,
         "moves_acked": stats.acked,
         "move_ms": spread(stats.latencies_ms),
@@ -559,6 +563,19 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
             await asyncio.to_thread(check, args.database_url, args.base_urls[0], crowd.arena_id)
         )
     return result
+
+
+LAG_EVERY_S = 0.1
+
+
+async def loop_lag(lags: list[float]) -> None:
+    """This generator's own event loop's lateness, every `LAG_EVERY_S` (ms past the sleep's
+    end): each figure timed by the crowd includes it, as a frame waits in the socket until
+    the loop reads it."""
+    while True:
+        began = time.perf_counter()
+        await asyncio.sleep(LAG_EVERY_S)
+        lags.append((time.perf_counter() - began - LAG_EVERY_S) * 1000)
 
 
 WINDOW_S = 30
@@ -615,6 +632,7 @@ def print_figures(result: dict) -> None:
     placed, moves = result["placement_ms"], result["move_ms"]
     back, heard = result["return_ms"], result["end_heard_ms"]
     snap, late = result["snapshot_ms"], result["board_late_ms"]
+    lag = result["client_lag_ms"]
     lines = [
         f"arena {result['arena']}: {result['players']} players on {result['servers']} server(s) "
         f"for {result['duration_s']:g} s (wall {result['wall_s']} s); load average before "
@@ -637,6 +655,8 @@ def print_figures(result: dict) -> None:
         f"{result['protocol_errors'] or 'none'}; boards asked for after a silence "
         f"{result['boards_asked_for']}, arena sockets reopened "
         f"{result['arena_sockets_reopened']}; pages loaded between races {result['pages_loaded']}",
+        f"the generator's own event loop late (every {LAG_EVERY_S:g} s) ms median "
+        f"{lag['median']}, p95 {lag['p95']}, p99 {lag['p99']}, max {lag['max']}",
     ]
     lines += window_chart(result["placements_by_window"])
     cores = ", ".join(f"{group} {used}" for group, used in result["cores_used"].items())
