@@ -1,12 +1,14 @@
 """An arena as one process sees it: the sockets of this process (and event loop) on the arena's
-page, and the tick that serves them. The room, not each socket, is in the arena's group
+page, and the two rounds that serve them. The room, not each socket, is in the arena's group
 (games/groups.py): a result reaches a process once, however many of its sockets show the arena,
-and the room hands a placement to the sockets it names. Every `TICK_S` while a socket is open
-the tick places the arena's free players (arenas/placement.py: every process ticks, the arena row's lock lets one
-place at a time), and, if the board or the lobby changed since the board was last sent (an
-`arena.changed` message reached any of the sockets) and `BOARD_EVERY_S` has passed, reads the
-board once and sends it to every socket, with each one's own row: at most one board a second,
-whatever the crowd."""
+and the room hands a placement to the sockets it names. While a socket is open, every `TICK_S`
+the tick places the arena's free players (arenas/placement.py: every process ticks, the arena
+row's lock lets one place at a time); and, apart from it, if the board or the lobby changed
+since the board was last sent (an `arena.changed` message reached any of the sockets) and
+`BOARD_EVERY_S` has passed, the board is read once and sent to every socket, with each one's own
+row: at most one board a second, whatever the crowd. The two rounds run side by side, each with
+a thread of its own: a crowd's board, read and sent to hundreds of sockets, took a second and
+more at a wave's crest, and a placement that waited behind it waited with it."""
 
 from __future__ import annotations
 
@@ -26,9 +28,11 @@ from games.storage import off_loop
 logger = logging.getLogger(__name__)
 
 TICK_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-tick")
-"""The rooms' ticks (placements, presence, boards) on a thread of their own: a crowd's connects,
+"""The rooms' ticks (placements, presence) on a thread of their own: a crowd's connects,
 resignations and closes fill the sockets' ORM threads at a wave's crest, and a placement queued
 behind them waited with them (docs/performance.md, seventeenth day)."""
+BOARD_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-board")
+"""The rooms' board reads, on a thread of their own, so that no placement queues behind one."""
 
 TICK_S = 0.5
 """How often free players are placed (with `ARENA_GATHER_S`, what a free player waits)."""
@@ -58,6 +62,21 @@ def with_own(shared: str, own: str | None) -> str:
     return f'{shared[:-1]},"you":{own or "null"}}}'
 
 
+def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dict:
+    """A tick's reads and writes, on its thread, in one trip there from the event loop (each trip
+    back to a busy loop waits its turn): the present players seen (if `say_seen`), and, while the
+    arena runs (`since` given), the free players placed, then each present player's race placed
+    since `since` that they have not finished, read from the record. The `arena.placed` message
+    is the fast way to a placement, this read the sure one (a message the channel layer lost, a
+    Redis restart, or a page that reloaded just as its player was placed)."""
+    if say_seen:
+        actions.do_seen(arena, player_ids)
+    if since is None:
+        return {}
+    placement.place(arena.pk)
+    return placement.placed_since(arena, player_ids, since)
+
+
 class Room:
     def __init__(self, rooms: Rooms, arena: Arena) -> None:
         self.rooms = rooms
@@ -79,49 +98,55 @@ class Room:
                 asyncio.get_running_loop().create_task(socket.send_placed(url))
 
     async def run(self) -> None:
-        while self.sockets:
-            await asyncio.sleep(TICK_S)
-            try:
-                await self.tick()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the next tick tries again
-                logger.exception("arena %s: the tick failed", self.arena.public_id)
+        """The tick and the board's round, side by side, while the room has sockets."""
+        boards = asyncio.get_running_loop().create_task(self.every_tick(self.board_tick))
+        try:
+            await self.every_tick(self.tick)
+        finally:
+            boards.cancel()
         if self.rooms.rooms.get(self.arena.pk) is self:
             del self.rooms.rooms[self.arena.pk]
         GROUPS.get().discard(self.arena.group_name, self)
 
+    async def every_tick(self, step) -> None:
+        while self.sockets:
+            await asyncio.sleep(TICK_S)
+            try:
+                await step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the next round tries again
+                logger.exception("arena %s: %s failed", self.arena.public_id, step.__name__)
+
     async def tick(self) -> None:
+        """Say who is present (every `PRESENCE_EVERY_S`), place the free players, and send each
+        present player a placement the message may have missed: one trip to the tick's thread. A
+        player who opens the arena's page well into a race is not sent back to it."""
         present = [s for s in self.sockets if s.present]
         now = time.monotonic()
-        if present and now - self.seen_sent_at >= PRESENCE_EVERY_S:
+        say_seen = bool(present) and now - self.seen_sent_at >= PRESENCE_EVERY_S
+        running = bool(present) and self.arena.phase() == Arena.Phase.RUNNING
+        if not (say_seen or running):
+            return
+        if say_seen:
             self.seen_sent_at = now
-            await off_loop(actions.do_seen, lane=TICK_THREAD)(
-                self.arena, [s.player.pk for s in present]
-            )
-        if present and self.arena.phase() == Arena.Phase.RUNNING:
-            await off_loop(placement.place, lane=TICK_THREAD)(self.arena.pk)
-            await self.send_placements(present)
+        since = min(s.opened_at for s in present) - PLACED_GRACE if running else None
+        found = await off_loop(tick_work, lane=TICK_THREAD)(
+            self.arena, [s.player.pk for s in present], say_seen, since
+        )
+        for socket in present:
+            race = found.get(socket.player.pk)
+            if race is not None and race[1] >= socket.opened_at - PLACED_GRACE:
+                await socket.send_placed(race[0])
+
+    async def board_tick(self) -> None:
+        """Send the board if it changed (or `BOARD_AT_LEAST_S` passed) and `BOARD_EVERY_S` has
+        passed since the last one."""
         now = time.monotonic()
         due = self.dirty or now - self.board_sent_at >= BOARD_AT_LEAST_S
         if due and self.sockets and now - self.board_sent_at >= BOARD_EVERY_S:
             self.dirty, self.board_sent_at = False, now
             await self.send_board(list(self.sockets))
-
-    async def send_placements(self, sockets: list) -> None:
-        """Each present player's race placed shortly before their socket opened or since, that
-        they have not finished, read from the record: the `arena.placed` message is the fast
-        way, this the sure one (a message the channel layer lost, a Redis restart, or a page
-        that reloaded just as its player was placed). A player who opens the arena's page well
-        into a race is not sent back to it."""
-        since = min(s.opened_at for s in sockets) - PLACED_GRACE
-        found = await off_loop(placement.placed_since, lane=TICK_THREAD)(
-            self.arena, [s.player.pk for s in sockets], since
-        )
-        for socket in sockets:
-            race = found.get(socket.player.pk)
-            if race is not None and race[1] >= socket.opened_at - PLACED_GRACE:
-                await socket.send_placed(race[0])
 
     async def read_board(self) -> dict:
         """The board frame, read once for everyone who asks while the read is on."""
@@ -130,7 +155,7 @@ class Room:
         return await asyncio.shield(self.reading)
 
     async def _read(self) -> dict:
-        return await off_loop(standings.read_board, lane=TICK_THREAD)(self.arena)
+        return await off_loop(standings.read_board, lane=BOARD_THREAD)(self.arena)
 
     async def texts(self, player_ids: list[int]) -> tuple[str, dict[int, str]]:
         """The board and these players' own rows for a socket that opens or asks (`sync`): the
@@ -143,7 +168,7 @@ class Room:
     async def send_board(self, sockets: list) -> None:
         frame = await self.read_board()
         players = [s.player.pk for s in sockets if s.player is not None]
-        own = await off_loop(own_texts, lane=TICK_THREAD)(self.arena, players)
+        own = await off_loop(own_texts, lane=BOARD_THREAD)(self.arena, players)
         shared = encoded(frame)
         for socket in sockets:
             text = with_own(shared, own.get(socket.player.pk) if socket.player else None)

@@ -243,9 +243,9 @@ async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
     room.sockets.add(socket)
     for _ in range(20):
         room.dirty = True  # as twenty `arena.changed` messages would
-    await room.tick()
+    await room.board_tick()
     room.dirty = True  # a change within the second: it waits for the next board
-    await room.tick()
+    await room.board_tick()
     assert len(socket.sent) == 1
 
 
@@ -298,7 +298,7 @@ async def test_a_room_places_its_players_while_the_sockets_threads_are_all_taken
     arena, run, settings
 ):
     """At a wave's crest the sockets' ORM threads are all taken (connects, resignations,
-    closes): the room's tick (placement, presence, board) runs on a thread of its own."""
+    closes): the room's tick (placement, presence) and its board run on threads of their own."""
     if connection.vendor == "sqlite":
         pytest.skip("SQLite runs the ORM on one thread: the tick's own thread is PostgreSQL's")
     settings.ARENA_GATHER_S = 0
@@ -314,6 +314,7 @@ async def test_a_room_places_its_players_while_the_sockets_threads_are_all_taken
     ]
     try:
         await asyncio.wait_for(room.tick(), 10)
+        await asyncio.wait_for(room.board_tick(), 10)
     finally:
         release.set()
         for job in taken:
@@ -321,3 +322,44 @@ async def test_a_room_places_its_players_while_the_sockets_threads_are_all_taken
     urls = {url for socket in room.sockets for url in socket.placed}
     assert len(urls) == 1 and all(socket.placed for socket in room.sockets)
     assert all(len(socket.sent) == 1 for socket in room.sockets)  # the board too
+
+
+async def test_a_room_places_its_players_while_its_board_is_being_read(
+    arena, run, settings, monkeypatch
+):
+    """A crowd's board, read and sent to hundreds of sockets, takes a second and more at a
+    wave's crest: the players who come back meanwhile are placed by the next tick, not after
+    the board."""
+    if connection.vendor == "sqlite":
+        pytest.skip("SQLite runs the ORM on one thread: the rooms' own threads are PostgreSQL's")
+    settings.ARENA_GATHER_S = 0
+    read, reading, release = standings.read_board, threading.Event(), threading.Event()
+
+    def held_read(arena):
+        reading.set()
+        release.wait(30)
+        return read(arena)
+
+    monkeypatch.setattr(standings, "read_board", held_read)
+    room = rooms.Room(rooms.Rooms(), arena)
+    room.sockets.add(FakeSocket())  # a spectator: the first board is due at once
+    running = asyncio.get_running_loop().create_task(room.run())
+    try:
+        assert await asyncio.to_thread(reading.wait, 10)  # read, and held
+        back = []
+        for name in ("Ann", "Bob"):  # back from a race, on the arena's page
+            player = await run(Player.objects.create, nickname=name)
+            await run(actions.do_join, arena, player)
+            await run(actions.do_present, arena, player, True)
+            back.append(PageSocket(player))
+        room.sockets.update(back)
+        for _ in range(100):
+            if all(socket.placed for socket in back):
+                break
+            await asyncio.sleep(0.05)
+        assert [bool(socket.placed) for socket in back] == [True, True]
+        assert not any(socket.sent for socket in room.sockets)  # the board: still being read
+    finally:
+        release.set()
+        room.sockets.clear()
+        await asyncio.wait_for(running, 10)
