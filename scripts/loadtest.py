@@ -740,6 +740,12 @@ def parse_args(argv: list[str] | None = None):
     parser.add_argument("--spawn", type=int, default=0, help="start this many Daphnes first")
     parser.add_argument("--redis-url", default="", help="for --spawn: the servers' Redis")
     parser.add_argument(
+        "--fresh-database",
+        action="store_true",
+        help="for --spawn: drop --database-url and make it afresh first (a run then does not "
+        "read and vacuum what earlier runs left)",
+    )
+    parser.add_argument(
         "--server-pid",
         type=int,
         action="append",
@@ -855,7 +861,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.database_url:
             raise SystemExit("--spawn needs --database-url (the servers' database)")
         env = server_env(args.database_url, args.redis_url)
-        create_database(args.database_url)
+        create_database(args.database_url, drop=args.fresh_database)
         migrate(env)
         servers = start_daphnes(args.spawn, env, Path(tempfile.gettempdir()) / "solitaire-loadtest")
         args.base_urls = [s.url for s in servers]
