@@ -166,8 +166,18 @@ def do_present(arena: Arena, player: Player, here: bool) -> bool:
 
 
 def do_seen(arena: Arena, player_ids: list[int]) -> None:
-    """These players' arena pages are still open (a room's heartbeat)."""
-    ArenaPlayer.objects.filter(arena=arena, player_id__in=player_ids).update(seen_at=timezone.now())
+    """These players' arena pages are still open (a room's heartbeat). A row that another
+    transaction holds (a race's close adding its racers' points) is passed over, not waited for:
+    the next round says it again, well within `placement.SEEN_WITHIN_S`. One `UPDATE` of them
+    all had locked rows in its own order and waited for a row the close held while holding
+    rows the close was about to lock (it locks them in id order): PostgreSQL broke the deadlock
+    by failing the close (docs/performance.md, arenas' twenty-eighth day)."""
+    with transaction.atomic():
+        free = ArenaPlayer.objects.select_for_update(no_key=True, skip_locked=True).filter(
+            arena=arena, player_id__in=player_ids
+        )
+        pks = list(free.order_by("pk").values_list("pk", flat=True))
+        ArenaPlayer.objects.filter(pk__in=pks).update(seen_at=timezone.now())
 
 
 def arena_of_race(race: Race) -> Arena | None:

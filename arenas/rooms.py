@@ -40,7 +40,7 @@ BOARD_EVERY_S = 1.0
 PRESENCE_EVERY_S = 5.0
 """How often a room says its present players are still there (arenas.placement.SEEN_WITHIN_S)."""
 PLACED_GRACE = timedelta(seconds=15)
-"""A race placed this long before a socket opened is still sent to it (`send_placements`)."""
+"""A race placed this long before a socket opened is still sent to it (`tick_work`)."""
 BOARD_AT_LEAST_S = 5.0
 """The board is sent this often even when no `arena.changed` came (the channel layer drops
 messages, and a Redis restart forgets a group's members): a missed change shows within 5 s."""

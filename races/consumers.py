@@ -15,6 +15,7 @@ consumer numbers what it has sent, and on a gap reads the missing events from th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from urllib.parse import parse_qs
 
 from games import actions as game_actions
 from games import play as play_game
-from games.errors import GameOver, StaleSeq
+from games.errors import GameOver, StaleSeq, Unavailable
 from games.models import NICKNAME_MAX_LENGTH
 from games.sockets import (
     MOVE,
@@ -385,14 +386,20 @@ class RaceConsumer(PlaySocket):
             await self.send_update("state", board)
 
     async def on_end(self) -> None:
-        """The race's time is up: close it (whoever comes first). A socket that then hears no
-        close (the channel layer lost its event, or the race closed earlier and nothing came
-        since) reads what it missed from the record; hearing it cancels this timer."""
+        """The race's time is up: close it (whoever comes first), asked again while the database
+        refuses it (a deadlock PostgreSQL broke by failing the close, a restart): a close that
+        failed once had left the race open past its time, its racers waiting for the next
+        arena race until the minute's sweep. A socket that then hears no close (the channel
+        layer lost its event, or the race closed earlier and nothing came since) reads what it
+        missed from the record, which closes a race still overdue; hearing it cancels this
+        timer."""
         close = off_loop(actions.do_close_if_due)
-        if self.relay is None:
-            await close(self.race)
-        else:
-            await self.relay.close_once(lambda: close(self.race))
+        relay = self.relay
+        with contextlib.suppress(Unavailable):  # the database stayed away: the read below asks
+            if relay is None:
+                await retrying(lambda: close(self.race))
+            else:
+                await retrying(lambda: relay.close_once(lambda: close(self.race)))
         await asyncio.sleep(END_GRACE_S)
         await self.sync(self.last_event)
 

@@ -366,14 +366,47 @@ async def test_a_close_whose_event_was_lost_reaches_the_socket_from_the_record(
         real_broadcast(group, message)
 
     monkeypatch.setattr(race_events, "broadcast", losing_the_close)
+    _, finished = await played_to_the_time_limit(ann, make_race, race_socket, run)
+    assert lost and finished["event"] == lost[0]["frames"][0]["event"]
+
+
+async def played_to_the_time_limit(ann, make_race, race_socket, run) -> tuple[Race, dict]:
+    """Ann's race of one second (`MIN_TIME_LIMIT_S` lowered), started on a socket: the race, and
+    the `finished` frame the socket heard, a close at the time limit."""
     race = await run(make_race, ann, time_limit_s=1)
     socket = await race_socket(ann, race.code)
     await socket.expect("snapshot")
     await socket.request({"type": "start"}, "countdown")
     await socket.board()
     finished = await socket.expect("finished", timeout=15)
-    assert lost and finished["event"] == lost[0]["frames"][0]["event"]
     assert finished["reason"] == "time_limit"
+    return race, finished
+
+
+async def test_a_close_at_the_time_limit_that_the_database_refused_is_asked_again(
+    ann, make_race, race_socket, run, monkeypatch
+):
+    """The close at the time limit failed once (PostgreSQL broke a deadlock by failing it, or the
+    database restarted): the socket asks again at once, and the race closes. A close that failed
+    had left the race open past its time, its racers waiting on it until the minute's sweep."""
+    from django.db import OperationalError
+
+    from races import actions, consumers, lifecycle
+
+    monkeypatch.setattr(lifecycle, "MIN_TIME_LIMIT_S", 1)
+    monkeypatch.setattr(consumers, "END_GRACE_S", 60)  # not the late read: the close's own ask
+    real_close, tries = actions.do_close_if_due, []
+
+    def refused_once(race):
+        tries.append(race.pk)
+        if len(tries) == 1:
+            raise OperationalError("deadlock detected")
+        return real_close(race)
+
+    monkeypatch.setattr(actions, "do_close_if_due", refused_once)
+    race, _ = await played_to_the_time_limit(ann, make_race, race_socket, run)
+    assert tries == [race.pk, race.pk]
+    assert (await run(Race.objects.get, pk=race.pk)).status == Race.Status.FINISHED
 
 
 async def test_events_are_numbered_and_stored(running, run):
