@@ -61,6 +61,9 @@ ARENA_MINUTES = 10
 RACE_LIMIT_S = 60
 PLACED_TIMEOUT_S = 30.0
 FINISH_TIMEOUT_S = 90.0
+OVERDUE_S = 15
+"""A race still open this long after its time limit at the record check is a failure: every
+socket on it asks for its close at the limit, and reads the record 5 s later."""
 SILENCE_S = 30.0
 """How long a racer waits in silence for its board before asking with `sync`. A page asks only
 on a gap in the events or when its socket opens again (frontend/static/js/socket.js pings every
@@ -223,8 +226,8 @@ class Crowd:
         if after is None:
             await self.load_page(player, f"/arenas/{self.arena_id}/")
         # After a race: placed within 30 s of its end, which may be the race's time limit away.
-        left = PLACED_TIMEOUT_S + (FINISH_TIMEOUT_S if after is not None else 0)
-        left = min(self.stop_at - time.perf_counter(), left)
+        limit = PLACED_TIMEOUT_S + (FINISH_TIMEOUT_S if after is not None else 0)
+        left = min(self.stop_at - time.perf_counter(), limit)
         if left <= 0:
             return None
         try:
@@ -245,7 +248,7 @@ class Crowd:
                     self.reopened += 1
         except TimeoutError:
             if time.perf_counter() < self.stop_at:
-                player.error = "not placed within 30 s"
+                player.error = f"not placed within {limit:g} s"
             return None
 
     async def load_page(self, player: ArenaPlayer, path: str) -> None:
@@ -432,11 +435,12 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     player's points summed from the results against the board the API reads from Redis."""
     races = query(
         database_url,
-        "SELECT r.id, r.status, r.starts_at, r.finished_at, count(x.id) FROM races_race r "
+        "SELECT r.id, r.status, r.ends_at < now() - make_interval(secs => %s), count(x.id) "
+        "FROM races_race r "
         "JOIN arenas_arenarace ar ON ar.race_id = r.id JOIN arenas_arena a ON a.id = ar.arena_id "
         "JOIN races_racer x ON x.race_id = r.id WHERE a.public_id = %s "
-        "GROUP BY r.id, r.status, r.starts_at, r.finished_at",
-        [arena_id],
+        "GROUP BY r.id, r.status, r.ends_at",
+        [OVERDUE_S, arena_id],
     )
     spans = query(
         database_url,
@@ -480,6 +484,7 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
         "db_races": len(races),
         "db_sizes": dict(sorted(Counter(n for *_, n in races).items())),
         "db_not_finished": sum(1 for _, status, *_ in races if status != "finished"),
+        "db_overdue": sum(1 for _, status, overdue, _ in races if status != "finished" and overdue),
         "db_over_eight_or_alone": sum(1 for *_, n in races if not 2 <= n <= 8),
         "db_players_in_two_at_once": len(overlapping),
         "board_players": len(board),
@@ -624,6 +629,7 @@ def ok(result: dict) -> bool:
         result.get("db_players_in_two_at_once")
         or result.get("db_over_eight_or_alone")
         or result.get("board_points_differ")
+        or result.get("db_overdue")
     )
     return record_ok and result["errors"] == 0 and result["placements"] > 0
 
@@ -664,7 +670,8 @@ def print_figures(result: dict) -> None:
     if "db_races" in result:
         lines.append(
             f"record check: {result['db_races']} races, sizes {result['db_sizes']}, not "
-            f"finished {result['db_not_finished']}, outside 2-8 "
+            f"finished {result['db_not_finished']} (of them over {OVERDUE_S} s past their time "
+            f"limit {result['db_overdue']}), outside 2-8 "
             f"{result['db_over_eight_or_alone']}, players in two at once "
             f"{result['db_players_in_two_at_once']}, board players {result['board_players']}, "
             f"points differing from the record {result['board_points_differ']}"
