@@ -345,13 +345,18 @@ WITH b AS (SELECT %s::jsonb AS b), v AS (
         id bigint, old_seq int, new_seq int, move_count int, status text,
         finished_at timestamptz, state jsonb
     )
+), l AS (
+    SELECT array_agg(locked.id) AS ids FROM (
+        SELECT id FROM games_game WHERE id IN (SELECT id FROM v) ORDER BY id FOR NO KEY UPDATE
+    ) locked
 ), g AS (
     UPDATE games_game g
     SET seq = v.new_seq, move_count = v.move_count, status = v.status,
         finished_at = v.finished_at,
         state = CASE WHEN jsonb_typeof(v.state) = 'object' THEN v.state ELSE g.state END
-    FROM v
-    WHERE g.id = v.id AND g.seq = v.old_seq AND g.status IN ('playing', 'stuck')
+    FROM v, l
+    WHERE g.id = v.id AND g.id = ANY(l.ids) AND g.seq = v.old_seq
+        AND g.status IN ('playing', 'stuck')
     RETURNING g.id
 ), m AS (
     INSERT INTO games_move (game_id, seq, move, at)
@@ -359,6 +364,11 @@ WITH b AS (SELECT %s::jsonb AS b), v AS (
     FROM b, jsonb_to_recordset(b.b -> 'm') AS mv(game_id bigint, seq int, move text, at timestamptz)
     JOIN g ON g.id = mv.game_id
 )"""
+"""The games' rows are locked first, all of them and in id order (`l`, before any is updated), as
+every other writer of several games locks them (a race's close ending its games still playing):
+updated in the batch's order, a batch holding a later game waited for an earlier one that a
+close held while the close waited for the later one, and PostgreSQL broke the deadlock by
+failing one of them (docs/performance.md, arenas' twenty-eighth day)."""
 
 
 def apply_sql() -> str:

@@ -5,6 +5,9 @@ PostgreSQL's one statement, keep the same rules (the latter where the tests run 
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from django.db import connection, transaction
 from django.test import override_settings
@@ -148,6 +151,56 @@ def test_writes_of_different_games_are_independent(player, other_player, kind):
     result = kind().write([write_of(mine, "t4-t5"), write_of(theirs, "t2-t3")])
     assert result.applied == {theirs.pk} and result.conflicts == {mine.pk}
     assert (log_of(mine), log_of(theirs)) == (["t0-t1"], ["t2-t3"])
+
+
+def waiting_on_a_row_lock() -> bool:
+    """Whether a connection of this database is waiting for a row's lock (polled up to 10 s)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            # Within a transaction the statistics are read once, unless the snapshot is cleared.
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the PostgreSQL store's row locks")
+def test_a_batch_locks_its_games_in_id_order_as_a_race_s_close_does(player, other_player):
+    """A race's close ends the games still playing, locking their rows in id order; a batch of
+    moves locked its games in the batch's own order. A batch holding a later game and waiting for
+    an earlier one that the close held, while the close waited for the later one: PostgreSQL
+    broke the deadlock by failing one of them (a crowd of 1,000 lost a close so). The batch now
+    locks its games in id order too, so it waits holding nothing the close needs."""
+    first = do_create_game(player, "penguin", 1)
+    second = do_create_game(other_player, "penguin", 2)
+    later_first = [write_of(g, get_game_update(g).legal[0]) for g in (second, first)]
+    held = threading.Event()
+
+    def a_close() -> bool:
+        with transaction.atomic():
+            games = Game.objects.select_for_update(no_key=True)
+            games.get(pk=first.pk)
+            held.set()
+            waited = waiting_on_a_row_lock()  # the batch, on `first`
+            games.get(pk=second.pk)
+            return waited
+
+    def a_batch():
+        held.wait(10)
+        return Store("postgres").write(later_first)
+
+    close, batch = ConnectionThread(a_close), ConnectionThread(a_batch)
+    close.start(), batch.start()
+    close.join(30), batch.join(30)
+    assert (close.error, batch.error) == (None, None)
+    assert close.result, "the batch did not wait for the game the close held"
+    assert batch.result.applied == {first.pk, second.pk}
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="preparing is PostgreSQL's")
