@@ -145,7 +145,9 @@ def lock_races(racers) -> dict[int, Race]:
     race_pks = sorted({r.race_pk for r in racers})
     return {
         race.pk: race
-        for race in Race.objects.select_for_update(no_key=True).filter(pk__in=race_pks)
+        for race in Race.objects.select_for_update(no_key=True)
+        .filter(pk__in=race_pks)
+        .order_by("pk")  # not the model's newest first, nor in the order of a batch of them
     }
 
 

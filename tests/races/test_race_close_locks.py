@@ -3,6 +3,8 @@ a thousand players they queue on it): the resigning racer's game ends before the
 locked, a close someone else has made is not queued for, and the close writes its racers in one
 statement each way, whatever their number."""
 
+from types import SimpleNamespace
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -12,7 +14,7 @@ from games import actions as game_actions
 from games.actions import get_game_update
 from games.models import Game
 from games.play import load
-from races import actions
+from races import actions, events
 from races import play as race_play
 from races.lifecycle import RacerStatus
 from races.models import Race
@@ -137,3 +139,14 @@ def test_a_close_writes_its_racers_in_one_statement_for_their_ends_and_one_for_t
     assert len(writes) == 2
     assert sorted(race.racers.values_list("place", flat=True)) == [1, 2, 3, 4, 5, 6]
     assert set(race.racers.values_list("status", flat=True)) == {"out_of_time"}
+
+
+def test_a_batch_locks_the_races_it_announces_finishes_to_in_id_order(make_client, make_race):
+    """Every writer of several rows locks them in id order, or two can deadlock; the races a
+    move batch announces finishes to were locked in the model's order, newest first (and a
+    batch of races placed together is created at one moment)."""
+    host = make_client("Ann")
+    races = [make_race(host) for _ in range(3)]
+    finishing = [SimpleNamespace(race_pk=race.pk) for race in reversed(races)]
+    with transaction.atomic():
+        assert list(events.lock_races(finishing)) == [race.pk for race in races]
