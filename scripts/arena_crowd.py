@@ -435,13 +435,13 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     player's points summed from the results against the board the API reads from Redis."""
     races = query(
         database_url,
-        "SELECT r.id, r.status, r.ends_at < now() - make_interval(secs => %s), count(x.id) "
-        "FROM races_race r "
+        "SELECT r.id, r.status, r.ends_at, count(x.id) FROM races_race r "
         "JOIN arenas_arenarace ar ON ar.race_id = r.id JOIN arenas_arena a ON a.id = ar.arena_id "
         "JOIN races_racer x ON x.race_id = r.id WHERE a.public_id = %s "
         "GROUP BY r.id, r.status, r.ends_at",
-        [OVERDUE_S, arena_id],
+        [arena_id],
     )
+    overdue_before = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=OVERDUE_S)
     spans = query(
         database_url,
         "SELECT x.player_id, r.starts_at, r.finished_at FROM races_racer x "
@@ -484,12 +484,23 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
         "db_races": len(races),
         "db_sizes": dict(sorted(Counter(n for *_, n in races).items())),
         "db_not_finished": sum(1 for _, status, *_ in races if status != "finished"),
-        "db_overdue": sum(1 for _, status, overdue, _ in races if status != "finished" and overdue),
+        "db_overdue": sum(
+            1
+            for _, status, ends, _ in races
+            if status != "finished" and ends is not None and as_utc(ends) < overdue_before
+        ),
         "db_over_eight_or_alone": sum(1 for *_, n in races if not 2 <= n <= 8),
         "db_players_in_two_at_once": len(overlapping),
         "board_players": len(board),
         "board_points_differ": len(differ),
     }
+
+
+def as_utc(value: dt.datetime | str) -> dt.datetime:
+    """A timestamp as PostgreSQL gives it (aware) or SQLite (text, in UTC)."""
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def cores_used(start: Sample, end: Sample, client_s: float) -> dict[str, float | None]:
