@@ -347,7 +347,8 @@ WITH b AS (SELECT %s::jsonb AS b), v AS (
     )
 ), l AS (
     SELECT array_agg(locked.id) AS ids FROM (
-        SELECT id FROM games_game WHERE id IN (SELECT id FROM v) ORDER BY id FOR NO KEY UPDATE
+        SELECT id FROM games_game WHERE id = ANY(ARRAY(SELECT id FROM v))
+        ORDER BY id FOR NO KEY UPDATE
     ) locked
 ), g AS (
     UPDATE games_game g
@@ -368,7 +369,11 @@ WITH b AS (SELECT %s::jsonb AS b), v AS (
 every other writer of several games locks them (a race's close ending its games still playing):
 updated in the batch's order, a batch holding a later game waited for an earlier one that a
 close held while the close waited for the later one, and PostgreSQL broke the deadlock by
-failing one of them (docs/performance.md, arenas' twenty-eighth day)."""
+failing one of them (docs/performance.md, arenas' twenty-eighth day). The ids are one array
+(`= ANY(ARRAY(...))`), which PostgreSQL reads through the primary key whatever the table's size:
+as `IN (SELECT id FROM v)` the prepared statement's plan, made while a fresh table was small,
+read every game of the table for each batch (a hash join over a full scan) for as long as it
+lasted (arenas' twenty-ninth day)."""
 
 
 def apply_sql() -> str:

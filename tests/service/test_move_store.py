@@ -5,6 +5,7 @@ PostgreSQL's one statement, keep the same rules (the latter where the tests run 
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -201,6 +202,31 @@ def test_a_batch_locks_its_games_in_id_order_as_a_race_s_close_does(player, othe
     assert (close.error, batch.error) == (None, None)
     assert close.result, "the batch did not wait for the game the close held"
     assert batch.result.applied == {first.pk, second.pk}
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
+def test_a_batch_reads_its_games_by_their_key_once_the_table_holds_a_few_hundred(player):
+    """The batch's statement is prepared and its plan kept for the connection. Its games' locks
+    asked for `id IN (SELECT id FROM <the batch>)`, which a table of a few thousand games or
+    fewer had planned as a scan of every game: a plan made while a crowd's fresh table was
+    small was kept as it grew, and each batch read the whole table (a crowd's database slowed
+    minute by minute). As one array of ids they are read by the primary key."""
+    game = do_create_game(player, "penguin", 1)
+    Game.objects.bulk_create(Game(player=player, variant="penguin", seed=s) for s in range(400))
+    batch = {"g": [{"id": game.pk, "old_seq": 0, "new_seq": 1, "move_count": 1}], "m": []}
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE games_game")
+        # The plan a prepared statement keeps, whatever the parameters.
+        cursor.execute("SET plan_cache_mode = force_generic_plan")
+        cursor.execute("PREPARE batch(jsonb) AS " + storage.APPLY_SQL.replace("%s", "$1"))
+        try:
+            cursor.execute("EXPLAIN EXECUTE batch(%s)", [json.dumps(batch)])
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+        finally:
+            cursor.execute("DEALLOCATE batch")
+            cursor.execute("RESET plan_cache_mode")
+    assert "Index Scan using games_game_pkey" in plan
+    assert "Seq Scan on games_game" not in plan, plan
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="preparing is PostgreSQL's")
