@@ -229,7 +229,7 @@ def test_a_batch_reads_its_games_by_their_key_in_a_table_of_thousands(player):
             cursor.execute("DEALLOCATE batch")
             cursor.execute("RESET plan_cache_mode")
     assert "Seq Scan on games_game" not in plan, plan
-    assert "Index Scan using games_game_pkey on games_game " in plan, plan
+    assert "games_game_pkey" in plan, plan  # an index scan or a bitmap scan of the key
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="preparing is PostgreSQL's")
