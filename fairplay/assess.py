@@ -225,10 +225,10 @@ def _follow(assessment_pk: int | None) -> None:
 _queue = worker.JobQueue(_work, QUEUE_LIMIT, after=_follow)
 
 
-def request(game_pks) -> int:
-    """Hand games to the worker (if it is on), each once while it waits, after the current
-    transaction commits; how many were queued. Games that are not ranked are dropped by the
+def request(game_pks) -> None:
+    """Hand games to the worker (if it is on) after the current transaction commits: each once
+    while its job is in the worker, and once more after it if handed over meanwhile (that job
+    may have read the game before this commit). Games that are not ranked are dropped by the
     worker."""
-    if not settings.FAIRPLAY_ASSESSMENT:
-        return 0
-    return _queue.request(game_pks)
+    if settings.FAIRPLAY_ASSESSMENT:
+        _queue.request(game_pks)

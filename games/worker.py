@@ -58,9 +58,12 @@ def submit(function: Callable, *args, on_done: Callable[[Future], None] | None =
 
 
 class JobQueue:
-    """Jobs of one kind for the worker, keyed (a game's pk): each key handed over once while it
-    waits, at most `limit` waiting (the rest are left to the job's catch-up command), each
-    submitted after the current transaction commits; `after(result)` then runs in this process.
+    """Jobs of one kind for the worker, keyed (a game's pk), handed over after the current
+    transaction commits (a rolled-back one hands nothing over): each key once while its job
+    waits or runs, at most `limit` keys at a time (the rest are left to the job's catch-up
+    command); `after(result)` then runs in this process. A key handed over again while its job
+    is in the worker runs once more after it: that job may have read the rows before the later
+    commit (a game stuck in a race, judged not over, while the race's close committed).
     `job` is a module-level function of the key (it is sent to the worker by name)."""
 
     def __init__(
@@ -70,26 +73,39 @@ class JobQueue:
         self.limit = limit
         self.after = after
         self.waiting: set = set()
+        """Keys whose job is in the worker (queued or running)."""
+        self.again: set = set()
+        """Keys handed over again while their job was in the worker: it runs once more."""
         self._lock = threading.Lock()
 
-    def request(self, keys) -> int:
-        """Hand these keys over; how many were queued."""
-        queued = 0
+    def request(self, keys) -> None:
+        """Hand these keys over once the current transaction commits."""
+        keys = list(dict.fromkeys(keys))
+        if keys:
+            transaction.on_commit(lambda: self.hand_over(keys))
+
+    def hand_over(self, keys) -> None:
         for key in keys:
             with self._lock:
-                if key in self.waiting or len(self.waiting) >= self.limit:
+                if key in self.waiting:
+                    self.again.add(key)
+                    continue
+                if len(self.waiting) >= self.limit:
                     continue
                 self.waiting.add(key)
-            transaction.on_commit(lambda key=key: self._submit(key))
-            queued += 1
-        return queued
+            self._submit(key)
 
     def _submit(self, key) -> None:
         def done(future: Future | None) -> None:
             with self._lock:
-                self.waiting.discard(key)
+                rerun = future is not None and key in self.again
+                self.again.discard(key)
+                if not rerun:
+                    self.waiting.discard(key)
             if self.after is not None and future is not None and future.exception() is None:
                 self.after(future.result())
+            if rerun:
+                self._submit(key)
 
         submit(self.job, key, on_done=done)
 

@@ -111,12 +111,11 @@ def _work(game_pk: int) -> bool:
 _queue = worker.JobQueue(_work, QUEUE_LIMIT)
 
 
-def request(game_pks) -> int:
-    """Hand games to the analysis worker (if it is on), each once, after the current
-    transaction commits; how many were queued."""
-    if not settings.REPLAY_ANALYSIS:
-        return 0
-    return _queue.request(game_pks)
+def request(game_pks) -> None:
+    """Hand games to the analysis worker (if it is on) after the current transaction commits,
+    as fair play's are (`games.worker.JobQueue`)."""
+    if settings.REPLAY_ANALYSIS:
+        _queue.request(game_pks)
 
 
 ENDED = frozenset({Game.Status.WON, Game.Status.STUCK, Game.Status.RESIGNED})

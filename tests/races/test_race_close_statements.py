@@ -5,13 +5,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from fairplay import assess
 from games.models import Game, Player
 from games.play import load
 from races import actions, play
 from races.lifecycle import RacerStatus
 from races.models import Race, Racer
-from records import analysis
 from tests.race_support import out_of_time
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_countdown")]
@@ -71,5 +69,3 @@ def test_what_follows_a_close_reads_no_racer_again(settings):
         assert actions.do_close_if_due(race)
     sql = [q["sql"] for q in queries.captured_queries]
     assert len([s for s in sql if s.startswith("SELECT") and 'FROM "races_racer"' in s]) == 2
-    assess._queue.waiting.clear()
-    analysis._queue.waiting.clear()

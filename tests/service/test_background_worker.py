@@ -1,11 +1,14 @@
-"""The background worker (games/worker.py) outlives no web process."""
+"""The background worker (games/worker.py) outlives no web process, and its job queues lose
+no hand-over that commits."""
 
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
+from django.db import transaction
 
 from games import worker
 
@@ -56,3 +59,79 @@ def _alive(pid: int) -> bool:
             return stat.read().split(")")[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+# ------------------------------------------------------------------ job queues
+
+RUNS: list = []
+"""The keys `look` was run with, in order."""
+
+FIRST_RUN_GOES_ON = threading.Event()
+
+
+def look(key):
+    """A job that holds the worker on its first run until the test lets it go on."""
+    RUNS.append(key)
+    if len(RUNS) == 1:
+        assert FIRST_RUN_GOES_ON.wait(30)
+    return key
+
+
+@pytest.fixture
+def queue(db):
+    RUNS.clear()
+    FIRST_RUN_GOES_ON.clear()
+    done = []
+    yield worker.JobQueue(look, limit=4, after=done.append), done
+    FIRST_RUN_GOES_ON.set()
+
+
+def until(condition, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the worker did not get there"
+        time.sleep(0.01)
+
+
+def test_a_key_handed_over_while_its_job_runs_runs_again_after_it(
+    queue, django_capture_on_commit_callbacks
+):
+    """The job in the worker may have read the rows before the later commit (a game stuck in a
+    race, judged not over, as the race's close committed): it runs once more after it, not
+    never."""
+    jobs, done = queue
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.request([7])
+    until(lambda: RUNS == [7])
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.request([7, 7])
+        jobs.request([7])
+    FIRST_RUN_GOES_ON.set()
+    until(lambda: done == [7, 7])
+    worker.drain()
+    assert RUNS == [7, 7] and jobs.waiting == set()
+
+
+def test_a_hand_over_rolled_back_hands_nothing_over(queue, django_capture_on_commit_callbacks):
+    """Only a committed hand-over reaches the worker, and one rolled back leaves no key behind
+    that would turn the next one away."""
+    jobs, done = queue
+    FIRST_RUN_GOES_ON.set()
+    with django_capture_on_commit_callbacks(execute=True):
+        with pytest.raises(RuntimeError), transaction.atomic():
+            jobs.request([7])
+            raise RuntimeError("rolled back")
+        assert jobs.waiting == set()
+        jobs.request([7])
+    until(lambda: done == [7])
+    assert RUNS == [7]
+
+
+def test_past_the_limit_keys_are_left_to_the_catch_up(queue, django_capture_on_commit_callbacks):
+    jobs, done = queue
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.request(range(6))
+    assert jobs.waiting == {0, 1, 2, 3}
+    FIRST_RUN_GOES_ON.set()
+    until(lambda: sorted(done) == [0, 1, 2, 3])
+    assert sorted(RUNS) == [0, 1, 2, 3] and jobs.waiting == set()
