@@ -102,10 +102,12 @@ class JobQueue:
                 self.again.discard(key)
                 if not rerun:
                     self.waiting.discard(key)
-            if self.after is not None and future is not None and future.exception() is None:
-                self.after(future.result())
-            if rerun:
-                self._submit(key)
+            try:
+                if self.after is not None and future is not None and future.exception() is None:
+                    self.after(future.result())
+            finally:
+                if rerun:  # whatever `after` did: the key is still in `waiting` until it runs
+                    self._submit(key)
 
         submit(self.job, key, on_done=done)
 
