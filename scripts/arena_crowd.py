@@ -19,7 +19,8 @@ It prints how many placements there were, the time from being free (after joinin
 the arena's page; after a race, from the later of its end and the arena socket's opening) to
 being placed (median, p95, p99, max: the issue's bound is 5 s), the same counted from the end of
 the player's last race as the server recorded it (the `finished` event's `finished_at`; the
-client's clock is taken for the server's, so run it on the servers' machine), the time from that end to hearing the `finished` event, the
+client's clock is taken for the server's, so run it on the servers' machine), the time from that end to hearing the `finished` event, a
+first placement's wait in its parts (the arena's page, its socket's accept, the wait for `placed`), the
 move round trip, and, given the database, checks the record: nobody in two races at once, every
 race 2 to 8 players, and each player's points summed from the results equal to the live board
 the API reads from Redis (read again once a second until they agree, for up to 30 s: the servers
@@ -140,6 +141,9 @@ class ArenaPlayer:
     board_late_ms: list[float] = field(default_factory=list)
     """From the race's start (its `starts_at`) to the player's first board, 0 when it came before."""
     races: list[str] = field(default_factory=list)
+    first_parts_ms: tuple[float, float, float] | None = None
+    """The first placement's wait in its parts: the arena's page loaded, its socket opened (the
+    server's accept), and from then to `placed`."""
     error: str | None = None
 
 
@@ -225,6 +229,7 @@ class Crowd:
     async def wait_placed(self, player: ArenaPlayer, opened_ms: float, after) -> str | None:
         if after is None:
             await self.load_page(player, f"/arenas/{self.arena_id}/")
+            loaded_ms = time.time() * 1000
         # After a race: placed within 30 s of its end, which may be the race's time limit away.
         limit = PLACED_TIMEOUT_S + (FINISH_TIMEOUT_S if after is not None else 0)
         left = min(self.stop_at - time.perf_counter(), limit)
@@ -234,6 +239,7 @@ class Crowd:
             async with asyncio.timeout(left):
                 while True:
                     ws = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
+                    accepted_ms = time.time() * 1000
                     with contextlib.suppress(websockets.ConnectionClosed):
                         async with ws:
                             async for text in ws:
@@ -241,8 +247,13 @@ class Crowd:
                                 if frame.get("type") == "placed":
                                     self.placed_heard += 1
                                     if after is None:  # free since the socket opened
-                                        waited = time.time() * 1000 - opened_ms
-                                        player.placements_ms.append(waited)
+                                        now_ms = time.time() * 1000
+                                        player.placements_ms.append(now_ms - opened_ms)
+                                        player.first_parts_ms = (
+                                            loaded_ms - opened_ms,
+                                            accepted_ms - loaded_ms,
+                                            now_ms - accepted_ms,
+                                        )
                                         player.placed_at_s.append(time.perf_counter() - self.began)
                                     return frame["url"]
                     self.reopened += 1
@@ -307,9 +318,13 @@ class Crowd:
             await racer.play(until)
             if not racer.out_of_time():  # once time is up the close ends everyone's game
                 await racer.resign()
-            # As a page does: done, it waits for the next race from now (`placed`), and for the
+            # As a page does: once the server says the racer is done (its resignation's event,
+            # or the race's end), it waits for the next race from there (`placed`), and for the
             # end in silence (a racer who resigned early hears no ticks; a close whose event was
-            # lost the server sends 5 s after `ends_at`).
+            # lost the server sends 5 s after `ends_at`). Opened at the resignation's sending,
+            # the arena's socket could be told of this very race, read before the resignation
+            # was stored: the generator then went back to the race it had left.
+            await asyncio.wait_for(racer.done.wait(), FINISH_TIMEOUT_S)
         except BaseException:
             await racer.close()
             raise
@@ -551,6 +566,10 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "placement_ms": spread(placements),
         "placed_over_5s": sum(1 for ms in placements if ms > 5000),
         "placements_by_window": by_window(players),
+        "first_parts_ms": {
+            part: spread([p.first_parts_ms[i] for p in players if p.first_parts_ms])
+            for i, part in enumerate(("page", "socket", "placed"))
+        },
         "returns": len(returns),
         "return_ms": spread(returns),
         "returned_over_5s": sum(1 for ms in returns if ms > 5000),
@@ -568,6 +587,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "boards_asked_for": crowd.syncs,
         "arena_sockets_reopened": crowd.reopened,
         "pages_loaded": crowd.pages,
+        "sent_back": sum(len(p.races) - len(set(p.races)) for p in players),
         "protocol_errors": dict(stats.errors),
         "load_average_before": load_before[0],
         "load_average_after": load_average()[0],
@@ -642,7 +662,12 @@ def ok(result: dict) -> bool:
         or result.get("board_points_differ")
         or result.get("db_overdue")
     )
-    return record_ok and result["errors"] == 0 and result["placements"] > 0
+    return (
+        record_ok
+        and result["errors"] == 0
+        and result["placements"] > 0
+        and result.get("sent_back", 0) == 0
+    )
 
 
 def print_figures(result: dict) -> None:
@@ -658,6 +683,11 @@ def print_figures(result: dict) -> None:
         f"p95 {placed['p95']}, p99 {placed['p99']}, max {placed['max']}; over 5 s "
         f"{result['placed_over_5s']} (of {result['placed_frames']} heard; untimed, the race "
         f"over when its socket opened, {result['placements_untimed']})",
+        "first placements, in parts (ms, median / p99 / max): "
+        + "; ".join(
+            f"{part} {f['median']} / {f['p99']} / {f['max']}"
+            for part, f in result["first_parts_ms"].items()
+        ),
         f"returns {result['returns']}: race's end to placed ms median {back['median']}, p95 "
         f"{back['p95']}, p99 {back['p99']}, max {back['max']}; over 5 s "
         f"{result['returned_over_5s']}; race's end to its `finished` heard ms median "
@@ -671,7 +701,8 @@ def print_figures(result: dict) -> None:
         f"errors {result['errors']} {result['error_kinds'] or ''}; protocol errors "
         f"{result['protocol_errors'] or 'none'}; boards asked for after a silence "
         f"{result['boards_asked_for']}, arena sockets reopened "
-        f"{result['arena_sockets_reopened']}; pages loaded between races {result['pages_loaded']}",
+        f"{result['arena_sockets_reopened']}; pages loaded between races {result['pages_loaded']}"
+        f"; placements in a race the player had been in {result['sent_back']}",
         f"the generator's own event loop late (every {LAG_EVERY_S:g} s) ms median "
         f"{lag['median']}, p95 {lag['p95']}, p99 {lag['p99']}, max {lag['max']}",
     ]

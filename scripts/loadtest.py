@@ -63,6 +63,7 @@ ACK_TIMEOUT_S = 15.0
 BOARD_TIMEOUT_S = 15.0
 """How long after the start a racer waits for its board before asking with `sync`."""
 NUMBERED_PROGRESS = '{"type":"progress","event":'
+DONE_STATUSES = ("won", "resigned", "out_of_time")
 """How a numbered `progress` event begins (a resignation's; the live ticks are not numbered)."""
 MAX_RACERS = 5000
 MAX_DURATION_S = 900
@@ -169,6 +170,9 @@ class Racer:
         self.board_ready = asyncio.Event()
         self.snapshot_seen = asyncio.Event()
         self.finished = asyncio.Event()
+        self.done = asyncio.Event()
+        """The server said this racer is done (won, resigned, out of time) or the race is over:
+        what a race page waits for before it opens the arena's socket (js/race.js)."""
         self.ws = None
         self.reader: asyncio.Task | None = None
         self.closing = False
@@ -238,8 +242,10 @@ class Racer:
         # Progress and other race events are the bulk: only the few that matter are parsed.
         if text.startswith('{"type":"progress"'):
             self.progress_events += 1
-            if text.startswith(NUMBERED_PROGRESS):  # a resignation's: numbered
+            if text.startswith(NUMBERED_PROGRESS):  # a resignation's or a win's: numbered
                 self.heard_event(int(text[len(NUMBERED_PROGRESS) :].partition(",")[0]))
+                if self.racer_id is not None and self.racer_id in text:
+                    self.took_in_racers(json.loads(text)["racers"])
             return
         if text.startswith('{"type":"pong"'):
             return
@@ -247,6 +253,12 @@ class Racer:
 
     def heard_event(self, number: int) -> None:
         self.event = number if self.event is None else max(self.event, number)
+
+    def took_in_racers(self, racers: list[dict]) -> None:
+        """Racer objects of a numbered event: this racer's own says whether it is done."""
+        for racer in racers:
+            if racer.get("id") == self.racer_id and racer.get("status") in DONE_STATUSES:
+                self.done.set()
 
     def sync_frame(self) -> dict:
         """What a page sends to catch up: `sync` with the newest event it holds (race.js), a
@@ -263,6 +275,9 @@ class Racer:
             self.racer_id = frame["you"]["racer"]
             self.ends_at_ms = frame["race"].get("ends_at")
             self.snapshot_seen.set()
+            self.took_in_racers(frame.get("racers") or [])
+            if frame["race"].get("status") == "finished":
+                self.done.set()
         elif kind == "ack":
             self.on_ack(frame)
         elif kind == "state":
@@ -274,6 +289,8 @@ class Racer:
                 return
             self.stats.error(frame.get("code", "?"))
             self.over = self.over or frame.get("code") == "race_over"
+            if frame.get("ref") == "resign":  # over, or done already: nothing to wait for
+                self.done.set()
             # A refused move settles it; a stale seq does not (the board follows).
             if about_move and frame.get("code") != "stale_seq":
                 self.pending = None
@@ -281,6 +298,7 @@ class Racer:
         elif kind in ("finished", "cancelled"):
             self.finished.set()
             self.settled.set()
+            self.done.set()
 
     def on_ack(self, frame: dict) -> None:
         pending = self.pending

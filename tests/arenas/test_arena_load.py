@@ -33,6 +33,9 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
     # Each player loaded the arena's page once, after joining, and each race's page: between two
     # races a page waits on the race's page for the next (js/arena-next.js).
     assert result["pages_loaded"] == 8 + result["placed_frames"] > 8
+    # Nobody is sent back to a race they were done in (the generator, as a page does, waits on
+    # the race's page until the server says the racer is done).
+    assert result["sent_back"] == 0, result
     untimed = result["placed_frames"] - result["placements"]
     assert untimed == result["placements_untimed"], result
     # (A race placed as the run stops may still be on: its players had stopped.)

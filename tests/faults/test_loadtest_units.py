@@ -186,3 +186,36 @@ def test_the_first_board_after_a_reconnect_at_the_moves_seq_sends_it_again():
         return sent
 
     assert asyncio.run(scenario()) == [{"type": "move", "move": "t3-f0", "seq": 5}]
+
+
+def resigned_event(event: int, racer_id: str, status: str = "resigned") -> str:
+    return (
+        f'{{"type":"progress","event":{event},"now":1,"at_ms":9000,"racers":[{{"id":"{racer_id}",'
+        f'"status":"{status}","cards":3,"moves":12,"done_ms":9000}}],"standings":["{racer_id}"]}}'
+    )
+
+
+def test_a_racer_is_done_when_the_server_says_so_not_when_it_sends_its_resignation():
+    """As a race page does (js/race.js), the arena's generator opens the arena's socket once the
+    racer is done: its resignation's event naming it, not another racer's, nor the sending."""
+    racer, _ = racer_with_outbox()
+    racer.racer_id = "Me0000000000"
+    racer.on_text(resigned_event(7, "Other0000000"))
+    racer.on_text('{"type":"progress","now":2,"at_ms":9500,"racers":[]}')
+    assert not racer.done.is_set() and racer.event == 7
+    racer.on_text(resigned_event(8, "Me0000000000"))
+    assert racer.done.is_set() and racer.event == 8
+
+
+def test_a_racer_is_done_at_the_race_s_end_or_when_its_resignation_is_refused():
+    for frame in (
+        {"type": "finished", "event": 4, "race": {"finished_at": 1}},
+        {"type": "error", "code": "race_over", "reason": "over", "ref": "resign"},
+        {"type": "error", "code": "already_finished", "reason": "done", "ref": "resign"},
+    ):
+        racer, _ = racer_with_outbox()
+        racer.on_frame(frame)
+        assert racer.done.is_set(), frame
+    racer, _ = racer_with_outbox()
+    racer.on_frame({"type": "error", "code": "bad_move", "reason": "no", "ref": "move"})
+    assert not racer.done.is_set()
