@@ -15,7 +15,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from arenas import board, events
-from arenas.models import Arena, ArenaPlayer, ArenaRace
+from arenas.models import Arena, ArenaPlayer
 from games.models import Player, Variant
 from games.rows import one_or_none
 from races.actions import do_resign
@@ -178,8 +178,3 @@ def do_seen(arena: Arena, player_ids: list[int]) -> None:
         )
         pks = list(free.order_by("pk").values_list("pk", flat=True))
         ArenaPlayer.objects.filter(pk__in=pks).update(seen_at=timezone.now())
-
-
-def arena_of_race(race: Race) -> Arena | None:
-    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
-    return None if link is None else link.arena

@@ -66,20 +66,6 @@ def broadcast(group: str, message: dict) -> None:
     group_send_nowait(group, message)
 
 
-def progress_frame(
-    race: Race, moved: list[Racer], racers: list[Racer], seq: int, at_ms: int
-) -> dict:
-    """A `progress` event's frame: the racers whose progress changed, the standings, when (ms
-    from the start)."""
-    return {
-        "type": "progress",
-        "event": seq,
-        "racers": [racer_dict(racer, race) for racer in moved],
-        "standings": standing_order(racers),
-        "at_ms": at_ms,
-    }
-
-
 def racer_dict(racer: Racer, race: Race) -> dict:
     """A racer as every socket on the race sees them (no game id before the race is over)."""
     data = {

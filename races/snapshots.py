@@ -58,10 +58,6 @@ class CatchUp:
     autostart_at_ms: int | None = None
     """A quick race's lobby end, while it is in the lobby."""
 
-    @property
-    def game_groups(self) -> list[str]:
-        return [f"game.{public_id}" for public_id in self.games]
-
 
 def connect(code: str | None, scope, since: int | None) -> CatchUp | None:
     """What a socket opening on the race with this code is sent first, read at once with who its
