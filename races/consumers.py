@@ -327,7 +327,7 @@ class RaceConsumer(PlaySocket):
             for frame in view.boards:
                 if frame["seq"] > read.get(frame["racer"], -1):
                     await self.send_frame(frame)
-        self.keep_live(view.board)
+        self.keep_live(view.board or view.start_board)
         self.schedule(view)
 
     def take_in(self, view: snapshots.CatchUp) -> None:
@@ -374,14 +374,20 @@ class RaceConsumer(PlaySocket):
         await callback()
 
     async def on_start(self) -> None:
-        """The start: a racer's own board, read once (its game's group was joined with the
-        countdown); a spectator's every board, with what it missed."""
+        """The start: a racer's own board (its game's group was joined with the countdown), from
+        the game this process holds, read with the countdown (`CatchUp.start_board`), or else
+        read now; a spectator's every board, with what it missed. Held, the board goes out as
+        the start comes, with no wait for a database thread (at a crowd's crest, seconds)."""
         game = self.seat.racer.game if self.seat is not None else None
         if game is None or game.public_id not in self.shown:
             await self.sync(self.last_event)
             return
-        board = await off_loop(game_actions.get_game_update)(game)
-        self.keep_live(board)
+        entry = self.shown[game.public_id]
+        if entry.live is not None and not entry.live.stale and not entry.lock.locked():
+            board = play_game.update_of(entry.live)
+        else:
+            board = await off_loop(game_actions.get_game_update)(game)
+            self.keep_live(board)
         if board.game.seq >= self.seq_sent:  # not behind a newer board already sent
             await self.send_update("state", board)
 
@@ -486,7 +492,7 @@ class RaceConsumer(PlaySocket):
             view = await off_loop(snapshots.catch_up)(self.race, self.player, self.last_event)
             self.take_in(view)
             await self.follow(view)
-            self.keep_live(view.board)
+            self.keep_live(view.board or view.start_board)
             if kind == "countdown" and view.board is not None:
                 # Taken in after the start time (a busy server): no timer will bring the board.
                 await self.send_update("state", view.board)

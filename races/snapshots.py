@@ -54,6 +54,10 @@ class CatchUp:
     starts_at_ms: int | None = None
     read_before_start: bool = False
     """Read before the race's start, so without boards: the start brings them."""
+    start_board: game_actions.GameUpdate | None = None
+    """Read before the start, the racer's own board as the start shows it (nothing moves before
+    it), read in the same trip to the database threads and held by the process (not sent): the
+    start then needs no read."""
     ends_at_ms: int | None = None
     autostart_at_ms: int | None = None
     """A quick race's lobby end, while it is in the lobby."""
@@ -153,6 +157,8 @@ def _catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
         read_boards(view)
     else:
         view.read_before_start = True
+        if racer is not None and racer.game_id is not None:
+            view.start_board = game_actions.get_game_update(racer.game, read=False)
     return view
 
 

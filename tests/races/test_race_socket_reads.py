@@ -36,11 +36,12 @@ async def ann_racing_bob(make_client, make_race, race_socket, run):
     return race, ann, bob, socket
 
 
-async def test_a_racer_s_board_at_the_start_is_one_read_of_their_game(
+async def test_a_racer_s_board_at_the_start_is_read_with_the_countdown_not_at_the_start(
     ann_racing_bob, run, statements, monkeypatch
 ):
-    """The countdown brings the racer's game to follow; at the start the socket reads that game's
-    row and nothing else: not its moves (it has none yet), the race, its events or its racers."""
+    """The countdown brings the racer's game to follow, and its board as the start will show it
+    (nothing moves before the start), in the countdown's one trip to the database threads: at
+    the start the socket reads nothing, however busy those threads are then."""
     monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", 1000)
     race, ann, _, socket = ann_racing_bob
     await run(actions.do_start_race, race, ann.player)
@@ -49,8 +50,40 @@ async def test_a_racer_s_board_at_the_start_is_one_read_of_their_game(
     statements()
     board = await socket.board()
     await settled(socket)
-    assert statements() == 1
-    assert board["seq"] == 0 and board["legal"]
+    assert statements() == 0
+    assert board["seq"] == 0 and board["legal"] and board["status"] == "playing"
+    move = await socket.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    assert move["seq"] == 1
+
+
+async def test_a_socket_opened_in_the_countdown_shows_the_board_at_the_start_without_a_read(
+    ann_racing_bob, race_socket, run, statements, monkeypatch
+):
+    """A racer placed in a race that is already counting down (an arena's, a page reloaded)
+    opens the socket then: its connect reads the board with the rest, holds it, and the start
+    sends it with no read. It is the board a read at the start gives."""
+    monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", 3000)
+    race, ann, bob, ann_socket = ann_racing_bob
+    await run(actions.do_start_race, race, ann.player)
+    await ann_socket.expect("countdown")
+    socket = await race_socket(bob, race.code)
+    snapshot = await socket.expect("snapshot")
+    assert snapshot["now"] < snapshot["race"]["starts_at"]  # read in the countdown
+    await settled(socket)
+    assert [f for f in socket.seen if f["type"] == "state"] == []
+    statements()
+    board = await socket.board()
+    await settled(socket)
+    assert statements() == 0
+    racer = await run(Racer.objects.select_related("game").get, race=race, player=bob.player)
+    started = await run(Race.objects.get, pk=race.pk)
+    read = await run(snapshots.own_board, started, bob.player)
+    assert (board["game"], board["seq"], board["legal"], board["view"]) == (
+        racer.game.public_id,
+        0,
+        list(read.legal),
+        read.view,
+    )
 
 
 async def test_the_finish_makes_a_racer_s_socket_read_nothing_more(
