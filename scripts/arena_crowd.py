@@ -140,6 +140,9 @@ class ArenaPlayer:
     """From opening a race's socket to its first frame (the connect's `snapshot`)."""
     board_late_ms: list[float] = field(default_factory=list)
     """From the race's start (its `starts_at`) to the player's first board, 0 when it came before."""
+    start_board_late_ms: list[float] = field(default_factory=list)
+    """The same, for the race sockets whose snapshot came before the start (the board comes at
+    the start, not with the connect)."""
     races: list[str] = field(default_factory=list)
     first_parts_ms: tuple[float, float, float] | None = None
     """The first placement's wait in its parts: the arena's page loaded, its socket opened (the
@@ -288,9 +291,10 @@ class Crowd:
         opened_ms = time.time() * 1000
         snapshot_seen = False
         starts_at_ms: int | None = None  # the race's start, until the first board is counted
+        before_start = False  # the snapshot came in the countdown
 
         def take(frame: dict) -> None:
-            nonlocal snapshot_seen, starts_at_ms
+            nonlocal snapshot_seen, starts_at_ms, before_start
             on_frame(frame)
             kind = frame.get("type")
             now_ms = time.time() * 1000
@@ -298,8 +302,11 @@ class Crowd:
                 snapshot_seen = True
                 player.snapshot_ms.append(now_ms - opened_ms)
                 starts_at_ms = frame["race"].get("starts_at")
+                before_start = starts_at_ms is not None and frame.get("now", 0) < starts_at_ms
             elif kind == "state" and starts_at_ms:
                 player.board_late_ms.append(max(0.0, now_ms - starts_at_ms))
+                if before_start:
+                    player.start_board_late_ms.append(max(0.0, now_ms - starts_at_ms))
                 starts_at_ms = None
             over = kind == "finished" or (
                 kind == "snapshot" and frame["race"]["status"] == "finished"
@@ -578,6 +585,8 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "board_late_ms": spread(late := [ms for p in players for ms in p.board_late_ms]),
         "boards": len(late),
         "boards_late_over_1s": sum(1 for ms in late if ms > 1000),
+        "start_board_late_ms": spread([ms for p in players for ms in p.start_board_late_ms]),
+        "start_boards": sum(len(p.start_board_late_ms) for p in players),
         "client_lag_ms": spread(lags),
         "moves_sent": stats.sent,
         "moves_acked": stats.acked,
@@ -674,6 +683,7 @@ def print_figures(result: dict) -> None:
     placed, moves = result["placement_ms"], result["move_ms"]
     back, heard = result["return_ms"], result["end_heard_ms"]
     snap, late = result["snapshot_ms"], result["board_late_ms"]
+    start = result["start_board_late_ms"]
     lag = result["client_lag_ms"]
     lines = [
         f"arena {result['arena']}: {result['players']} players on {result['servers']} server(s) "
@@ -695,7 +705,9 @@ def print_figures(result: dict) -> None:
         f"race sockets: opened to snapshot ms median {snap['median']}, p95 {snap['p95']}, p99 "
         f"{snap['p99']}; first board after the start ms median {late['median']}, p95 "
         f"{late['p95']}, p99 {late['p99']}, max {late['max']}; over 1 s "
-        f"{result['boards_late_over_1s']} of {result['boards']}",
+        f"{result['boards_late_over_1s']} of {result['boards']}; of them, sockets opened in the "
+        f"countdown ({result['start_boards']}): median {start['median']}, p95 {start['p95']}, "
+        f"p99 {start['p99']}, max {start['max']}",
         f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}; round trip ms "
         f"median {moves['median']}, p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
         f"errors {result['errors']} {result['error_kinds'] or ''}; protocol errors "
