@@ -36,7 +36,7 @@ from races import events, lifecycle, play
 from races.clock import epoch_ms, from_epoch_ms, phase_of, since_start_ms
 from races.codes import new_code
 from races.deals import placed_deals, pooled_winnable, winnable_seed
-from races.events import emit, emit_all, race_dict, racer_dict
+from races.events import emit, emit_all, event_frame, race_dict, racer_dict
 from races.lifecycle import Phase, RacerStatus, RaceRuleError
 from races.models import Race, RaceEvent, Racer
 from races.ratings.updates import apply_ratings, withheld_in
@@ -478,8 +478,10 @@ STILL = [RacerStatus.PLAYING, RacerStatus.STUCK, RacerStatus.WAITING]
 
 def do_resign(
     race: Race, player: Player | None, held: Racer | None = None, live: LiveGame | None = None
-) -> None:
-    """Give up: the racer's game ends, they rank by the cards they reached.
+) -> dict | None:
+    """Give up: the racer's game ends, they rank by the cards they reached. The resignation's
+    numbered `progress` event's frame (the resigning socket's answer), or None when the race
+    closed meanwhile and its close ranked the racer.
 
     The game ends first, in a transaction of its own and without the race's row: it waits for
     a move being stored into the game (the game's row lock), and the race's other racers'
@@ -510,7 +512,7 @@ def do_resign(
         mine = next((r for r in racers if r.pk == racer.pk), None)
         racer = mine if mine is not None and mine.status in STILL else None
         if racer is None and ended:  # the race closed since the game ended: the close ranked them
-            return
+            return None
         if held is not None and race.status != Race.Status.STARTED:  # the seat's race was old
             lifecycle.check_play(phase_of(race, now), mine and RacerStatus(mine.status))
         lost_half = racer is not None and racer.game and racer.game.status == Game.Status.RESIGNED
@@ -519,14 +521,14 @@ def do_resign(
         racer.status = RacerStatus.RESIGNED
         racer.done_ms = since_start_ms(race, now)
         racer.save(update_fields=["status", "done_ms"])
-        progress_event(race, racer, racers)
+        return event_frame(progress_event(race, racer, racers))
 
 
-def progress_event(race: Race, racer: Racer, racers: list[Racer]) -> None:
+def progress_event(race: Race, racer: Racer, racers: list[Racer]) -> RaceEvent:
     """A `progress` event for a racer outside the move path (a resignation), and the close if
     that racer was the last one still racing (`racers`: all of them with their games, as read
-    under the race's lock, `racer` among them as changed)."""
-    emit(
+    under the race's lock, `racer` among them as changed); the event."""
+    event = emit(
         race,
         "progress",
         racers=[racer_dict(racer, race)],
@@ -534,6 +536,7 @@ def progress_event(race: Race, racer: Racer, racers: list[Racer]) -> None:
         at_ms=since_start_ms(race, timezone.now()),
     )
     _close_if_all_done(race, racers)
+    return event
 
 
 def _close_if_all_done(race: Race, racers: list[Racer] | None = None) -> None:

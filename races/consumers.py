@@ -233,12 +233,17 @@ class RaceConsumer(PlaySocket):
         elif isinstance(message, Resign):
             seat = self.seat
             if seat is None or seat.stale or seat.racer.game is None:
-                await run(actions.do_resign)(race, self.player)
+                event = await run(actions.do_resign)(race, self.player)
             else:  # what the socket holds: the racer and their game are not read again
                 live = await play_game.held_copy(self.shown.get(seat.racer.game.public_id))
-                await run(actions.do_resign)(race, self.player, seat.racer, live)
+                event = await run(actions.do_resign)(race, self.player, seat.racer, live)
             if self.seat is not None:
                 self.seat.stale = True
+            if event is not None:
+                # The answer, sent here as well as to the race's group (whichever comes first is
+                # sent, the other dropped by its number): a resignation whose event the channel
+                # layer lost was not known to its own page until the race's end.
+                await self.take_event(event)
         elif isinstance(message, Rematch):
             new = await run(actions.do_rematch)(race, self.need_player())
             await self.send_frame(

@@ -253,6 +253,33 @@ async def test_moves_after_the_finish_are_refused(running):
     assert error["code"] == "race_over"
 
 
+async def test_a_resignation_whose_event_the_channel_layer_lost_is_answered_all_the_same(
+    running, monkeypatch
+):
+    """The resigning socket is answered with its resignation's numbered event directly, not only
+    through the race's group: with that message lost (a Redis restart) the page still learns at
+    once that its racer is done (an arena's race page then waits for the next race). The other
+    racer's socket, which only the group reaches, hears of it at the next event."""
+    from races import events as race_events
+
+    real_broadcast, lost = race_events.broadcast, []
+
+    def losing_everything(group, message):
+        lost.append(message)
+
+    race, (ann_socket, _), (bob_socket, _) = running
+    monkeypatch.setattr(race_events, "broadcast", losing_everything)
+    await ann_socket.send_json_to({"type": "resign"})
+    resigned = await ann_socket.expect("progress", timeout=5)
+    assert resigned["event"] == lost[0]["frames"][0]["event"]
+    assert resigned["racers"][0]["status"] == "resigned" and resigned["racers"][0]["name"] == "Ann"
+    monkeypatch.setattr(race_events, "broadcast", real_broadcast)
+    finished = await bob_socket.request({"type": "resign"}, "finished")
+    assert finished["event"] == resigned["event"] + 2  # Bob's own `progress`, then the close
+    heard = [f["event"] for f in bob_socket.seen if isinstance(f.get("event"), int)]
+    assert heard[-3:] == [resigned["event"], resigned["event"] + 1, finished["event"]]
+
+
 async def test_a_resigned_racer_cannot_play_on(running):
     """After resigning, moves are refused with `already_finished`; the others play on."""
     race, (ann_socket, ann_board), (bob_socket, bob_board) = running
