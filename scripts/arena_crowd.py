@@ -675,7 +675,7 @@ def ok(result: dict) -> bool:
         record_ok
         and result["errors"] == 0
         and result["placements"] > 0
-        and result.get("sent_back", 0) == 0
+        and result["sent_back"] == 0
     )
 
 

@@ -63,8 +63,10 @@ ACK_TIMEOUT_S = 15.0
 BOARD_TIMEOUT_S = 15.0
 """How long after the start a racer waits for its board before asking with `sync`."""
 NUMBERED_PROGRESS = '{"type":"progress","event":'
+"""How a numbered `progress` event begins (a resignation's or a win's; the live ticks are not
+numbered)."""
 DONE_STATUSES = ("won", "resigned", "out_of_time")
-"""How a numbered `progress` event begins (a resignation's; the live ticks are not numbered)."""
+"""A racer object's statuses of a racer who will make no more moves (docs/protocol.md)."""
 MAX_RACERS = 5000
 MAX_DURATION_S = 900
 
