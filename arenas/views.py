@@ -10,9 +10,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.template.loader import get_template
+from django.template.loader import get_template, render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -126,44 +127,86 @@ def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     return render(request, "arenas/arena.html", context)
 
 
+def wants_json(request: HttpRequest) -> bool:
+    """A button pressed on the arena's page, by its script (which asks for JSON), rather than a
+    form sent by a browser without scripts (which gets the page again)."""
+    return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
+
+
+def answered(
+    request: HttpRequest,
+    arena: Arena,
+    player,
+    note: str = "",
+    refusal: ArenaRuleError | None = None,
+) -> HttpResponse:
+    """What a button's POST answers: for the page's script, JSON with the player's status and
+    buttons as they now are (`arenas/_controls.html`, which the page swaps in, with no reload),
+    the note to show, and for a refusal its protocol code (409); for a form, the arena's page
+    again, the note or refusal as a message."""
+    if not wants_json(request):
+        if refusal is not None:
+            messages.error(request, refusal.reason)
+        elif note:
+            messages.info(request, note)
+        return redirect(arena)
+    entry = actions.entry_of(arena, player)
+    context = {
+        "arena": arena,
+        "phase": arena.phase(),
+        "entry": entry,
+        "race": actions.current_race(arena, player) if entry else None,
+    }
+    body = {
+        "player": entry.player_id if entry else None,
+        # a visitor's first press makes them a guest: the page's header names them from then on
+        "who": {"name": player.nickname, "url": reverse("records:player", args=[player.pk])}
+        if player is not None
+        else None,
+        "note": refusal.reason if refusal is not None else note,
+        "controls": render_to_string("arenas/_controls.html", context, request=request).strip(),
+    }
+    if refusal is not None:
+        body["error"] = refusal.code
+    return JsonResponse(body, status=409 if refusal is not None else 200)
+
+
 @require_POST
 @limit_posts(RACE_FORMS)
 def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
+    player = current_player(request)
     try:
-        _, created = actions.do_join(arena, current_player(request))
+        _, created = actions.do_join(arena, player)
     except ArenaRuleError as exc:
-        messages.error(request, exc.reason)
-    else:
-        if not created:
-            messages.info(request, "You are already in this arena.")
-    return redirect(arena)
+        return answered(request, arena, player, refusal=exc)
+    return answered(request, arena, player, "" if created else "You are already in this arena.")
 
 
 @require_POST
 @limit_posts(RACE_FORMS)
 def arena_pause(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
+    player = current_player(request, create=False)
     try:
-        actions.do_pause(
-            arena, current_player(request, create=False), request.POST.get("paused") != "0"
-        )
+        actions.do_pause(arena, player, request.POST.get("paused") != "0")
     except ArenaRuleError as exc:
-        messages.error(request, exc.reason)
-    return redirect(arena)
+        return answered(request, arena, player, refusal=exc)
+    return answered(request, arena, player)
 
 
 @require_POST
 @limit_posts(RACE_FORMS)
 def arena_leave(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
+    player = current_player(request, create=False)
     try:
-        actions.do_leave(arena, current_player(request, create=False))
+        actions.do_leave(arena, player)
     except ArenaRuleError as exc:
-        messages.error(request, exc.reason)
-    else:
-        messages.info(request, "You left the arena: your points stay, and joining again resumes.")
-    return redirect(arena)
+        return answered(request, arena, player, refusal=exc)
+    return answered(
+        request, arena, player, "You left the arena: your points stay, and joining again resumes."
+    )
 
 
 @require_GET

@@ -2,8 +2,9 @@
 time (`scripts/loadtest.py --arena`).
 
 A guest sets the arena up with the "set up an arena" form (starting now); every player is a
-guest browser without a browser (scripts/client.py's `Browser`): it loads the arena's page,
-presses Join, and opens /ws/arena/<id>/ as the page does. When the server places it, the
+guest browser without a browser (scripts/client.py's `Browser`): it loads the arena's page and
+opens /ws/arena/<id>/ as a spectator, presses Join as the page's script does (the answer is JSON,
+the page stays), and opens the socket again as the player's. When the server places it, the
 `placed` frame names its race: it closes the arena's socket and loads the race's page (the page
 leaves for it), opens the race's socket, plays random legal moves of its own board at a set pace
 (scripts/loadtest.py's `Racer`: it never sees a hidden card) for `--race-s` seconds, resigns
@@ -12,15 +13,14 @@ stops), and then, done in the race, it stays on the race's page, as the page doe
 (js/arena-next.js): with the race's socket still open it opens the arena's socket, where it is
 placed again once the race closes, and leaves for the next race (it keeps the race's socket
 until it has heard the race's end, for the figures). At the end everyone resigns and stops.
-`--sockets-only` leaves out the page loads (the race's page of each race, the arena's page after
-joining; the generator before 2026-12-01 made none).
+`--sockets-only` leaves out the race's page of each race (the generator before 2026-12-01 loaded
+no page; before 2026-12-04 it loaded the arena's page again after joining, as the page did then).
 
-It prints how many placements there were, the time from being free (after joining, from loading
-the arena's page; after a race, from the later of its end and the arena socket's opening) to
+It prints how many placements there were, the time from being free (after joining, from the join's answer; after a race, from the later of its end and the arena socket's opening) to
 being placed (median, p95, p99, max: the issue's bound is 5 s), the same counted from the end of
 the player's last race as the server recorded it (the `finished` event's `finished_at`; the
 client's clock is taken for the server's, so run it on the servers' machine), the time from that end to hearing the `finished` event, a
-first placement's wait in its parts (the arena's page, its socket's accept, the wait for `placed`), the
+first placement's wait in its parts (its socket's accept, the wait for `placed`), the
 move round trip, and, given the database, checks the record: nobody in two races at once, every
 race 2 to 8 players, and each player's points summed from the results equal to the live board
 the API reads from Redis (read again once a second until they agree, for up to 30 s: the servers
@@ -113,13 +113,19 @@ def arena_end(base: str, arena_id: str) -> dt.datetime:
     return dt.datetime.fromisoformat(json.loads(text)["ends_at"])
 
 
-def join(browser: Browser, arena_id: str) -> None:
+def open_page(browser: Browser, arena_id: str) -> None:
     status, _, _ = browser.request("GET", f"/arenas/{arena_id}/")
     if status != 200:
         raise RuntimeError(f"the arena page answered {status}")
-    status, _, _ = browser.request("POST", f"/arenas/{arena_id}/join/", {})
-    if status != 302:
-        raise RuntimeError(f"join answered {status}")
+
+
+def join(browser: Browser, arena_id: str) -> None:
+    """The page's Join button, as its script sends it: the answer is JSON, and the page stays."""
+    status, _, text = browser.request(
+        "POST", f"/arenas/{arena_id}/join/", {}, accept="application/json"
+    )
+    if status != 200:
+        raise RuntimeError(f"join answered {status}: {text[:200]}")
 
 
 @dataclass
@@ -144,9 +150,9 @@ class ArenaPlayer:
     """The same, for the race sockets whose snapshot came before the start (the board comes at
     the start, not with the connect)."""
     races: list[str] = field(default_factory=list)
-    first_parts_ms: tuple[float, float, float] | None = None
-    """The first placement's wait in its parts: the arena's page loaded, its socket opened (the
-    server's accept), and from then to `placed`."""
+    first_parts_ms: tuple[float, float] | None = None
+    """The first placement's wait in its parts, from the join's answer: the arena's socket
+    opened again as the player's (the server's accept), and from then to `placed`."""
     error: str | None = None
 
 
@@ -168,7 +174,7 @@ class Crowd:
         self.reopened = 0
         """Arena sockets the server closed, opened again."""
         self.pages = 0
-        """Pages loaded (the arena's after joining, each race's)."""
+        """Pages loaded (the arena's before joining, each race's)."""
         self.placed_heard = 0
         """`placed` frames heard (each sends a page to its race), timed or not."""
         self.counting: set[asyncio.Future] = set()
@@ -186,7 +192,8 @@ class Crowd:
 
     async def placed(self, player: ArenaPlayer, after=None) -> str | None:
         """Open the arena's socket and wait to be placed; the race's address. Just joined, on
-        the arena's page (loaded first, as the join's answer sends a browser there); `after` a
+        the arena's page (its socket opened again as the player's, as the join's answer has the
+        page do); `after` a
         race, on that race's page, as soon as the player is done in it (the arena places them
         when the race closes), the race's socket still open until the page leaves. A socket the
         server closed is opened again, as the page's is (the wait goes on)."""
@@ -230,9 +237,6 @@ class Crowd:
         player.returns_ms.append(placed_ms - ended_ms)
 
     async def wait_placed(self, player: ArenaPlayer, opened_ms: float, after) -> str | None:
-        if after is None:
-            await self.load_page(player, f"/arenas/{self.arena_id}/")
-            loaded_ms = time.time() * 1000
         # After a race: placed within 30 s of its end, which may be the race's time limit away.
         limit = PLACED_TIMEOUT_S + (FINISH_TIMEOUT_S if after is not None else 0)
         left = min(self.stop_at - time.perf_counter(), limit)
@@ -253,8 +257,7 @@ class Crowd:
                                         now_ms = time.time() * 1000
                                         player.placements_ms.append(now_ms - opened_ms)
                                         player.first_parts_ms = (
-                                            loaded_ms - opened_ms,
-                                            accepted_ms - loaded_ms,
+                                            accepted_ms - opened_ms,
                                             now_ms - accepted_ms,
                                         )
                                         player.placed_at_s.append(time.perf_counter() - self.began)
@@ -371,10 +374,22 @@ class Crowd:
                         await racer.send(racer.sync_frame())
                 heard = racer.frames
 
-    async def play(self, player: ArenaPlayer, pool) -> None:
+    async def join(self, player: ArenaPlayer, pool) -> None:
+        """As a browser joins: the arena's page, its socket open as a spectator's until the Join
+        button's answer, then closed (the page opens it again as the player's: `placed`)."""
         loop = asyncio.get_running_loop()
+        await loop.run_in_executor(pool, open_page, player.browser, self.arena_id)
+        self.pages += 1
+        spectator = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
         try:
+            await asyncio.wait_for(spectator.recv(), 60)  # the board, as the page shows it
             await loop.run_in_executor(pool, join, player.browser, self.arena_id)
+        finally:
+            await spectator.close()
+
+    async def play(self, player: ArenaPlayer, pool) -> None:
+        try:
+            await self.join(player, pool)
             racer = None  # the last race's, its page waiting for the next
             while time.perf_counter() < self.stop_at:
                 url = await self.placed(player, after=racer)
@@ -575,7 +590,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "placements_by_window": by_window(players),
         "first_parts_ms": {
             part: spread([p.first_parts_ms[i] for p in players if p.first_parts_ms])
-            for i, part in enumerate(("page", "socket", "placed"))
+            for i, part in enumerate(("socket", "placed"))
         },
         "returns": len(returns),
         "return_ms": spread(returns),

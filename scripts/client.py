@@ -18,8 +18,13 @@ class Browser:
         self.host, self.port = parts.hostname, parts.port or 80
         self.cookies: dict[str, str] = {}
 
-    def request(self, method: str, path: str, form: dict | None = None) -> tuple[int, dict, str]:
+    def request(
+        self, method: str, path: str, form: dict | None = None, accept: str | None = None
+    ) -> tuple[int, dict, str]:
+        """`accept`: the Accept header a page's script sends (none: a plain browser's)."""
         headers = {"Cookie": self.cookie_header(), "User-Agent": "solitaire-loadtest"}
+        if accept is not None:
+            headers["Accept"] = accept
         body = None
         if form is not None:
             body = urlencode({**form, "csrfmiddlewaretoken": self.cookies.get("csrftoken", "")})

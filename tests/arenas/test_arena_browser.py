@@ -31,14 +31,15 @@ def people(make_page, live_url):  # noqa: F811
         player.close()
 
 
-def join(player: Player, url: str) -> None:
-    """Join on the arena's page, then wait for its socket to open, or for the race page: with
-    a player already waiting, the server places the newcomer as their socket opens, and their
-    page may leave for the race before a wait sees the socket open (a wait on the selector goes
-    on across the navigation)."""
-    player.page.goto(url)
+def join(player: Player, url: str, go: bool = True) -> None:
+    """Join on the arena's page, then wait for its answer and the socket opened again as the
+    player's, or for the race page: with a player already waiting, the server places the
+    newcomer as their socket opens, and their page may leave for the race before a wait sees
+    the socket open (a wait on the selector goes on across the navigation)."""
+    if go:
+        player.page.goto(url)
     player.page.click("#join-button")
-    player.wait('#arena[data-socket="open"], #race')
+    player.wait('#arena[data-pressed="1"][data-socket="open"], #race')
 
 
 # Reports each time a race page's "over" section changes, as it is then: the arena places the
@@ -89,9 +90,14 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     page = ann.page
     arena_url = set_up(page, live_url)
 
-    join(ann, arena_url)
+    page.goto(arena_url)
+    page.evaluate("window.sameDocument = true")
+    join(ann, arena_url, go=False)
     assert "Waiting for another free player" in page.inner_text("#arena-status")
     ann.wait("#arena-board tr.you")
+    # joined in place: the same document, with the player's own buttons, and no page load
+    assert page.evaluate("window.sameDocument === true")
+    assert page.is_visible("#pause-button") and not page.is_visible("#join-button")
     join(bob, arena_url)
 
     race = re.compile(r"/races/[A-Z0-9]{6}/$")

@@ -102,6 +102,71 @@ def test_joining_an_ended_arena_says_it_has_ended(client, make_arena):
     assert not ArenaPlayer.objects.exists()
 
 
+JSON = {"HTTP_ACCEPT": "application/json"}
+"""How the arena page's script sends its buttons (js/arena.js): it asks for JSON, not the page."""
+
+
+def test_the_page_s_buttons_are_answered_with_the_new_buttons_and_no_page(client, make_arena):
+    """Join, pause, resume and leave from the page's script: each answers with the player and
+    their status and buttons as they now are, which the page swaps in without a reload."""
+    arena = make_arena()
+    join, pause, leave = (
+        reverse(f"arenas:{name}", args=[arena.public_id]) for name in ("join", "pause", "leave")
+    )
+    joined = client.post(join, **JSON)
+    assert joined.status_code == 200 and joined["Content-Type"] == "application/json"
+    entry = ArenaPlayer.objects.get()
+    body = joined.json()
+    assert body["player"] == entry.player_id and body["note"] == ""
+    assert body["who"] == {
+        "name": entry.player.nickname,
+        "url": reverse("records:player", args=[entry.player_id]),
+    }
+    assert body["controls"].startswith('<div id="arena-controls">')
+    assert (
+        "Waiting for another free player" in body["controls"]
+        and 'id="pause-button"' in body["controls"]
+    )
+    assert client.post(join, **JSON).json()["note"] == "You are already in this arena."
+
+    paused = client.post(pause, {"paused": "1"}, **JSON).json()
+    assert ArenaPlayer.objects.get().paused and "Resume" in paused["controls"]
+    assert "You are sitting out" in paused["controls"]
+    resumed = client.post(join, **JSON).json()
+    assert not ArenaPlayer.objects.get().paused and 'id="pause-button"' in resumed["controls"]
+
+    left = client.post(leave, **JSON).json()
+    assert left["note"].startswith("You left the arena: your points stay")
+    assert ArenaPlayer.objects.get().paused and "Resume" in left["controls"]
+    # nothing was kept for the next page: the notes went with the answers
+    assert "You left the arena" not in client.get(arena.get_absolute_url()).content.decode()
+
+
+def test_a_refused_button_is_answered_with_its_code_and_changes_nothing(client, make_arena):
+    ended = make_arena(starts_in_s=-7200)
+    response = client.post(reverse("arenas:join", args=[ended.public_id]), **JSON)
+    assert response.status_code == 409
+    assert response.json()["error"] == "arena_over"
+    assert response.json()["note"] == "this arena has ended: its podium is final"
+    assert response.json()["player"] is None and "join-button" not in response.json()["controls"]
+    running = make_arena()
+    refused = client.post(reverse("arenas:pause", args=[running.public_id]), **JSON)
+    assert refused.status_code == 409 and refused.json()["error"] == "not_in_arena"
+    assert refused.json()["note"] == "you have not joined this arena"
+    assert refused.json()["player"] is None
+    assert not ArenaPlayer.objects.exists()
+
+
+def test_a_form_sent_without_scripts_still_gets_the_page_back(client, make_arena):
+    """A browser's own form post asks for HTML first: it is sent to the arena's page again."""
+    arena = make_arena()
+    browser_accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    response = client.post(
+        reverse("arenas:join", args=[arena.public_id]), HTTP_ACCEPT=browser_accept
+    )
+    assert response.status_code == 302 and response["Location"] == arena.get_absolute_url()
+
+
 def test_a_player_alone_in_a_running_arena_is_told_they_wait(client, make_arena):
     arena = make_arena()
     client.post(reverse("arenas:join", args=[arena.public_id]))

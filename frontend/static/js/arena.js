@@ -1,13 +1,15 @@
 // The arena page: the countdown, the reminder at the start, and the live board over
 // /ws/arena/<id>/ (docs/protocol.md, "Arenas"). A player who joined is placed in races by the
-// server: a `placed` frame sends this page to the race; the race page comes back here after.
+// server: a `placed` frame sends this page to the race; the race page waits there for the next.
+// The buttons (join, resume, pause, leave) are sent without a reload: the server answers with
+// the status and buttons as they now are, and the socket opens again as the player's.
 
 import { ReconnectingSocket } from "./socket.js";
 import { formatWait } from "./daily-countdown.js";
 
 const root = document.getElementById("arena");
 const arenaId = root.dataset.arena;
-const me = root.dataset.player ? Number(root.dataset.player) : null;
+let me = root.dataset.player ? Number(root.dataset.player) : null;
 const starts = Date.parse(root.dataset.starts);
 const ends = Date.parse(root.dataset.ends);
 const REMIND_KEY = `arena-remind:${arenaId}`;
@@ -41,20 +43,26 @@ function remind() {
   sessionStorage.setItem("arena-notice", text);
 }
 
-const remindButton = document.getElementById("remind-button");
-if (remindButton) {
-  remindButton.addEventListener("click", async () => {
-    localStorage.setItem(REMIND_KEY, "1");
-    let how = "this page will tell you when it starts; keep it open";
-    if ("Notification" in window && Notification.permission !== "denied") {
-      const answer = await Notification.requestPermission();
-      if (answer === "granted") how = "a notification will tell you when it starts; keep this page open";
-    }
-    remindButton.disabled = true;
-    remindButton.textContent = "Reminder set";
-    setStatus(`Reminder set: ${how}.`);
-  });
+/** The button as the reminder stands (a reload or a new set of buttons shows it set). */
+function showReminder() {
+  const button = document.getElementById("remind-button");
+  if (!button || localStorage.getItem(REMIND_KEY) !== "1") return;
+  button.disabled = true;
+  button.textContent = "Reminder set";
 }
+
+root.addEventListener("click", async (e) => {
+  if (!e.target.closest("#remind-button")) return;
+  localStorage.setItem(REMIND_KEY, "1");
+  let how = "this page will tell you when it starts; keep it open";
+  if ("Notification" in window && Notification.permission !== "denied") {
+    const answer = await Notification.requestPermission();
+    if (answer === "granted") how = "a notification will tell you when it starts; keep this page open";
+  }
+  showReminder();
+  setStatus(`Reminder set: ${how}.`);
+});
+showReminder();
 const notice = sessionStorage.getItem("arena-notice");
 if (notice) {
   sessionStorage.removeItem("arena-notice");
@@ -127,6 +135,56 @@ function onFrame(frame) {
     location.assign(frame.url);
   } else if (frame.type === "error") setStatus(frame.reason);
 }
+
+// ------------------------------------------------------------------ the buttons, without a reload
+
+async function press(form) {
+  const buttons = form.querySelectorAll("button");
+  buttons.forEach((button) => (button.disabled = true));
+  let answer;
+  try {
+    const response = await fetch(form.action, {
+      method: "POST",
+      body: new FormData(form),
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    });
+    if (!(response.headers.get("Content-Type") || "").startsWith("application/json")) {
+      buttons.forEach((button) => (button.disabled = false));
+      setStatus((await response.text()) || `The server answered ${response.status}: try again.`);
+      return;
+    }
+    answer = await response.json();
+  } catch {
+    buttons.forEach((button) => (button.disabled = false));
+    setStatus("Could not reach the server: check the connection and try again.");
+    return;
+  }
+  document.getElementById("arena-controls").outerHTML = answer.controls;
+  showReminder();
+  if (answer.note) setStatus(answer.note);
+  const account = document.querySelector(".site-header .account");
+  if (answer.who && account && !account.querySelector(".who")) {
+    const who = document.createElement("a");
+    who.className = "who";
+    who.href = answer.who.url;
+    who.title = "Your page: what others see of you";
+    who.textContent = answer.who.name;
+    account.prepend(who);
+  }
+  const player = answer.player ?? null;
+  root.dataset.player = player === null ? "" : String(player);
+  me = player;
+  sock.reconnect(); // the socket of the player as they now are: present, or a spectator
+  root.dataset.pressed = String(Number(root.dataset.pressed || 0) + 1);
+}
+
+root.addEventListener("submit", (e) => {
+  const form = e.target;
+  if (!form.closest("#arena-controls")) return;
+  e.preventDefault();
+  press(form);
+});
 
 const sock = new ReconnectingSocket(`/ws/arena/${arenaId}/`);
 sock.addEventListener("message", (e) => onFrame(e.detail));
