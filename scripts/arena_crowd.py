@@ -767,7 +767,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sockets-only",
         action="store_true",
-        help="--arena: load no page between races (the race's, the arena's), only open sockets",
+        help="--arena: load no race's page (each race's socket alone)",
     )
     parser.add_argument(
         "--whole-arena",
