@@ -98,6 +98,7 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     # joined in place: the same document, with the player's own buttons, and no page load
     assert page.evaluate("window.sameDocument === true")
     assert page.is_visible("#pause-button") and not page.is_visible("#join-button")
+    assert page.evaluate("document.activeElement.id") == "pause-button"  # the focus kept
     join(bob, arena_url)
 
     race = re.compile(r"/races/[A-Z0-9]{6}/$")

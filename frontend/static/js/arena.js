@@ -138,7 +138,29 @@ function onFrame(frame) {
 
 // ------------------------------------------------------------------ the buttons, without a reload
 
+/** The server's status line and buttons in place of the page's: the status line's text changes in
+ * the live region the page already has (so a screen reader says it), the buttons are replaced, and
+ * the focus goes to the first new one if it was on the one pressed. */
+function showControls(html, hadFocus) {
+  const fresh = document.createElement("template");
+  fresh.innerHTML = html;
+  const controls = document.getElementById("arena-controls");
+  const status = document.getElementById("arena-status");
+  const freshStatus = fresh.content.getElementById("arena-status");
+  status.innerHTML = freshStatus.innerHTML;
+  status.hidden = freshStatus.hidden;
+  const actions = controls.querySelector(".arena-actions");
+  const freshActions = fresh.content.querySelector(".arena-actions");
+  if (actions && freshActions) actions.replaceWith(freshActions);
+  else if (freshActions) controls.append(freshActions);
+  else if (actions) actions.remove();
+  showReminder();
+  const first = controls.querySelector(".arena-actions button");
+  if (hadFocus && first) first.focus();
+}
+
 async function press(form) {
+  const hadFocus = form.contains(document.activeElement); // before the buttons are disabled
   const buttons = form.querySelectorAll("button");
   buttons.forEach((button) => (button.disabled = true));
   let answer;
@@ -160,8 +182,7 @@ async function press(form) {
     setStatus("Could not reach the server: check the connection and try again.");
     return;
   }
-  document.getElementById("arena-controls").outerHTML = answer.controls;
-  showReminder();
+  showControls(answer.controls, hadFocus);
   if (answer.note) setStatus(answer.note);
   const account = document.querySelector(".site-header .account");
   if (answer.who && account && !account.querySelector(".who")) {
