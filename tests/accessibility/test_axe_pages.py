@@ -3,6 +3,8 @@ URL configuration, their parameters filled from seeded data (docs/frontend.md, "
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from dataclasses import dataclass, field
 
 import pytest
@@ -164,14 +166,23 @@ def states_behind_a_click(page, live_url: str) -> dict[str, dict]:
     page.wait_for_selector("#board [data-pile]")
     for width in widths.each():
         findings[width]["race running"] = run_axe(page)
+    widths.resize(next(iter(WIDTHS)))
+    page.goto(f"{live_url}/arenas/new/")
+    page.fill("#id_starts_at", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M"))
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
+    page.click("#join-button")  # answered in place: the player's status and buttons swapped in
+    page.wait_for_selector('#arena[data-pressed="1"][data-socket="open"] #pause-button')
+    for width in widths.each():
+        findings[width]["arena joined"] = run_axe(page)
     return findings
 
 
 @pytest.mark.xdist_group("axe_states")  # one worker looks for both widths
 @pytest.mark.parametrize("width", WIDTHS)
 def test_states_behind_a_click_have_no_axe_findings(axe, make_page, live_url, width):
-    """What the walk's first look does not show: the practice page's help open, and a race
-    running with your own board to play."""
+    """What the walk's first look does not show: the practice page's help open, a race running
+    with your own board to play, and an arena joined (its buttons answered in place)."""
     findings = dict(looked(states_behind_a_click, make_page, live_url)[width])
     errors = findings.pop("errors")
     assert not errors, f"JavaScript errors on the pages: {errors}"
