@@ -171,9 +171,12 @@ async function press(form) {
       headers: { Accept: "application/json" },
       credentials: "same-origin",
     });
-    if (!(response.headers.get("Content-Type") || "").startsWith("application/json")) {
+    const type = response.headers.get("Content-Type") || "";
+    if (!type.startsWith("application/json")) {
+      // the forms' budget (429) says why in plain text; anything else is an error page
+      const said = type.startsWith("text/plain") ? (await response.text()).trim() : "";
       buttons.forEach((button) => (button.disabled = false));
-      setStatus((await response.text()) || `The server answered ${response.status}: try again.`);
+      setStatus(said || `The server answered ${response.status}: try again.`);
       return;
     }
     answer = await response.json();
