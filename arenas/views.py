@@ -104,26 +104,32 @@ def board_rows(arena: Arena, frame: dict, viewer: int | None) -> list[str]:
     return rows
 
 
+def controls_context(arena: Arena, player) -> dict:
+    """What `arenas/_controls.html` shows (the player's status and buttons), for the page and
+    for a button's answer."""
+    entry = actions.entry_of(arena, player)
+    return {
+        "arena": arena,
+        "phase": arena.phase(),
+        "entry": entry,
+        "race": actions.current_race(arena, player) if entry else None,
+    }
+
+
 @require_GET
 def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
     player = current_player(request, create=False)
-    entry = actions.entry_of(arena, player)
-    phase = arena.phase()
+    context = controls_context(arena, player)
+    entry = context["entry"]
     frame = standings.current_board(arena)
     own = standings.own_row(arena, entry, player.nickname) if entry else None
     rows = board_rows(arena, frame, entry.player_id if entry else None)
     if own and own["rank"] > len(frame["rows"]):
         rows = [*rows, board_row(arena, own, you=True, pinned=True)]
-    context = {
-        "arena": arena,
-        "phase": phase,
-        "entry": entry,
-        "board": frame,
-        "board_rows": rows,
-        "race": actions.current_race(arena, player) if entry else None,
-        "podium": standings.podium(arena) if phase == Arena.Phase.ENDED else None,
-    }
+    context["board"] = frame
+    context["board_rows"] = rows
+    context["podium"] = standings.podium(arena) if context["phase"] == Arena.Phase.ENDED else None
     return render(request, "arenas/arena.html", context)
 
 
@@ -150,13 +156,8 @@ def answered(
         elif note:
             messages.info(request, note)
         return redirect(arena)
-    entry = actions.entry_of(arena, player)
-    context = {
-        "arena": arena,
-        "phase": arena.phase(),
-        "entry": entry,
-        "race": actions.current_race(arena, player) if entry else None,
-    }
+    context = controls_context(arena, player)
+    entry = context["entry"]
     body = {
         "player": entry.player_id if entry else None,
         # a visitor's first press makes them a guest: the page's header names them from then on

@@ -16,8 +16,9 @@ until it has heard the race's end, for the figures). At the end everyone resigns
 `--sockets-only` leaves out the race's page of each race (the generator before 2026-12-01 loaded
 no page; before 2026-12-04 it loaded the arena's page again after joining, as the page did then).
 
-It prints how many placements there were, the time from being free (after joining, from the join's answer; after a race, from the later of its end and the arena socket's opening) to
-being placed (median, p95, p99, max: the issue's bound is 5 s), the same counted from the end of
+It prints how many placements there were, the time from being free (after joining, from the
+join's answer; after a race, from the later of its end and the arena socket's opening) to being
+placed (median, p95, p99, max: the issue's bound is 5 s), the same counted from the end of
 the player's last race as the server recorded it (the `finished` event's `finished_at`; the
 client's clock is taken for the server's, so run it on the servers' machine), the time from that end to hearing the `finished` event, a
 first placement's wait in its parts (its socket's accept, the wait for `placed`), the
@@ -111,12 +112,6 @@ def arena_end(base: str, arena_id: str) -> dt.datetime:
     if status != 200:
         raise RuntimeError(f"the arena's document answered {status}")
     return dt.datetime.fromisoformat(json.loads(text)["ends_at"])
-
-
-def open_page(browser: Browser, arena_id: str) -> None:
-    status, _, _ = browser.request("GET", f"/arenas/{arena_id}/")
-    if status != 200:
-        raise RuntimeError(f"the arena page answered {status}")
 
 
 def join(browser: Browser, arena_id: str) -> None:
@@ -269,10 +264,7 @@ class Crowd:
             return None
 
     async def load_page(self, player: ArenaPlayer, path: str) -> None:
-        """Load a page as the player's browser does (unless `--sockets-only`): the HTML alone, on
-        the player's own server."""
-        if getattr(self.args, "sockets_only", False):
-            return
+        """Load a page as the player's browser does: the HTML alone, on the player's own server."""
         status = await player.browser.load(path)
         self.pages += 1
         if status != 200:
@@ -282,7 +274,8 @@ class Crowd:
         """One race: load its page, play at the pace for `--race-s` (no longer than the race's
         clock), resign; the racer, its socket still open (the page stays, and waits there for
         the race's end and the next race)."""
-        await self.load_page(player, urlsplit(url).path)
+        if not getattr(self.args, "sockets_only", False):
+            await self.load_page(player, urlsplit(url).path)
         code = url.rstrip("/").rsplit("/", 1)[1]
         player.races.append(code)
         racer = self.racer_class(player.index, [player.base], self.stats, self.args, _NoBar())
@@ -378,8 +371,7 @@ class Crowd:
         """As a browser joins: the arena's page, its socket open as a spectator's until the Join
         button's answer, then closed (the page opens it again as the player's: `placed`)."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(pool, open_page, player.browser, self.arena_id)
-        self.pages += 1
+        await self.load_page(player, f"/arenas/{self.arena_id}/")  # and its CSRF cookie
         spectator = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
         try:
             await asyncio.wait_for(spectator.recv(), 60)  # the board, as the page shows it

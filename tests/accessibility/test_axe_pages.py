@@ -3,12 +3,11 @@ URL configuration, their parameters filled from seeded data (docs/frontend.md, "
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from dataclasses import dataclass, field
 
 import pytest
 
+from tests.arenas.test_arena_browser import set_up as set_up_arena
 from tests.axe_support import route_path, run_axe, site_routes
 from tests.browser_support import WIDTHS
 from tests.seeded_site import Site, own_daily, own_lobby, wait_for_boards
@@ -167,10 +166,7 @@ def states_behind_a_click(page, live_url: str) -> dict[str, dict]:
     for width in widths.each():
         findings[width]["race running"] = run_axe(page)
     widths.resize(next(iter(WIDTHS)))
-    page.goto(f"{live_url}/arenas/new/")
-    page.fill("#id_starts_at", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M"))
-    page.click("form button[type=submit]")
-    page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
+    set_up_arena(page, live_url)
     page.click("#join-button")  # answered in place: the player's status and buttons swapped in
     page.wait_for_selector('#arena[data-pressed="1"][data-socket="open"] #pause-button')
     for width in widths.each():
