@@ -6,7 +6,9 @@ placed together as soon as there are two, once the first of them has waited
 `ARENA_GATHER_S` (so that racers coming back from one race meet in the next) or at once when
 there are enough for a full race. They are split into races of two to eight, as even as can
 be, nearest in points racing together; every race starts at once (its countdown) on a fresh
-deal, a winnable one from the race pool where the game has them.
+deal, a winnable one from the race pool where the game has them. A player free alone joins a
+race of the arena still in its countdown that has room (`join_countdown`) rather than wait for
+a second free player.
 
 The arena's row is locked for the placement (a second process's tick skips it: the first is
 placing), then the players' rows (as a Quick race press does: nobody is placed twice, by an
@@ -21,6 +23,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, F
 from django.urls import reverse
 from django.utils import timezone
 
@@ -28,8 +31,8 @@ from arenas import events
 from arenas.models import Arena, ArenaPlayer, ArenaRace
 from games.models import Player
 from games.rows import one_or_none
-from races.actions import start_placed_races
-from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART
+from races.actions import add_late_racer, start_placed_races
+from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART, RaceRuleError
 from races.models import Race, Racer
 
 RACE_ON = (Race.Status.LOBBY, Race.Status.STARTED)
@@ -58,6 +61,11 @@ def busy_players(player_ids) -> set[int]:
 SEEN_WITHIN_S = 15
 """A player counts as on the arena's page if a server saw them there this recently (the rooms
 say so every `arenas.rooms.PRESENCE_EVERY_S`)."""
+
+
+LATE_JOIN_LEAD_S = 1.0
+"""A free player alone joins a race of the arena in its countdown only with this much of the
+countdown left: their page loads the race and opens its socket before the start."""
 
 
 RACES_PER_TRANSACTION = 8
@@ -99,11 +107,13 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
         entries = list(free_entries(arena, now))
         busy = busy_players([e.player_id for e in entries])
         entries = [e for e in entries if e.player_id not in busy]
-        if len(entries) < MIN_PLAYERS_TO_AUTOSTART:
+        if not entries:
             return [], False
         waited = (now - min(e.free_since for e in entries)).total_seconds()
         if len(entries) < MAX_PLAYERS and waited < settings.ARENA_GATHER_S:
             return [], False
+        if len(entries) < MIN_PLAYERS_TO_AUTOSTART:
+            return join_countdown(arena, entries[0], now), False
         locked = Player.objects.select_for_update(skip_locked=True, no_key=True).filter(
             pk__in=[e.player_id for e in entries]
         )
@@ -121,10 +131,56 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
             for race, group in zip(races, groups, strict=True)
             for e in group
         }
-        ArenaPlayer.objects.filter(arena=arena, player_id__in=placements).update(free_since=None)
-        if placements:
-            transaction.on_commit(lambda: events.placed(arena, placements))
+        mark_placed(arena, placements)
     return races, bool(entries)
+
+
+def mark_placed(arena: Arena, placements: dict[int, str]) -> None:
+    """These players (id: their race's address) are no longer free; each is sent to their race
+    once the transaction commits."""
+    ArenaPlayer.objects.filter(arena=arena, player_id__in=placements).update(free_since=None)
+    if placements:
+        transaction.on_commit(lambda: events.placed(arena, placements))
+
+
+def join_countdown(arena: Arena, entry: ArenaPlayer, now) -> list[Race]:
+    """A free player alone, who has waited `ARENA_GATHER_S`: placed in a race of the arena
+    still in its countdown, with room and at least `LATE_JOIN_LEAD_S` to go (the fewest racers
+    first, then the latest), rather than left waiting for a second free player, who may be a
+    race's length away. The last racer of a race is the one this finds: their own resignation
+    or the clock closes the race, so their page opens the arena's socket last, and came back to
+    an empty lobby just after their race's others were placed (docs/performance.md, arenas'
+    thirty-third day). The race joined (in the list), or none: the player waits."""
+    held = list(
+        Player.objects.select_for_update(skip_locked=True, no_key=True)
+        .filter(pk=entry.player_id)
+        .values_list("pk", flat=True)
+    )
+    if not held or busy_players(held):
+        return []
+    lead = now + timedelta(seconds=LATE_JOIN_LEAD_S)
+    candidates = (
+        Race.objects.filter(
+            arena_race__arena=arena, status=Race.Status.STARTED, starts_at__gte=lead
+        )
+        .annotate(count=Count("racers"))
+        .filter(count__lt=F("max_players"))
+        .order_by("count", "-starts_at")
+        .values_list("pk", flat=True)
+    )
+    for pk in candidates[:3]:
+        race = one_or_none(
+            Race.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=pk)
+        )
+        if race is None:
+            continue
+        try:
+            add_late_racer(race, entry.player, entry.player.nickname)
+        except RaceRuleError:  # full or started meanwhile
+            continue
+        mark_placed(arena, {entry.player_id: race.get_absolute_url()})
+        return [race]
+    return []
 
 
 def open_races(arena: Arena, groups: list[list[ArenaPlayer]]) -> list[Race]:

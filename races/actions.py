@@ -237,6 +237,29 @@ def add_racers(race: Race, entrants: list[tuple[Player, str]]) -> list[Racer]:
     return racers
 
 
+def add_late_racer(race: Race, player: Player, name: str) -> Racer:
+    """A new racer in the locked race's countdown (an event's placement: an arena's lone free
+    player put in a race that has room rather than left waiting for a second one): a game of
+    their own on the race's deal, started with the race, playing, as the racers placed with the
+    race were (`start_placed_races`), and a `joined` event, so that the sockets already open
+    follow the newcomer's game too."""
+    before = list(race.racers.all())
+    lifecycle.check_late_join(phase_of(race), len(before), race.max_players)
+    [game] = do_create_games(
+        [player], race.variant, race.seed, kind=Game.Kind.RACE, started_at=race.starts_at
+    )
+    racer = Racer.objects.create(
+        race=race,
+        player=player,
+        name=name,
+        game=game,
+        status=RacerStatus.PLAYING,
+        cards=EngineGame.from_dict(game.state).foundation_count(),
+    )
+    emit_all(race, joined_events(race, before, [racer]))
+    return racer
+
+
 def joined_events(race: Race, before: list[Racer], racers: list[Racer]) -> list[tuple[str, dict]]:
     """A `joined` event for each of `racers` (in the lobby after `before`), in order: the racer,
     and the standings of the racers in so far."""

@@ -107,6 +107,16 @@ def check_join(current: Phase, racers: int, max_players: int) -> None:
         raise RaceRuleError("race_full", f"the race is full ({max_players} players)")
 
 
+def check_late_join(current: Phase, racers: int, max_players: int) -> None:
+    """May an event that places racers (an arena) put someone new in a race that has started?
+    Only in its countdown, with room: nobody has moved yet, so the newcomer plays the same deal
+    from the same start as everyone else."""
+    if current != Phase.COUNTDOWN:
+        raise RaceRuleError("race_started", "the race is under way")
+    if racers >= max_players:
+        raise RaceRuleError("race_full", f"the race is full ({max_players} players)")
+
+
 def check_lobby_action(current: Phase, is_racer: bool) -> None:
     """Ready toggles and leaving the lobby: racers only, lobby only."""
     if not is_racer:

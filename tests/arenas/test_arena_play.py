@@ -21,6 +21,7 @@ from games.identity import SESSION_PLAYER_KEY
 from games.models import Player, WinnableDeal
 from games.rankstore import get_rank_store
 from races import actions as race_actions
+from races import lifecycle
 from races.models import Race, Racer, RatingChange
 from races.ratings import updates
 from tests.arenas.conftest import play_out
@@ -119,6 +120,86 @@ def test_one_player_waits_alone(arena, here):
     here("Ann")
     assert placement.place(arena.pk) == []
     assert not Race.objects.exists()
+
+
+@pytest.fixture
+def countdown(no_countdown, monkeypatch):
+    """Races placed with their countdown (this module's races otherwise start at once)."""
+    monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", 3000)
+
+
+def test_a_player_alone_joins_a_race_of_the_arena_still_in_its_countdown(
+    arena, here, countdown, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The last racer of a race comes back to the arena's lobby just after its others were
+    placed: rather than wait alone for a second free player, they join a race in its countdown
+    that has room, on its deal, from its start, announced to the race's sockets."""
+    told = []
+    monkeypatch.setattr(events, "placed", lambda arena, races: told.append(races))
+    ann = here("Ann")
+    here("Bob"), here("Cat")
+    [race] = placement.place(arena.pk)
+    dee = here("Dee")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert placement.place(arena.pk) == [race]
+    racers = race.racers.select_related("game")
+    late, first = racers.get(player=dee), racers.get(player=ann)
+    assert late.status == "playing" and late.cards == first.cards
+    assert late.game.seed == race.seed and late.game.state == first.game.state
+    assert late.game.started_at == race.starts_at and late.game.kind == first.game.kind
+    last = race.events.order_by("seq").last()
+    assert last.kind == "joined" and last.data["racer"]["id"] == late.public_id
+    assert last.data["racer"]["status"] == "playing"
+    assert set(last.data["standings"]) == set(racers.values_list("public_id", flat=True))
+    assert len(last.data["standings"]) == 4
+    assert told == [{dee.pk: race.get_absolute_url()}]
+    assert ArenaPlayer.objects.get(arena=arena, player=dee).free_since is None
+    assert placement.place(arena.pk) == []  # in a race now
+
+
+def test_a_player_alone_waits_if_no_race_in_its_countdown_has_room_and_time(
+    arena, here, make_arena, countdown
+):
+    """A full race, a race about to start, a race under way and another arena's race take
+    nobody: the player waits for a second free player."""
+    for i in range(8):
+        here(f"P{i}")
+    [full] = placement.place(arena.pk)
+    assert full.racers.count() == 8
+    here("Ann"), here("Bob")
+    [soon] = placement.place(arena.pk)
+    here("Cat"), here("Dan")
+    [running] = placement.place(arena.pk)
+    now = timezone.now()
+    Race.objects.filter(pk=soon.pk).update(
+        starts_at=now + timedelta(seconds=placement.LATE_JOIN_LEAD_S / 2)
+    )
+    Race.objects.filter(pk=running.pk).update(starts_at=now - timedelta(seconds=1))
+    other = make_arena()
+    here("Eve", on=other), here("Fay", on=other)
+    placement.place(other.pk)
+    gil = here("Gil")
+    assert placement.place(arena.pk) == []
+    assert ArenaPlayer.objects.get(arena=arena, player=gil).free_since is not None
+    assert not Racer.objects.filter(player=gil).exists()
+
+
+def test_a_late_racer_plays_the_race_and_counts_in_its_end(arena, here, countdown):
+    """The race is over when the late racer is done too, and they score like the others."""
+    ann, bob = here("Ann"), here("Bob")
+    [race] = placement.place(arena.pk)
+    cat = here("Cat")
+    assert placement.place(arena.pk) == [race]
+    Race.objects.filter(pk=race.pk).update(starts_at=timezone.now() - timedelta(seconds=1))
+    play_out(race, movers=[cat], resigners=[ann, bob])
+    assert race.status == Race.Status.STARTED  # Cat still plays
+    race_actions.do_resign(race, cat)
+    race.refresh_from_db()
+    assert race.status == Race.Status.FINISHED
+    results = {r.player_id: r for r in ArenaResult.objects.filter(race=race)}
+    assert set(results) == {ann.pk, bob.pk, cat.pk}
+    assert {r.racers for r in results.values()} == {3}
+    assert results[cat.pk].moved and results[cat.pk].points > 0
 
 
 @pytest.mark.parametrize(("free", "sizes"), [(2, [2]), (8, [8]), (9, [5, 4]), (17, [6, 6, 5])])

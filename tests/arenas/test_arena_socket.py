@@ -14,6 +14,7 @@ from arenas import actions, events, placement, rooms, standings
 from arenas.models import ArenaPlayer
 from games import storage
 from games.models import Player
+from races import lifecycle
 from races.models import Race
 from tests.arenas.conftest import play_out
 
@@ -87,6 +88,36 @@ async def test_two_players_with_the_page_open_are_placed_and_sent_to_their_race(
         ann.player.pk,
         bob.player.pk,
     }
+
+
+async def test_a_player_alone_is_sent_to_a_race_in_its_countdown_whose_sockets_hear_them_join(
+    arena, arena_socket, race_socket, run, make_client, monkeypatch
+):
+    """The lone player's page goes to the race as any placement's does; the racers already on
+    the race's socket hear a `joined` in the countdown, and the newcomer's board comes at the
+    start with everyone's, on the same deal: they play like the others."""
+    monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", 2000)
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    ann_arena = await arena_socket(ann, arena.public_id)
+    await arena_socket(bob, arena.public_id)
+    url = (await ann_arena.expect("placed"))["url"]
+    race = await run(Race.objects.get)
+    ann_race = await race_socket(ann, race.code)
+    await ann_race.expect("snapshot")
+    cat = await joined(run, make_client, arena, "Cat")
+    cat_arena = await arena_socket(cat, arena.public_id)
+    # Standings keep coming while the player waits: the wait itself is bounded.
+    assert (await asyncio.wait_for(cat_arena.expect("placed"), 5))["url"] == url
+    heard = await ann_race.expect("joined")
+    assert heard["racer"]["name"] == "Cat" and heard["racer"]["status"] == "playing"
+    cat_race = await race_socket(cat, race.code)
+    snapshot = await cat_race.expect("snapshot")
+    assert [r["name"] for r in snapshot["racers"]] == ["Ann", "Bob", "Cat"]
+    board = await cat_race.board()
+    assert board["seq"] == 0 and board["view"] == (await ann_race.board())["view"]  # one deal
+    move = {"type": "move", "move": board["legal"][0], "seq": 0}
+    await cat_race.request(move, "ack")
 
 
 async def test_hostile_frames_get_errors_and_change_nothing(arena, arena_socket, run, make_client):

@@ -11,6 +11,7 @@ from races.lifecycle import (
     RaceRuleError,
     RaceStatus,
     check_join,
+    check_late_join,
     check_lobby_action,
     check_max_players,
     check_play,
@@ -87,6 +88,15 @@ def test_joining_is_for_the_lobby_and_up_to_the_cap():
     refused("race_full", check_join, Phase.LOBBY, 4, 4)
     for late in (Phase.COUNTDOWN, Phase.RUNNING, Phase.FINISHED):
         refused("race_started", check_join, late, 1, 8)
+
+
+def test_an_event_places_a_late_racer_only_in_the_countdown_and_up_to_the_cap():
+    """An arena may put a lone player in a race nobody has moved in yet, never in one under
+    way (or over, or still a lobby, which is joined the ordinary way), never past eight."""
+    check_late_join(Phase.COUNTDOWN, 7, 8)
+    refused("race_full", check_late_join, Phase.COUNTDOWN, 8, 8)
+    for other in (Phase.LOBBY, Phase.RUNNING, Phase.OVERTIME, Phase.FINISHED, Phase.CANCELLED):
+        refused("race_started", check_late_join, other, 1, 8)
 
 
 def test_ready_toggles_are_for_racers_in_the_lobby():
