@@ -82,3 +82,19 @@ test("a racer's own at_ms (figures folded in from another server) counts instead
   assert.equal("at_ms" in model.racers.get("bob"), false);
   assert.deepEqual(model.standings, ["bob", "ann"]);
 });
+
+test("a racer an arena places in the countdown joins the racers and the standings, playing", () => {
+  const model = new RaceModel();
+  const startsAt = 10_000;
+  model.apply({
+    type: "snapshot", event: 4, race: { status: "started", starts_at: startsAt, ends_at: 70_000 },
+    racers: [racer("ann", 0, 0), racer("bob", 0, 0)], standings: ["ann", "bob"], you: { racer: "ann" },
+  });
+  assert.equal(model.phase(startsAt - 1500), "countdown");
+  const joined = { type: "joined", event: 5, racer: racer("cid", 0, 0), standings: ["ann", "bob", "cid"] };
+  assert.equal(model.apply(joined), true);
+  assert.equal(model.event, 5);
+  assert.deepEqual(model.rows().map((row) => [row.place, row.racer.id, row.racer.status]), [
+    [1, "ann", "playing"], [2, "bob", "playing"], [3, "cid", "playing"],
+  ]);
+});
