@@ -460,7 +460,9 @@ def settled_record_check(
 
 
 def record_check(database_url: str, base: str, arena_id: str) -> dict:
-    """From the database: the arena's races (sizes), players in two races at once, and each
+    """From the database: the arena's races (sizes), players in two races at once, each return
+    as the server recorded it (a race's end, `finished_at`, to its racer's next placement,
+    `placed_at`: the placement's own time, without the frame's way to the generator), and each
     player's points summed from the results against the board the API reads from Redis."""
     races = query(
         database_url,
@@ -473,7 +475,7 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     overdue_before = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=OVERDUE_S)
     spans = query(
         database_url,
-        "SELECT x.player_id, r.starts_at, r.finished_at FROM races_racer x "
+        "SELECT x.player_id, r.starts_at, r.finished_at, ar.placed_at FROM races_racer x "
         "JOIN races_race r ON r.id = x.race_id JOIN arenas_arenarace ar ON ar.race_id = r.id "
         "JOIN arenas_arena a ON a.id = ar.arena_id WHERE a.public_id = %s "
         "ORDER BY x.player_id, r.starts_at",
@@ -481,10 +483,13 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     )
     overlapping = set()
     last_end: dict[int, object] = {}
-    for player, starts, ends in spans:
+    returns_ms = []
+    for player, starts, ends, placed in spans:
         previous = last_end.get(player, "none")
         if previous != "none" and (previous is None or previous > starts):
             overlapping.add(player)
+        if previous not in ("none", None):
+            returns_ms.append((as_utc(placed) - as_utc(previous)).total_seconds() * 1000)
         last_end[player] = ends
     sums = dict(
         query(
@@ -520,6 +525,9 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
         ),
         "db_over_eight_or_alone": sum(1 for *_, n in races if not 2 <= n <= 8),
         "db_players_in_two_at_once": len(overlapping),
+        "db_return_ms": spread(returns_ms),
+        "db_returned_over_5s": sum(1 for ms in returns_ms if ms > 5000),
+        "db_returns": len(returns_ms),
         "board_players": len(board),
         "board_points_differ": len(differ),
     }
@@ -737,6 +745,12 @@ def print_figures(result: dict) -> None:
             f"{result['db_players_in_two_at_once']}, board players {result['board_players']}, "
             f"points differing from the record {result['board_points_differ']}"
             f" (settled after {result['record_settled_s']} s)"
+        )
+        back = result["db_return_ms"]
+        lines.append(
+            f"the record's returns {result['db_returns']}: a race's end (`finished_at`) to its "
+            f"racer's next placement (`placed_at`) ms median {back['median']}, p95 {back['p95']}, "
+            f"p99 {back['p99']}, max {back['max']}; over 5 s {result['db_returned_over_5s']}"
         )
     print("\n".join(lines))
 

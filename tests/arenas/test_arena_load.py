@@ -42,5 +42,8 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
     assert result["db_races"] >= 2
     assert result["db_over_eight_or_alone"] == 0
     assert result["db_players_in_two_at_once"] == 0
+    # Every player placed again came back at least once in the record, timed there too.
+    assert result["db_returns"] >= result["placed_again"] > 0
+    assert result["db_return_ms"]["max"] is not None
     assert result["board_players"] == 8 and result["board_points_differ"] == 0
     assert arena_crowd.ok(result)
