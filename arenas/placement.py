@@ -114,12 +114,7 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
             return [], False
         if len(entries) < MIN_PLAYERS_TO_AUTOSTART:
             return join_countdown(arena, entries[0], now), False
-        locked = Player.objects.select_for_update(skip_locked=True, no_key=True).filter(
-            pk__in=[e.player_id for e in entries]
-        )
-        held = set(locked.order_by("pk").values_list("pk", flat=True))
-        busy = busy_players(held)  # again, under the players' locks
-        entries = [e for e in entries if e.player_id in held and e.player_id not in busy]
+        entries = held_and_free(entries)
         entries.sort(key=lambda e: (-e.points, e.free_since, e.pk))
         groups = []
         for size in race_sizes(len(entries))[:RACES_PER_TRANSACTION]:
@@ -133,6 +128,18 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
         }
         mark_placed(arena, placements)
     return races, bool(entries)
+
+
+def held_and_free(entries: list[ArenaPlayer]) -> list[ArenaPlayer]:
+    """Those of these players whose rows this transaction now holds (in id order; a row another
+    transaction holds, a Quick race press or a second placement, is passed over) and who are in
+    no race that is still on, read again under the locks."""
+    locked = Player.objects.select_for_update(skip_locked=True, no_key=True).filter(
+        pk__in=[e.player_id for e in entries]
+    )
+    held = set(locked.order_by("pk").values_list("pk", flat=True))
+    busy = busy_players(held)
+    return [e for e in entries if e.player_id in held and e.player_id not in busy]
 
 
 def mark_placed(arena: Arena, placements: dict[int, str]) -> None:
@@ -151,12 +158,7 @@ def join_countdown(arena: Arena, entry: ArenaPlayer, now) -> list[Race]:
     or the clock closes the race, so their page opens the arena's socket last, and came back to
     an empty lobby just after their race's others were placed (docs/performance.md, arenas'
     thirty-third day). The race joined (in the list), or none: the player waits."""
-    held = list(
-        Player.objects.select_for_update(skip_locked=True, no_key=True)
-        .filter(pk=entry.player_id)
-        .values_list("pk", flat=True)
-    )
-    if not held or busy_players(held):
+    if not held_and_free([entry]):
         return []
     lead = now + timedelta(seconds=LATE_JOIN_LEAD_S)
     candidates = (
