@@ -461,9 +461,11 @@ def settled_record_check(
 
 def record_check(database_url: str, base: str, arena_id: str) -> dict:
     """From the database: the arena's races (sizes), players in two races at once, each return
-    as the server recorded it (a race's end, `finished_at`, to its racer's next placement,
-    `placed_at`: the placement's own time, without the frame's way to the generator), and each
-    player's points summed from the results against the board the API reads from Redis."""
+    as the server recorded it (a race's end, `finished_at`, to its racer's next placement, the
+    racer's `joined_at`: the race's `placed_at` for everyone placed with it, later for a player
+    placed alone in its countdown; the placement's own time, without the frame's way to the
+    generator), and each player's points summed from the results against the board the API
+    reads from Redis."""
     races = query(
         database_url,
         "SELECT r.id, r.status, r.ends_at, count(x.id) FROM races_race r "
@@ -475,7 +477,7 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     overdue_before = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=OVERDUE_S)
     spans = query(
         database_url,
-        "SELECT x.player_id, r.starts_at, r.finished_at, ar.placed_at FROM races_racer x "
+        "SELECT x.player_id, r.starts_at, r.finished_at, x.joined_at FROM races_racer x "
         "JOIN races_race r ON r.id = x.race_id JOIN arenas_arenarace ar ON ar.race_id = r.id "
         "JOIN arenas_arena a ON a.id = ar.arena_id WHERE a.public_id = %s "
         "ORDER BY x.player_id, r.starts_at",
@@ -484,12 +486,12 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     overlapping = set()
     last_end: dict[int, object] = {}
     returns_ms = []
-    for player, starts, ends, placed in spans:
+    for player, starts, ends, joined in spans:
         previous = last_end.get(player, "none")
         if previous != "none" and (previous is None or previous > starts):
             overlapping.add(player)
         if previous not in ("none", None):
-            returns_ms.append((as_utc(placed) - as_utc(previous)).total_seconds() * 1000)
+            returns_ms.append((as_utc(joined) - as_utc(previous)).total_seconds() * 1000)
         last_end[player] = ends
     sums = dict(
         query(
@@ -749,7 +751,7 @@ def print_figures(result: dict) -> None:
         back = result["db_return_ms"]
         lines.append(
             f"the record's returns {result['db_returns']}: a race's end (`finished_at`) to its "
-            f"racer's next placement (`placed_at`) ms median {back['median']}, p95 {back['p95']}, "
+            f"racer's next placement (`joined_at`) ms median {back['median']}, p95 {back['p95']}, "
             f"p99 {back['p99']}, max {back['max']}; over 5 s {result['db_returned_over_5s']}"
         )
     print("\n".join(lines))
