@@ -212,3 +212,37 @@ def test_a_coming_arena_counts_down_and_sets_a_reminder(people, live_url):  # no
         polling=100,
     )
     assert page.is_disabled("#remind-button")
+
+
+def test_a_button_the_server_refuses_or_cannot_answer_says_why_and_can_be_pressed_again(
+    people, live_url
+):  # noqa: F811
+    """The forms' budget answers in plain text (429) and an unreachable server answers nothing:
+    either way the page says why, in its status line, never shows an error page's HTML, and the
+    button works again; the third press joins."""
+    ann = people()
+    page = ann.page
+    arena_url = set_up(page, live_url)
+    join_path = re.compile(r"/arenas/[\w-]+/join/$")
+    page.route(
+        join_path,
+        lambda route: route.fulfill(
+            status=429, content_type="text/plain", body="Too many forms: wait a minute.\n"
+        ),
+    )
+    page.click("#join-button")
+    page.wait_for_function(
+        "document.getElementById('arena-status').textContent.includes('Too many forms')"
+    )
+    assert page.is_enabled("#join-button")
+    page.unroute(join_path)
+    page.route(join_path, lambda route: route.abort())
+    page.click("#join-button")
+    page.wait_for_function(
+        "document.getElementById('arena-status').textContent.includes('Could not reach')"
+    )
+    assert page.is_enabled("#join-button")
+    assert "<" not in page.inner_text("#arena-status")
+    page.unroute(join_path)
+    join(ann, arena_url, go=False)
+    assert page.is_visible("#pause-button")

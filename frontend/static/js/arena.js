@@ -162,7 +162,12 @@ function showControls(html, hadFocus) {
 async function press(form) {
   const hadFocus = form.contains(document.activeElement); // before the buttons are disabled
   const buttons = form.querySelectorAll("button");
-  buttons.forEach((button) => (button.disabled = true));
+  const enable = (on) => buttons.forEach((button) => (button.disabled = !on));
+  const refused = (text) => {
+    enable(true);
+    setStatus(text);
+  };
+  enable(false);
   let answer;
   try {
     const response = await fetch(form.action, {
@@ -175,14 +180,12 @@ async function press(form) {
     if (!type.startsWith("application/json")) {
       // the forms' budget (429) says why in plain text; anything else is an error page
       const said = type.startsWith("text/plain") ? (await response.text()).trim() : "";
-      buttons.forEach((button) => (button.disabled = false));
-      setStatus(said || `The server answered ${response.status}: try again.`);
+      refused(said || `The server answered ${response.status}: try again.`);
       return;
     }
     answer = await response.json();
   } catch {
-    buttons.forEach((button) => (button.disabled = false));
-    setStatus("Could not reach the server: check the connection and try again.");
+    refused("Could not reach the server: check the connection and try again.");
     return;
   }
   showControls(answer.controls, hadFocus);
