@@ -26,7 +26,7 @@ move round trip, and, given the database, checks the record: nobody in two races
 race 2 to 8 players, and each player's points summed from the results equal to the live board
 the API reads from Redis (read again once a second until they agree, for up to 30 s: the servers
 close a crowd's last races after the run, and each board is written after its commit). The
-placements are drawn by 30 s of play too (a bar of their p99 a
+placements and the moves' round trips are drawn by 30 s of play too (a bar of their p99 a
 window, with those over 5 s): when in the arena the slow ones came. A player's race socket opens
 on the player's own server, or with `--race-affinity` on the server the race's code picks (as
 deploy/nginx routes a race's sockets: every racer of a race on one server).
@@ -50,6 +50,7 @@ import time
 import traceback
 import zlib
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -589,7 +590,9 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "placed_again": sum(1 for p in players if len(p.placements_ms) >= 2),
         "placement_ms": spread(placements),
         "placed_over_5s": sum(1 for ms in placements if ms > 5000),
-        "placements_by_window": by_window(players),
+        "placements_by_window": by_window(
+            (at, ms) for p in players for at, ms in zip(p.placed_at_s, p.placements_ms, strict=True)
+        ),
         "first_parts_ms": {
             part: spread([p.first_parts_ms[i] for p in players if p.first_parts_ms])
             for i, part in enumerate(("socket", "placed"))
@@ -608,6 +611,10 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "moves_sent": stats.sent,
         "moves_acked": stats.acked,
         "move_ms": spread(stats.latencies_ms),
+        "moves_by_window": by_window(
+            (at - crowd.began, ms)
+            for at, ms in zip(stats.acked_at, stats.latencies_ms, strict=True)
+        ),
         "errors": sum(errors.values()),
         "error_kinds": dict(errors),
         "boards_asked_for": crowd.syncs,
@@ -643,40 +650,39 @@ async def loop_lag(lags: list[float]) -> None:
 WINDOW_S = 30
 
 
-def by_window(players: list[ArenaPlayer]) -> list[dict]:
-    """The placements in each `WINDOW_S` of play: how many, their wait's median and p99, and
-    how many waited over 5 s (when in the arena the slow ones came)."""
+def by_window(timed: Iterable[tuple[float, float]]) -> list[dict]:
+    """Timings (seconds into play, ms) by `WINDOW_S` of play: how many, their median and p99,
+    and how many over 5 s (when in the arena the slow ones came)."""
     windows: dict[int, list[float]] = {}
-    for player in players:
-        for at, ms in zip(player.placed_at_s, player.placements_ms, strict=True):
-            windows.setdefault(int(at // WINDOW_S), []).append(ms)
+    for at, ms in timed:
+        windows.setdefault(int(at // WINDOW_S), []).append(ms)
     found = []
-    for index, waits in sorted(windows.items()):
-        figures = spread(waits)
+    for index, times in sorted(windows.items()):
+        figures = spread(times)
         found.append(
             {
                 "from_s": index * WINDOW_S,
-                "placements": len(waits),
+                "count": len(times),
                 "median": figures["median"],
                 "p99": figures["p99"],
-                "over_5s": sum(1 for ms in waits if ms > 5000),
+                "over_5s": sum(1 for ms in times if ms > 5000),
             }
         )
     return found
 
 
-def window_chart(windows: list[dict], width: int = 40) -> list[str]:
-    """The placements' p99 a window, drawn as a bar (each `#` a tenth of the widest), with
-    the count over 5 s."""
+def window_chart(what: str, windows: list[dict], width: int = 40) -> list[str]:
+    """A timing's p99 a window, drawn as a bar (each `#` a fortieth of the widest), with the
+    count over 5 s."""
     if not windows:
         return []
     widest = max(w["p99"] or 0 for w in windows) or 1
-    lines = [f"placements by {WINDOW_S} s of play: from s, count, median / p99 ms, over 5 s"]
+    lines = [f"{what} by {WINDOW_S} s of play: from s, count, median / p99 ms, over 5 s"]
     for w in windows:
         bar = "#" * round(width * (w["p99"] or 0) / widest)
         over = f"  {w['over_5s']} over 5 s" if w["over_5s"] else ""
         lines.append(
-            f"  {w['from_s']:>5} {w['placements']:>6} {w['median']:>8} / {w['p99']:>8}  {bar}{over}"
+            f"  {w['from_s']:>5} {w['count']:>6} {w['median']:>8} / {w['p99']:>8}  {bar}{over}"
         )
     return lines
 
@@ -735,7 +741,8 @@ def print_figures(result: dict) -> None:
         f"the generator's own event loop late (every {LAG_EVERY_S:g} s) ms median "
         f"{lag['median']}, p95 {lag['p95']}, p99 {lag['p99']}, max {lag['max']}",
     ]
-    lines += window_chart(result["placements_by_window"])
+    lines += window_chart("placements", result["placements_by_window"])
+    lines += window_chart("moves' round trips", result["moves_by_window"])
     cores = ", ".join(f"{group} {used}" for group, used in result["cores_used"].items())
     lines.append(f"CPU in cores (CPU seconds a second) over the run: {cores}")
     if "db_races" in result:

@@ -115,6 +115,8 @@ class Stats:
     resolved_on_resync: int = 0
     errors: Counter = field(default_factory=Counter)
     latencies_ms: list[float] = field(default_factory=list)
+    acked_at: list[float] = field(default_factory=list)
+    """When each of `latencies_ms` was read (`time.perf_counter()`), in the same order."""
     frames: int = 0
     reconnects: int = 0
     connect_retries: int = 0
@@ -313,6 +315,7 @@ class Racer:
             return
         now = time.perf_counter()
         self.stats.latencies_ms.append((now - pending.sent_at) * 1000)
+        self.stats.acked_at.append(now)
         self.stats.acked += 1
         self.stats.last_ack_at = now
         self.log.append(pending.move)

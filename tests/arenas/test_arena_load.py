@@ -36,6 +36,10 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
     # Nobody is sent back to a race they were done in (the generator, as a page does, waits on
     # the race's page until the server says the racer is done).
     assert result["sent_back"] == 0, result
+    # The timings drawn by 30 s of play hold every placement and every move timed (an ack; a
+    # move found applied on a resync is acknowledged untimed).
+    assert sum(w["count"] for w in result["placements_by_window"]) == result["placements"]
+    assert 0 < sum(w["count"] for w in result["moves_by_window"]) <= result["moves_acked"]
     untimed = result["placed_frames"] - result["placements"]
     assert untimed == result["placements_untimed"], result
     # (A race placed as the run stops may still be on: its players had stopped.)
