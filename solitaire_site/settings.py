@@ -17,7 +17,8 @@
 | HSTS_SECONDS | 31536000 | with HTTPS=1, how long browsers keep to https (start small) |
 | LOGIN_FAILURE_LIMIT | 10 | failed log-ins per account, and per address, before a lock |
 | LOGIN_COOLOFF_MINUTES | 15 | how long such a lock lasts |
-| HTTP_THREADS | 10 | threads a process answers HTTP requests on, one request at a time each |
+| HTTP_THREADS | 2 | threads a process answers HTTP requests on, one request at a time each |
+| ORM_THREADS | 2 | threads a process runs its sockets' database work on (connects, race actions) |
 | PLAYER_WRITE_LIMIT | 40 | moves and race actions one player may make in any 5 s |
 | RACE_PROGRESS_TICK_MS | 1000 | a race's live progress reaches each socket at most this often |
 | MOVE_BATCH_WINDOW_MS | 2 | how long the move writer gathers a batch after its first move |
@@ -239,12 +240,20 @@ if BACKGROUND_WORKER not in ("process", "thread"):
     raise ImproperlyConfigured("BACKGROUND_WORKER is process or thread")
 
 # HTTP requests run on this many threads a process, each request whole on one thread
-# (solitaire_site/http_handler.py): a slow request holds one of them, not the others. With the
-# sockets' ORM threads (8) and the arena rooms' tick (1) they stay inside the database pool (20;
-# the move writer's connection is its own).
-HTTP_THREADS = int(os.environ.get("HTTP_THREADS", "10"))
-if HTTP_THREADS < 1:
-    raise ImproperlyConfigured("HTTP_THREADS is at least 1")
+# (solitaire_site/http_handler.py), and the sockets' database work on this many more
+# (games/storage.py `ORM_THREADS`): a slow request or read holds one of them, not the others.
+# Few, because Python runs one thread of a process at a time: more threads add no throughput to
+# work that is nearly all Python on a local database, only more of them runnable at once beside
+# the event loop, which then waits behind them for a core and the interpreter lock, and a
+# crowd's moves with it (docs/performance.md, "Arenas, thirty-fourth day": at 10 and 8 an
+# arena's first wave of 1,000 had its moves' p99 at 1.0-1.2 s, at 2 and 2 at 0.4-0.6 s, and was
+# placed three times sooner). Raise them for a database far enough away that its round trips,
+# not Python, take a request's time. With the arena rooms' threads (2) they stay well inside
+# the database pool (20; the move writer's connection is its own).
+HTTP_THREADS = int(os.environ.get("HTTP_THREADS", "2"))
+ORM_THREADS = int(os.environ.get("ORM_THREADS", "2"))
+if HTTP_THREADS < 1 or ORM_THREADS < 1:
+    raise ImproperlyConfigured("HTTP_THREADS and ORM_THREADS are at least 1")
 
 # Writes (moves, undos, autoplays; race actions) one player may make in any 5 s over all their
 # sockets on one process (games/throttles.py): a brisk human makes well under 5 a second.
