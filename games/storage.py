@@ -79,8 +79,8 @@ def _own_connection() -> None:
 
 
 # The ORM's threads for the life of the process (not the loop's default executor, whose threads
-# end with the loop while a connection is still checked out; as few as settings say: why, there),
-# and the writer's own thread.
+# end with the loop while a connection is still checked out), `settings.ORM_THREADS` of them
+# (few: the setting says why), and the writer's own thread.
 ORM_THREADS = ThreadPoolExecutor(max_workers=settings.ORM_THREADS, thread_name_prefix="orm")
 WRITER_THREAD = ThreadPoolExecutor(
     max_workers=1, thread_name_prefix="move-writer", initializer=_own_connection
