@@ -56,15 +56,20 @@ solver never proved won, offers built ones)."""
 BUILT = frozenset({"eighty-thieves"})
 """Variants whose winnable deals are built deals, each with its winning line (see above)."""
 
-POOL_SIZE = 6
-"""Deals each pool (variant and use) is topped up to."""
+POOL_SIZES = {Use.PRACTICE: 6, Use.RACE: 24}
+"""Deals each pool (variant and use) is topped up to. A race pool is deeper: an arena places up
+to eight races a transaction, batch after batch (a crowd at its start; a wave of races ending
+together), each on a deal of its own."""
 PRACTICE_SEED_BOUND = 1_000_000_000
 """Practice deals are numbered below this (short, shareable addresses); race deals use every
 seed, as their number is never shown before the race is over."""
 SEARCH_BUDGET_S = 15.0
 SEARCH_DEALS = 2
-"""A background search adds at most this many deals (one for whoever waits, one towards a full
-pool) in at most `SEARCH_BUDGET_S` of search: the worker runs one job at a time, and other jobs
+SEARCH_QUICK_S = 1.0
+"""A background search adds at most `SEARCH_DEALS` deals (one for whoever waits, one towards a
+full pool) in at most `SEARCH_BUDGET_S` of search, and more only within its first
+`SEARCH_QUICK_S` (a Penguin deal is proved in some 25 ms: a pool an arena's wave of races
+emptied is full again in one search): the worker runs one job at a time, and other jobs
 (replays' losing moves, the daily picks) wait behind it; bulk stocking is left to
 `stock_winnable_deals`."""
 SECONDS_PER_DEAL = 2.0
@@ -201,25 +206,29 @@ def pool_size(variant: str, use: str) -> int:
 def refill(
     variant: str,
     use: str,
-    size: int = POOL_SIZE,
+    size: int | None = None,
     budget_s: float = 120.0,
     per_deal_s: float = SECONDS_PER_DEAL,
     on_found=None,
     most: int | None = None,
     tally: dict | None = None,
+    more_within_s: float = 0.0,
 ) -> int:
-    """Search deals until the pool holds `size`, `most` were added or `budget_s` is spent; how
-    many were added. `on_found()` is called for each; `tally["tried"]` counts the deals asked.
-    A `BUILT` variant has no pool."""
+    """Search deals until the pool holds `size` (its `POOL_SIZES`), `most` were added or `budget_s` is spent; how
+    many were added. Past `most`, the search goes on while it is under `more_within_s` old:
+    deals proved that quickly fill the pool in one search. `on_found()` is called for each;
+    `tally["tried"]` counts the deals asked. A `BUILT` variant has no pool."""
     if not offers_winnable(variant) or variant in BUILT:
         return 0
+    size = POOL_SIZES[use] if size is None else size
     added = 0
-    deadline = time.monotonic() + budget_s
-    while (
-        pool_size(variant, use) < size
-        and (most is None or added < most)
-        and (left := deadline - time.monotonic()) > 0.05
-    ):
+    started = time.monotonic()
+    deadline = started + budget_s
+    while pool_size(variant, use) < size:
+        past_most = most is not None and added >= most
+        end = min(deadline, started + more_within_s) if past_most else deadline
+        if (left := end - time.monotonic()) <= 0.05:
+            break
         seed, tried = find_winnable_seed(variant, left, per_deal_s, seed_bound(use))
         if tally is not None:
             tally["tried"] = tally.get("tried", 0) + tried
@@ -242,7 +251,14 @@ def search_pool(variant: str, use: str) -> tuple[int, int]:
     """In the worker: one search for the pool; (deals added, deals tried)."""
     tally = {"tried": 0}
     try:
-        added = refill(variant, use, budget_s=SEARCH_BUDGET_S, most=SEARCH_DEALS, tally=tally)
+        added = refill(
+            variant,
+            use,
+            budget_s=SEARCH_BUDGET_S,
+            most=SEARCH_DEALS,
+            tally=tally,
+            more_within_s=SEARCH_QUICK_S,
+        )
     except Exception:
         logger.exception("searching the %s %s winnable-deal pool failed", variant, use)
         added = 0

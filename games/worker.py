@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -62,9 +63,15 @@ class JobQueue:
     transaction commits (a rolled-back one hands nothing over): each key once while its job
     waits or runs, at most `limit` keys at a time (the rest are left to the job's catch-up
     command); `after(result)` then runs in this process. A key handed over again while its job
-    is in the worker runs once more after it: that job may have read the rows before the later
+    runs in the worker runs once more after it: that job may have read the rows before the later
     commit (a game stuck in a race, judged not over, while the race's close committed).
-    `job` is a module-level function of the key (it is sent to the worker by name)."""
+    `job` is a module-level function of the key (it is sent to the worker by name).
+
+    The worker gets one job of a queue at a time; the keys behind it wait here. Its own queue is
+    first come, first served, so a queue that handed over all its keys at once (an arena's
+    crowd ends a thousand games a minute, each a losing-move search of up to 3 s) would put
+    every other job (a winnable-deal search a race is waiting for) behind all of them: this
+    way, behind one job of each queue at most."""
 
     def __init__(
         self, job: Callable, limit: int, after: Callable[[object], None] | None = None
@@ -73,10 +80,15 @@ class JobQueue:
         self.limit = limit
         self.after = after
         self.waiting: set = set()
-        """Keys whose job is in the worker (queued or running)."""
+        """Keys whose job is in the worker or waits here for it (`queued`)."""
+        self.queued: deque = deque()
+        """Keys waiting here, in order, for the job in the worker (`running`) to end."""
+        self.running = None
+        """The key whose job is in the worker, or None."""
         self.again: set = set()
         """Keys handed over again while their job was in the worker: it runs once more."""
         self._lock = threading.Lock()
+        _queues.append(self)
 
     def request(self, keys) -> None:
         """Hand these keys over once the current transaction commits."""
@@ -85,15 +97,28 @@ class JobQueue:
             transaction.on_commit(lambda: self.hand_over(keys))
 
     def hand_over(self, keys) -> None:
-        for key in keys:
-            with self._lock:
-                if key in self.waiting:
+        with self._lock:
+            for key in keys:
+                if key == self.running:
                     self.again.add(key)
-                    continue
-                if len(self.waiting) >= self.limit:
-                    continue
-                self.waiting.add(key)
+                elif key not in self.waiting and len(self.waiting) < self.limit:
+                    self.waiting.add(key)
+                    self.queued.append(key)
+            key = self._next()
+        if key is not None:
             self._submit(key)
+
+    def idle(self) -> bool:
+        """Whether no job of this queue is in the worker or waits for it."""
+        with self._lock:
+            return self.running is None and not self.queued
+
+    def _next(self):
+        """Under the lock: the key to send to the worker now, if none is there."""
+        if self.running is not None or not self.queued:
+            return None
+        self.running = self.queued.popleft()
+        return self.running
 
     def _submit(self, key) -> None:
         def done(future: Future | None) -> None:
@@ -102,20 +127,37 @@ class JobQueue:
                 self.again.discard(key)
                 if not rerun:
                     self.waiting.discard(key)
+                    self.running = None
             try:
                 if self.after is not None and future is not None and future.exception() is None:
                     self.after(future.result())
             finally:
-                if rerun:  # whatever `after` did: the key is still in `waiting` until it runs
+                if rerun:  # whatever `after` did: the key is still running until it runs again
                     self._submit(key)
+                else:
+                    with self._lock:
+                        following = self._next()
+                    if following is not None:
+                        self._submit(following)
 
         submit(self.job, key, on_done=done)
 
 
+_queues: list[JobQueue] = []
+"""Every `JobQueue` of this process (`drain` waits for theirs)."""
+
+
 def drain(timeout: float = 60) -> None:
-    """Wait until every job handed to the worker so far has run (tests): it runs one job at a
-    time, in order."""
-    executor().submit(_nothing).result(timeout=timeout)
+    """Wait until every job handed to the worker so far has run (tests), and every key a
+    `JobQueue` holds back: the worker runs one job at a time, in order, and a queue's next job
+    is handed over as the one before it ends (before the worker's next result is told)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        executor().submit(_nothing).result(timeout=max(0.0, deadline - time.monotonic()))
+        if all(queue.idle() for queue in _queues):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError("the worker's queues did not empty")
 
 
 def _nothing() -> None:

@@ -60,6 +60,8 @@ from games.percentiles import percentile
 from scripts.client import Browser, query
 from scripts.procstat import Sample, ServerCpu, load_average
 
+VARIANT = "penguin"
+"""The arena's game without `--variant`."""
 ARENA_MINUTES = 10
 RACE_LIMIT_S = 60
 PLACED_TIMEOUT_S = 30.0
@@ -402,7 +404,7 @@ class Crowd:
         loop = asyncio.get_running_loop()
         with concurrent.futures.ThreadPoolExecutor(min(32, args.racers)) as pool:
             self.arena_id = await loop.run_in_executor(
-                pool, set_up_arena, bases[0], args.variant or "penguin"
+                pool, set_up_arena, bases[0], args.variant or VARIANT
             )
             players = [
                 ArenaPlayer(i, bases[i % len(bases)], Browser(bases[i % len(bases)]))
@@ -469,10 +471,10 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     reads from Redis."""
     races = query(
         database_url,
-        "SELECT r.id, r.status, r.ends_at, count(x.id) FROM races_race r "
+        "SELECT r.id, r.status, r.ends_at, r.winnable, count(x.id) FROM races_race r "
         "JOIN arenas_arenarace ar ON ar.race_id = r.id JOIN arenas_arena a ON a.id = ar.arena_id "
         "JOIN races_racer x ON x.race_id = r.id WHERE a.public_id = %s "
-        "GROUP BY r.id, r.status, r.ends_at",
+        "GROUP BY r.id, r.status, r.ends_at, r.winnable",
         [arena_id],
     )
     overdue_before = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=OVERDUE_S)
@@ -520,10 +522,11 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     return {
         "db_races": len(races),
         "db_sizes": dict(sorted(Counter(n for *_, n in races).items())),
+        "db_winnable": sum(1 for *_, winnable, _ in races if winnable),
         "db_not_finished": sum(1 for _, status, *_ in races if status != "finished"),
         "db_overdue": sum(
             1
-            for _, status, ends, _ in races
+            for _, status, ends, *_ in races
             if status != "finished" and ends is not None and as_utc(ends) < overdue_before
         ),
         "db_over_eight_or_alone": sum(1 for *_, n in races if not 2 <= n <= 8),
@@ -747,7 +750,8 @@ def print_figures(result: dict) -> None:
     lines.append(f"CPU in cores (CPU seconds a second) over the run: {cores}")
     if "db_races" in result:
         lines.append(
-            f"record check: {result['db_races']} races, sizes {result['db_sizes']}, not "
+            f"record check: {result['db_races']} races ({result['db_winnable']} on a winnable "
+            f"deal), sizes {result['db_sizes']}, not "
             f"finished {result['db_not_finished']} (of them over {OVERDUE_S} s past their time "
             f"limit {result['db_overdue']}), outside 2-8 "
             f"{result['db_over_eight_or_alone']}, players in two at once "

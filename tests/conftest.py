@@ -310,6 +310,30 @@ def user_client(client, user):
 
 
 @pytest.fixture
+def held_jobs(monkeypatch):
+    """hold(queue): a `JobQueue` that never reaches the worker, emptied now and after the test;
+    what it returns lists the keys the queue was handed, in order (the one it would send to the
+    worker, then those waiting behind it)."""
+    held = []
+
+    def empty(queue) -> None:
+        queue.running = None
+        queue.queued.clear()
+        queue.waiting.clear()
+        queue.again.clear()
+
+    def hold(queue):
+        empty(queue)
+        monkeypatch.setattr(queue, "_submit", lambda key: None)
+        held.append(queue)
+        return lambda: [k for k in (queue.running, *queue.queued) if k is not None]
+
+    yield hold
+    for queue in held:
+        empty(queue)
+
+
+@pytest.fixture
 def make_game(db):
     """Create a game: make_game(player, variant="penguin", seed=1, kind=..., start_state=None)."""
 

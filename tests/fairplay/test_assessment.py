@@ -131,34 +131,29 @@ def closed_race(make_account, rated: bool) -> Race:
 
 @pytest.mark.parametrize("rated", [True, False])
 def test_a_rated_races_close_hands_its_accounts_games_to_the_worker(
-    rated, make_account, settings, monkeypatch, django_capture_on_commit_callbacks
+    rated, make_account, settings, held_jobs, django_capture_on_commit_callbacks
 ):
     """The close of a rated race (the games it ends with an update included) hands each
     signed-in racer's game over after the commit, and a guest's not; an unrated race's none."""
     settings.FAIRPLAY_ASSESSMENT = True
-    submitted = []
-    monkeypatch.setattr(assess._queue, "_submit", submitted.append)
-    assess._queue.waiting.clear()
+    handed = held_jobs(assess._queue)
     with django_capture_on_commit_callbacks(execute=True):
         race = closed_race(make_account, rated)
     accounts = race.racers.filter(player__user__isnull=False).values_list("game_id", flat=True)
-    assert submitted == (list(accounts) if rated else [])
-    assess._queue.waiting.clear()
+    assert handed() == (list(accounts) if rated else [])
 
 
 def test_a_game_is_handed_over_once_after_the_commit(
-    ranked_game, settings, monkeypatch, django_capture_on_commit_callbacks
+    ranked_game, settings, held_jobs, django_capture_on_commit_callbacks
 ):
     """A game named twice in one hand-over: one job, once the transaction commits (a hand-over
     while its job is in the worker runs it again after: tests/service/test_background_worker.py)."""
     settings.FAIRPLAY_ASSESSMENT = True
-    submitted = []
-    monkeypatch.setattr(assess._queue, "_submit", submitted.append)
+    handed = held_jobs(assess._queue)
     with django_capture_on_commit_callbacks(execute=True):
         assess.request([ranked_game.pk, ranked_game.pk])
-        assert submitted == []
-    assert submitted == [ranked_game.pk]
-    assess._queue.waiting.clear()
+        assert handed() == []
+    assert handed() == [ranked_game.pk]
 
 
 @pytest.mark.django_db(transaction=True)

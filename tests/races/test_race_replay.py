@@ -190,19 +190,16 @@ def test_the_query_count_does_not_grow_with_the_racers(trio, client, django_asse
 
 
 def test_the_race_s_games_go_to_the_search_when_it_ends(
-    trio, settings, monkeypatch, django_capture_on_commit_callbacks
+    trio, settings, held_jobs, django_capture_on_commit_callbacks
 ):
     """A race that finishes hands each racer's game to the losing-move search (resigned and
     closed games are updated past post_save): after the commit, each once."""
     settings.REPLAY_ANALYSIS = True
-    submitted = []
-    monkeypatch.setattr(analysis._queue, "_submit", submitted.append)
-    analysis._queue.waiting.clear()
+    handed = held_jobs(analysis._queue)
     with django_capture_on_commit_callbacks(execute=True):
         finish(trio)
     games = set(trio.racers.values_list("game_id", flat=True))
-    assert set(submitted) == games and len(submitted) == len(games)
-    analysis._queue.waiting.clear()
+    assert set(handed()) == games and len(handed()) == len(games)
 
 
 def eight_long_runs(make_client, variant: str, rows: int) -> Race:

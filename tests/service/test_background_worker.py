@@ -135,3 +135,41 @@ def test_past_the_limit_keys_are_left_to_the_catch_up(queue, django_capture_on_c
     FIRST_RUN_GOES_ON.set()
     until(lambda: sorted(done) == [0, 1, 2, 3])
     assert sorted(RUNS) == [0, 1, 2, 3] and jobs.waiting == set()
+
+
+def other(key):
+    """Another kind of job (a winnable-deal search, say)."""
+    RUNS.append(key)
+    return key
+
+
+def test_a_queue_hands_the_worker_one_job_at_a_time_so_other_jobs_wait_for_one_at_most(
+    queue, django_capture_on_commit_callbacks
+):
+    """A crowd's games all handed over at once (each a search of seconds) would otherwise stand
+    in the worker's own queue, first come first served, before the search a race waits for."""
+    jobs, done = queue
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.request([1, 2, 3])
+    until(lambda: RUNS == [1])
+    assert jobs.running == 1 and list(jobs.queued) == [2, 3] and jobs.waiting == {1, 2, 3}
+    worker.submit(other, "search")
+    FIRST_RUN_GOES_ON.set()
+    worker.drain()
+    assert RUNS == [1, "search", 2, 3] and done == [1, 2, 3]
+    assert jobs.idle() and jobs.waiting == set()
+
+
+def test_a_key_handed_over_again_before_its_job_began_runs_once(
+    queue, django_capture_on_commit_callbacks
+):
+    """Still waiting here, its job has read nothing yet: the later commit needs no second run."""
+    jobs, done = queue
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.request([1, 2])
+    until(lambda: RUNS == [1])
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.request([2])
+    FIRST_RUN_GOES_ON.set()
+    worker.drain()
+    assert RUNS == [1, 2] and done == [1, 2]

@@ -108,6 +108,53 @@ def test_refill_adds_at_most_what_it_is_allowed():
     assert winnable.pool_size("queenie", Use.PRACTICE) == 2
 
 
+class TimedDeals:
+    """A solver whose every deal is won and takes `each_s` on a clock of its own."""
+
+    def __init__(self, each_s: float) -> None:
+        self.each_s, self.now, self.seeds = each_s, 0.0, iter(range(1, 10_000))
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def find_winnable_seed(self, variant, budget_s, per_deal_s, bound):
+        if self.each_s > budget_s:  # not proved within the budget it was given
+            self.now += budget_s
+            return None, 1
+        self.now += self.each_s
+        return next(self.seeds), 1
+
+
+@pytest.fixture
+def timed_deals(monkeypatch):
+    def deals(each_s: float) -> TimedDeals:
+        solver = TimedDeals(each_s)
+        monkeypatch.setattr(winnable, "time", solver)
+        monkeypatch.setattr(winnable, "find_winnable_seed", solver.find_winnable_seed)
+        return solver
+
+    return deals
+
+
+def test_past_its_few_deals_a_search_goes_on_only_while_it_is_quick(timed_deals):
+    """Quick deals (a Penguin deal is proved in some 25 ms) fill the pool in one search, as an
+    arena's wave of races empties it; slow ones stop at `most`, for the worker's other jobs."""
+    timed_deals(0.1)
+    assert winnable.refill("penguin", Use.RACE, 10, 15, most=2, more_within_s=1.0) == 10
+    WinnableDeal.objects.all().delete()
+    timed_deals(0.4)
+    assert winnable.refill("penguin", Use.RACE, 10, 15, most=2, more_within_s=1.0) == 2
+
+
+def test_a_race_pool_is_deeper_than_a_practice_pool(timed_deals):
+    """An arena places up to eight races a transaction, batch after batch."""
+    timed_deals(0.01)
+    for use in Use.values:
+        winnable.refill("penguin", use)
+        assert winnable.pool_size("penguin", use) == winnable.POOL_SIZES[use]
+    assert winnable.POOL_SIZES[Use.RACE] >= 3 * 8 > winnable.POOL_SIZES[Use.PRACTICE]
+
+
 def test_a_never_proved_variant_is_never_pooled_or_searched(no_search, monkeypatch):
     monkeypatch.setattr(winnable, "NEVER_PROVED", frozenset({"spiderweb"}))
     assert winnable.refill("spiderweb", Use.PRACTICE, size=2) == 0

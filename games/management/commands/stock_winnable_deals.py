@@ -10,19 +10,23 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from games.engine import VARIANTS
-from games.winnable import BUILT, POOL_SIZE, Use, offers_winnable, pool_size, refill
+from games.winnable import BUILT, POOL_SIZES, Use, offers_winnable, pool_size, refill
 
 
 class Command(BaseCommand):
     help = (
-        "Search winnable deals until each pool (practice and race, per variant) holds --size "
-        "of them; prints what each pool holds."
+        "Search winnable deals until each pool (practice and race, per variant) is full (its "
+        "own size, or --size); prints what each pool holds."
     )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("variants", nargs="*", help=f"any of: {', '.join(VARIANTS)} (all)")
         parser.add_argument(
-            "--size", type=int, default=POOL_SIZE, help=f"deals per pool (default {POOL_SIZE})"
+            "--size",
+            type=int,
+            help="deals per pool (default: each pool's own, "
+            + ", ".join(f"{use} {size}" for use, size in POOL_SIZES.items())
+            + ")",
         )
         parser.add_argument(
             "--budget",
@@ -31,11 +35,11 @@ class Command(BaseCommand):
             help="seconds of search per pool at the most (default 120)",
         )
 
-    def handle(self, *args, variants: list[str], size: int, budget: float, **options):
+    def handle(self, *args, variants: list[str], size: int | None, budget: float, **options):
         unknown = [v for v in variants if v not in VARIANTS]
         if unknown:
             raise CommandError(f"unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}")
-        if size < 1:
+        if size is not None and size < 1:
             raise CommandError("--size must be at least 1")
         if budget <= 0:
             raise CommandError("--budget must be a positive number of seconds")
@@ -49,13 +53,15 @@ class Command(BaseCommand):
                 if variant in BUILT:
                     rows.append((variant, use, 0, "no pool needed: built deals, dealt at once"))
                     continue
-                have = pool_size(variant, use)
+                have, wanted = pool_size(variant, use), size or POOL_SIZES[use]
                 with tqdm(
-                    total=size, initial=min(have, size), desc=f"{variant} {use}", disable=quiet
+                    total=wanted, initial=min(have, wanted), desc=f"{variant} {use}", disable=quiet
                 ) as bar:
-                    added = refill(variant, use, size, budget, on_found=lambda: bar.update(1))
+                    added = refill(variant, use, wanted, budget, on_found=lambda: bar.update(1))
                 held = pool_size(variant, use)
-                note = "full" if held >= size else f"short: {budget:g} s of search were not enough"
+                note = (
+                    "full" if held >= wanted else f"short: {budget:g} s of search were not enough"
+                )
                 rows.append((variant, use, held, f"{added} added, {note}"))
         self.stdout.write("| variant | use | deals | |\n|---|---|---|---|")
         for variant, use, held, note in rows:
