@@ -104,15 +104,16 @@ def board_rows(arena: Arena, frame: dict, viewer: int | None) -> list[str]:
     return rows
 
 
-def controls_context(arena: Arena, player) -> dict:
+def controls_context(arena: Arena, player, joined: ArenaPlayer | None = None) -> dict:
     """What `arenas/_controls.html` shows (the player's status and buttons), for the page and
-    for a button's answer."""
-    entry = actions.entry_of(arena, player)
+    for a button's answer. `joined`: the entry a first join has just made, not read again (its
+    player is in no race of the arena yet)."""
+    entry = joined if joined is not None else actions.entry_of(arena, player)
     return {
         "arena": arena,
         "phase": arena.phase(),
         "entry": entry,
-        "race": actions.current_race(arena, player) if entry else None,
+        "race": actions.current_race(arena, player) if entry and joined is None else None,
     }
 
 
@@ -145,18 +146,19 @@ def answered(
     player,
     note: str = "",
     refusal: ArenaRuleError | None = None,
+    joined: ArenaPlayer | None = None,
 ) -> HttpResponse:
     """What a button's POST answers: for the page's script, JSON with the player's status and
     buttons as they now are (`arenas/_controls.html`, which the page swaps in, with no reload),
     the note to show, and for a refusal its protocol code (409); for a form, the arena's page
-    again, the note or refusal as a message."""
+    again, the note or refusal as a message. `joined`: as for `controls_context`."""
     if not wants_json(request):
         if refusal is not None:
             messages.error(request, refusal.reason)
         elif note:
             messages.info(request, note)
         return redirect(arena)
-    context = controls_context(arena, player)
+    context = controls_context(arena, player, joined)
     entry = context["entry"]
     body = {
         "player": entry.player_id if entry else None,
@@ -178,10 +180,12 @@ def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
     player = current_player(request)
     try:
-        _, created = actions.do_join(arena, player)
+        entry, created = actions.do_join(arena, player)
     except ArenaRuleError as exc:
         return answered(request, arena, player, refusal=exc)
-    return answered(request, arena, player, "" if created else "You are already in this arena.")
+    if created:
+        return answered(request, arena, player, joined=entry)
+    return answered(request, arena, player, "You are already in this arena.")
 
 
 @require_POST

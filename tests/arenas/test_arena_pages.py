@@ -9,7 +9,9 @@ from types import SimpleNamespace
 import pytest
 import redis.exceptions
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -140,6 +142,21 @@ def test_the_page_s_buttons_are_answered_with_the_new_buttons_and_no_page(client
     assert ArenaPlayer.objects.get().paused and "Resume" in left["controls"]
     # nothing was kept for the next page: the notes went with the answers
     assert "You left the arena" not in client.get(arena.get_absolute_url()).content.decode()
+
+
+def test_a_first_join_is_answered_from_the_entry_it_made(client, make_arena):
+    """An arena's crowd joins at once: the answer shows the entry the join made, not read again,
+    and looks for no race (a player who has just joined is in none of the arena's)."""
+    arena = make_arena()
+    join = reverse("arenas:join", args=[arena.public_id])
+    with CaptureQueriesContext(connection) as queries:
+        body = client.post(join, **JSON).json()
+    sqls = [query["sql"] for query in queries.captured_queries]
+    entries = [sql for sql in sqls if sql.startswith('SELECT "arenas_arenaplayer"."id"')]
+    assert len(entries) == 1  # the join's own look (`get_or_create`)
+    assert not any('FROM "races_race"' in sql for sql in sqls)
+    assert body["player"] == ArenaPlayer.objects.get().player_id
+    assert "Waiting for another free player" in body["controls"]
 
 
 def test_a_refused_button_is_answered_with_its_code_and_changes_nothing(client, make_arena):

@@ -10,9 +10,12 @@ from importlib import import_module
 
 import pytest
 from django.contrib.sessions.models import Session
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from redis.exceptions import ConnectionError
 
 from scripts.servers import server_env, server_setting
+from solitaire_site import sessions
 
 CACHED_DB = "solitaire_site.sessions"
 DATABASE = "django.contrib.sessions.backends.db"
@@ -43,6 +46,26 @@ def test_a_session_logged_out_is_gone_for_every_process():
     session.flush()
     assert store(key).get("player_id") is None
     assert not store().exists(key)
+
+
+@pytest.mark.django_db
+def test_a_new_session_is_saved_without_its_key_looked_up_first(monkeypatch):
+    """Its first save is an INSERT, which a taken key fails: another key is drawn then, and the
+    session that held the key keeps it (Django would ask the cache and the database first)."""
+    store = import_module(CACHED_DB).SessionStore
+    first = store()
+    first["player_id"] = 7
+    first.save()
+    keys = iter([first.session_key, "a" * 32])
+    monkeypatch.setattr(sessions, "get_random_string", lambda *args: next(keys))
+    second = store()
+    second["player_id"] = 8
+    with CaptureQueriesContext(connection) as queries:
+        second.save()
+    assert second.session_key == "a" * 32
+    assert not any(query["sql"].startswith("SELECT") for query in queries.captured_queries)
+    assert store(first.session_key).get("player_id") == 7
+    assert store("a" * 32).get("player_id") == 8
 
 
 REDIS_AWAY = {  # nothing listens on port 1: every call is refused, as while Redis restarts
