@@ -9,6 +9,7 @@ Player; that happens in the user_logged_in receiver below, so every login path m
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 from django.contrib.auth.signals import user_logged_in
 from django.db import IntegrityError, transaction
@@ -65,8 +66,10 @@ def _asker(request: HttpRequest) -> tuple:
     return (user.pk if user.is_authenticated else None, request.session.get(SESSION_PLAYER_KEY))
 
 
-def player_from_scope(scope) -> Player | None:
+def player_from_scope(scope, known: Iterable[Player] = ()) -> Player | None:
     """The player behind a websocket (AuthMiddlewareStack's session and user); never creates a guest.
+    `known`: players just read with something else (a race's racers); the session's guest is
+    taken from among them, still a guest, rather than read again.
 
     Sync: call it through database_sync_to_async. A socket without a player owns no game.
     """
@@ -76,7 +79,9 @@ def player_from_scope(scope) -> Player | None:
     session = scope.get("session")
     if session is None:
         return None
-    return guest_player(session)
+    player_id = session.get(SESSION_PLAYER_KEY)
+    found = next((p for p in known if p.pk == player_id and p.user_id is None), None)
+    return found if found is not None else guest_player(session)
 
 
 def attach_user(player: Player, user) -> Player:

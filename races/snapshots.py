@@ -65,11 +65,19 @@ class CatchUp:
 
 def connect(code: str | None, scope, since: int | None) -> CatchUp | None:
     """What a socket opening on the race with this code is sent first, read at once with who its
-    player is (one trip to the database threads); None when there is no such race."""
-    race = one_or_none(Race.objects.filter(code=code)) if code else None
+    player is (one trip to the database threads); None when there is no such race. The race,
+    its racers, their games and players are one read: a racer's own socket (a guest's) needs no
+    other, the race's crowd opening theirs together at its start."""
+    if not code:
+        return None
+    racers = list(Racer.objects.filter(race__code=code).select_related("race", "game", "player"))
+    race = racers[0].race if racers else one_or_none(Race.objects.filter(code=code))
     if race is None:
         return None
-    return _catch_up(race, player_from_scope(scope), since)
+    for racer in racers:
+        racer.race = race  # one row, one instance: the close on the way in refreshes it for all
+    player = player_from_scope(scope, known=[racer.player for racer in racers])
+    return _catch_up(race, player, since, racers)
 
 
 def snapshot(race: Race, player: Player | None, racers: list[Racer] | None = None) -> dict:
@@ -119,15 +127,20 @@ def own_racer(racers: list[Racer], player: Player | None) -> Racer | None:
     return next((r for r in racers if player is not None and r.player_id == player.pk), None)
 
 
-def _catch_up(race: Race, player: Player | None, since: int | None) -> CatchUp:
-    """`catch_up` of a race row just read. A snapshot reads every racer with their game, and
-    finds the player's among them; a socket only a little behind reads the player's alone."""
+def _catch_up(
+    race: Race, player: Player | None, since: int | None, racers: list[Racer] | None = None
+) -> CatchUp:
+    """`catch_up` of a race row just read (`racers`: with it, each with their game). A snapshot
+    reads every racer with their game, unless given them, and finds the player's among them; a
+    socket only a little behind and given none reads the player's alone."""
     if phase_of(race) == Phase.OVERTIME and actions.do_close_if_due(race):
         race.refresh_from_db()
+        racers = None  # the close placed them: read again
     behind = (
         since is not None and since <= race.event_seq and race.event_seq - since <= MAX_CATCH_UP
     )
-    racers = None if behind else list(race.racers.select_related("game"))
+    if racers is None and not behind:
+        racers = list(race.racers.select_related("game"))
     racer = racer_of(race, player) if racers is None else own_racer(racers, player)
     racer_id = racer.public_id if racer else None
     view = CatchUp(race=race, racer_id=racer_id, racer=racer, player=player)

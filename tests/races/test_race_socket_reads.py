@@ -3,6 +3,7 @@ a race: a crowd of racers (an arena's) opens and ends races together, so each re
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -187,6 +188,39 @@ def test_a_racer_s_socket_finds_its_racer_among_those_the_snapshot_reads(running
     assert view.snapshot["you"]["racer"] == view.racer_id == view.racer.public_id
     assert list(view.games.values()) == [view.racer_id]
     assert view.board is not None and view.board.game.pk == view.racer.game_id
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_a_guest_racer_s_socket_reads_the_race_its_racers_and_itself_in_one_statement(
+    running_race,
+):
+    """An arena's race starts with all its racers opening their sockets at once: the race, its
+    racers with their games and players are one read, the guest's own player among them (then
+    only the boards' moves)."""
+    race, ann = running_race.race, running_race.ann
+    assert ann.player.user_id is None
+    scope = scope_of(ann.player)
+    with CaptureQueriesContext(connection) as queries:
+        view = snapshots.connect(race.code, scope, None)
+    reads = [  # the session is the cache's (Redis), or without one the database's
+        q["sql"]
+        for q in queries
+        if not q["sql"].startswith('SELECT "games_move"') and "django_session" not in q["sql"]
+    ]
+    assert len(reads) == 1 and 'FROM "races_racer"' in reads[0], reads
+    assert view.player == ann.player and view.racer.player_id == ann.player.pk
+
+
+@pytest.mark.usefixtures("no_countdown")
+def test_a_racer_who_is_no_longer_a_guest_is_not_taken_for_the_session_s_guest(running_race):
+    """The session's guest signed up since (their player is an account's now): the socket's
+    player is read as `guest_player` reads it, and the session names no guest any more."""
+    race, ann = running_race.race, running_race.ann
+    scope = scope_of(ann.player)
+    user = get_user_model().objects.create_user("ann-account", password="x")
+    Player.objects.filter(pk=ann.player.pk).update(user=user)
+    view = snapshots.connect(race.code, scope, None)
+    assert view.player is None and view.racer is None
 
 
 @pytest.mark.usefixtures("no_countdown")
