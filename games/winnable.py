@@ -214,10 +214,11 @@ def refill(
     tally: dict | None = None,
     more_within_s: float = 0.0,
 ) -> int:
-    """Search deals until the pool holds `size` (its `POOL_SIZES`), `most` were added or `budget_s` is spent; how
-    many were added. Past `most`, the search goes on while it is under `more_within_s` old:
-    deals proved that quickly fill the pool in one search. `on_found()` is called for each;
-    `tally["tried"]` counts the deals asked. A `BUILT` variant has no pool."""
+    """Search deals until the pool holds `size` (by default its `POOL_SIZES`), `most` were added
+    or `budget_s` is spent; how many were added. Past `most`, the search goes on while it is
+    under `more_within_s` old: deals proved that quickly fill the pool in one search.
+    `on_found()` is called for each; `tally["tried"]` counts the deals asked. A `BUILT` variant
+    has no pool."""
     if not offers_winnable(variant) or variant in BUILT:
         return 0
     size = POOL_SIZES[use] if size is None else size

@@ -79,8 +79,6 @@ class JobQueue:
         self.job = job
         self.limit = limit
         self.after = after
-        self.waiting: set = set()
-        """Keys whose job is in the worker or waits here for it (`queued`)."""
         self.queued: deque = deque()
         """Keys waiting here, in order, for the job in the worker (`running`) to end."""
         self.running = None
@@ -89,6 +87,11 @@ class JobQueue:
         """Keys handed over again while their job was in the worker: it runs once more."""
         self._lock = threading.Lock()
         _queues.append(self)
+
+    @property
+    def waiting(self) -> set:
+        """Keys whose job is in the worker (`running`) or waits here for it (`queued`)."""
+        return {*self.queued, *([] if self.running is None else [self.running])}
 
     def request(self, keys) -> None:
         """Hand these keys over once the current transaction commits."""
@@ -101,8 +104,7 @@ class JobQueue:
             for key in keys:
                 if key == self.running:
                     self.again.add(key)
-                elif key not in self.waiting and len(self.waiting) < self.limit:
-                    self.waiting.add(key)
+                elif key not in self.queued and len(self.waiting) < self.limit:
                     self.queued.append(key)
             key = self._next()
         if key is not None:
@@ -126,7 +128,6 @@ class JobQueue:
                 rerun = future is not None and key in self.again
                 self.again.discard(key)
                 if not rerun:
-                    self.waiting.discard(key)
                     self.running = None
             try:
                 if self.after is not None and future is not None and future.exception() is None:

@@ -56,9 +56,9 @@ from scripts import arena_crowd, quick_crowd
 from scripts.client import Browser, query
 from scripts.procstat import ServerCpu, listening_pids, load_average
 from scripts.servers import (
-    ROOT,
     check_local,
     create_database,
+    manage,
     migrate,
     server_env,
     start_daphnes,
@@ -882,18 +882,6 @@ def server_cpu_line(figures: dict) -> str:
     )
 
 
-def stock_race_deals(env: dict[str, str], variant: str) -> None:
-    """Fill the variant's winnable-deal pools (`stock_winnable_deals`), as the scheduler does
-    every hour: a fresh database's pools are empty."""
-    subprocess.run(
-        [sys.executable, "manage.py", "stock_winnable_deals", variant, "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     load_before = load_average()
@@ -905,8 +893,8 @@ def main(argv: list[str] | None = None) -> int:
         env = server_env(args.database_url, args.redis_url)
         create_database(args.database_url, drop=args.fresh_database)
         migrate(env)
-        if args.arena:  # as a deployment's scheduler keeps them (hourly): the arena's first races
-            stock_race_deals(env, args.variant or arena_crowd.VARIANT)
+        if args.arena:  # a fresh database's pools are empty; the scheduler stocks them hourly
+            manage(env, "stock_winnable_deals", args.variant or arena_crowd.VARIANT)
         servers = start_daphnes(args.spawn, env, Path(tempfile.gettempdir()) / "solitaire-loadtest")
         args.base_urls = [s.url for s in servers]
     try:

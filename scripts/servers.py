@@ -278,11 +278,17 @@ def migrate_postgres(env: dict[str, str], database_url: str) -> None:
 
 
 def run_migrate(env: dict[str, str]) -> None:
+    manage(env, "migrate", "--noinput")
+
+
+def manage(env: dict[str, str], *command: str) -> None:
+    """`manage.py <command>` as the servers started with `env` would run it, quietly."""
     subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        [sys.executable, "manage.py", *command, "-v", "0"],
         cwd=ROOT,
         env=env,
         check=True,
+        stdout=subprocess.DEVNULL,
     )
 
 

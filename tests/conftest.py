@@ -319,7 +319,6 @@ def held_jobs(monkeypatch):
     def empty(queue) -> None:
         queue.running = None
         queue.queued.clear()
-        queue.waiting.clear()
         queue.again.clear()
 
     def hold(queue):
