@@ -129,6 +129,8 @@ class JobQueue:
                 self.again.discard(key)
                 if not rerun:
                     self.running = None
+                if future is None:  # the worker took nothing (shut down with its process)
+                    self._drop()
             try:
                 if self.after is not None and future is not None and future.exception() is None:
                     self.after(future.result())
@@ -142,6 +144,17 @@ class JobQueue:
                         self._submit(following)
 
         submit(self.job, key, on_done=done)
+
+    def _drop(self) -> None:
+        """Under the lock, when the worker could not take a job: the keys waiting behind it are
+        left to the job's catch-up command (each handed over would fail the same way, each with
+        its own traceback, as a server shuts down with a crowd's searches queued)."""
+        if self.queued:
+            logger.warning(
+                "%d %s jobs left to the catch-up command", len(self.queued), self.job.__name__
+            )
+        self.queued.clear()
+        self.again.clear()
 
 
 _queues: list[JobQueue] = []

@@ -173,3 +173,23 @@ def test_a_key_handed_over_again_before_its_job_began_runs_once(
     FIRST_RUN_GOES_ON.set()
     worker.drain()
     assert RUNS == [1, 2] and done == [1, 2]
+
+
+def test_a_worker_that_takes_nothing_leaves_the_waiting_keys_to_the_catch_up(
+    queue, django_capture_on_commit_callbacks, monkeypatch, caplog
+):
+    """A server shutting down with a crowd's searches queued: the first job the worker cannot
+    take says so once, and the keys behind it are not handed over one by one, each to fail with
+    its own traceback."""
+    jobs, done = queue
+
+    def shut_down():
+        raise RuntimeError("cannot schedule new futures after shutdown")
+
+    monkeypatch.setattr(worker, "executor", shut_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.request([1, 2, 3])
+    assert jobs.idle() and jobs.waiting == set() and RUNS == [] and done == []
+    tracebacks = [record for record in caplog.records if record.exc_info]
+    assert len(tracebacks) == 1
+    assert "2 look jobs left to the catch-up command" in caplog.text
