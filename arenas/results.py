@@ -16,7 +16,6 @@ from arenas import board, events, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
 from games.rows import one_or_none, update_rows
 from races.actions import Closing
-from races.events import emit
 from races.lifecycle import RacerStatus
 from races.models import Race
 from races.ratings import updates
@@ -74,7 +73,7 @@ def record_race(closing: Closing) -> None:
         changed.append(entry)
     ArenaResult.objects.bulk_create(results)
     update_rows(changed, [*TOTALS, "free_since"])
-    emit(race, "arena", **arena.next_race_wait())
+    closing.events.append(("arena", arena.next_race_wait()))
     transaction.on_commit(lambda: board.write(arena, changed))
     transaction.on_commit(lambda: events.board_changed(arena))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from copy import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from django.conf import settings
@@ -50,10 +50,12 @@ class Closing:
     """A race in its close, under its row's lock: the race, all its racers as stored (their
     games and players read with them, places set) and, read once when first asked, the players
     whose result counts for nothing (`withheld`: the ratings' rule, which an arena's points
-    follow too)."""
+    follow too). A follower adds the events that follow the race's `finished` (kind, data) to
+    `events`: the close stores and sends them with it, in one write and one message."""
 
     race: Race
     racers: list[Racer]
+    events: list[tuple[str, dict]] = field(default_factory=list)
 
     @cached_property
     def withheld(self) -> set[int]:
@@ -61,9 +63,9 @@ class Closing:
 
 
 ON_CLOSE: list[Callable[[Closing], None]] = []
-"""Called in a race's close (`Closing`), in its transaction with its row locked, once its
-`finished` event is emitted: an app above registers what follows a race's result (the arenas
-record their points)."""
+"""Called in a race's close (`Closing`), in its transaction with its row locked, its places set
+and its `finished` event about to be stored: an app above registers what follows a race's result
+(the arenas record their points, and add the event that sends the racers back to the arena)."""
 
 
 @dataclass(frozen=True)
@@ -550,16 +552,19 @@ def do_resign(
 def progress_event(race: Race, racer: Racer, racers: list[Racer]) -> RaceEvent:
     """A `progress` event for a racer outside the move path (a resignation), and the close if
     that racer was the last one still racing (`racers`: all of them with their games, as read
-    under the race's lock, `racer` among them as changed); the event."""
-    event = emit(
-        race,
+    under the race's lock, `racer` among them as changed), its events stored with this one; the
+    event."""
+    progress = (
         "progress",
-        racers=[racer_dict(racer, race)],
-        standings=standing_order(racers),
-        at_ms=since_start_ms(race, timezone.now()),
+        {
+            "racers": [racer_dict(racer, race)],
+            "standings": standing_order(racers),
+            "at_ms": since_start_ms(race, timezone.now()),
+        },
     )
-    _close_if_all_done(race, racers)
-    return event
+    if lifecycle.is_complete([RacerStatus(r.status) for r in racers]):
+        return _close(race, reason="all_done", racers=racers, preceding=[progress])[0]
+    return emit_all(race, [progress])[0]
 
 
 def _close_if_all_done(race: Race, racers: list[Racer] | None = None) -> None:
@@ -606,11 +611,18 @@ def do_close_if_due(race: Race) -> bool:
         return True
 
 
-def _close(race: Race, reason: str, racers: list[Racer] | None = None) -> None:
+def _close(
+    race: Race,
+    reason: str,
+    racers: list[Racer] | None = None,
+    preceding: list[tuple[str, dict]] | None = None,
+) -> list[RaceEvent]:
     """Close the race under its row's lock: the games still playing end, the racers still racing
-    stop, everyone's place, the ratings, the `finished` event and what other apps follow it with
-    (`ON_CLOSE`). `racers`: all of them with their games and players, read under the lock, or
-    read here."""
+    stop, everyone's place, the ratings, what other apps follow it with (`ON_CLOSE`) and the
+    `finished` event. `racers`: all of them with their games and players, read under the lock,
+    or read here. The events, stored in one write with the race's new status (`preceding`
+    first: the last racer's resignation), then `finished`, then the followers'; they are
+    returned."""
     now = timezone.now()
     end = min(now, race.ends_at)
     if racers is None:
@@ -638,18 +650,17 @@ def _close(race: Race, reason: str, racers: list[Racer] | None = None) -> None:
         rating_changes = apply_ratings(race, now, racers, closing.withheld)
     race.status = Race.Status.FINISHED
     race.finished_at = now
-    race.save(update_fields=["status", "finished_at"])
-    emit(
-        race,
-        "finished",
-        reason=reason,
-        race=race_dict(race),
-        racers=[racer_dict(r, race) for r in racers],
-        standings=order,
-        ratings=rating_changes,
-    )
+    finished = {
+        "reason": reason,
+        "race": race_dict(race),
+        "racers": [racer_dict(r, race) for r in racers],
+        "standings": order,
+        "ratings": rating_changes,
+    }
     for follow in ON_CLOSE:
         follow(closing)
+    events = [*(preceding or []), ("finished", finished), *closing.events]
+    return emit_all(race, events, fields=["status", "finished_at"])
 
 
 def do_rematch(race: Race, player: Player) -> Race:

@@ -29,16 +29,20 @@ def append(race: Race, kind: str, data: dict, now) -> RaceEvent:
     return append_all(race, [(kind, data)], now)[0]
 
 
-def append_all(race: Race, events: list[tuple[str, dict]], now) -> list[RaceEvent]:
+def append_all(
+    race: Race, events: list[tuple[str, dict]], now, fields: list[str] | None = None
+) -> list[RaceEvent]:
     """Number and store events (kind, data) of a race whose row the caller holds locked, in
-    order: one insert and one update however many."""
+    order: one insert and one update however many; `fields`, the race's fields the caller
+    changed with them (a close's status), are stored in that update."""
     rows = [
         RaceEvent(race=race, seq=race.event_seq + n, kind=kind, data=data, at=now)
         for n, (kind, data) in enumerate(events, 1)
     ]
     RaceEvent.objects.bulk_create(rows)
     race.event_seq += len(rows)
-    Race.objects.filter(pk=race.pk).update(event_seq=race.event_seq)
+    changed = {name: getattr(race, name) for name in fields or []}
+    Race.objects.filter(pk=race.pk).update(event_seq=race.event_seq, **changed)
     return rows
 
 
@@ -47,10 +51,13 @@ def emit(race: Race, kind: str, /, **data) -> RaceEvent:
     return emit_all(race, [(kind, data)])[0]
 
 
-def emit_all(race: Race, events: list[tuple[str, dict]]) -> list[RaceEvent]:
-    """Number and store events (kind, data), and send them to the race's sockets after the
-    commit, in order, in one message (each socket stamps each frame's `now` as it sends it)."""
-    rows = append_all(race, events, timezone.now())
+def emit_all(
+    race: Race, events: list[tuple[str, dict]], fields: list[str] | None = None
+) -> list[RaceEvent]:
+    """Number and store events (kind, data) with the race's changed `fields`, and send them to
+    the race's sockets after the commit, in order, in one message (each socket stamps each
+    frame's `now` as it sends it)."""
+    rows = append_all(race, events, timezone.now(), fields)
     group, frames = race.group_name, [event_frame(event) for event in rows]
     transaction.on_commit(lambda: broadcast(group, {"type": "race.events", "frames": frames}))
     return rows

@@ -327,19 +327,45 @@ def test_a_race_end_gives_points_puts_them_on_the_board_and_frees_the_racers(are
     assert again.racers.count() == 3
 
 
-def test_a_race_s_points_are_written_in_one_statement_whatever_its_size(arena, here):
-    """The close holds the race's row and its racers' arena rows: their results and totals are
-    one insert and one update, not one of each a racer."""
-    players = [here(name) for name in ["Ann", "Bob", "Cat", "Dan", "Eve"]]
+def closed_by_the_last_resignation(arena, here, names: list[str]) -> tuple[Race, list[str]]:
+    """A race of these players placed and played out, the last of them resigning last (which
+    closes it); the race and the statements of that last resignation."""
+    players = [here(name) for name in names]
     [race] = placement.place(arena.pk)
     play_out(race, movers=players[:2], resigners=players[:-1])
     with CaptureQueriesContext(connection) as queries:
-        race_actions.do_resign(race, players[-1])  # the last: it closes the race
-    sql = [q["sql"] for q in queries]
+        race_actions.do_resign(race, players[-1])
+    return race, [q["sql"] for q in queries]
+
+
+def test_a_race_s_points_are_written_in_one_statement_whatever_its_size(arena, here):
+    """The close holds the race's row and its racers' arena rows: their results and totals are
+    one insert and one update, not one of each a racer."""
+    race, sql = closed_by_the_last_resignation(arena, here, ["Ann", "Bob", "Cat", "Dan", "Eve"])
     assert len([s for s in sql if s.startswith('INSERT INTO "arenas_arenaresult"')]) == 1
     assert len([s for s in sql if s.startswith('UPDATE "arenas_arenaplayer"')]) == 1
     assert ArenaResult.objects.filter(race=race).count() == 5
     assert sorted(ArenaPlayer.objects.values_list("races", flat=True)) == [1] * 5
+
+
+def test_the_last_resignation_stores_its_event_the_close_s_and_the_arena_s_in_one_write(
+    arena, here
+):
+    """The last racer's `progress`, the race's `finished` and the `arena` event that sends the
+    racers back to the arena are numbered in order and stored with the race's new status in
+    one insert and one update (issue 27: a crowd's races end together), as the resignations
+    before it store their one event each."""
+    race, sql = closed_by_the_last_resignation(arena, here, ["Ann", "Bob", "Cat"])
+    assert len([s for s in sql if s.startswith('INSERT INTO "races_raceevent"')]) == 1
+    assert len([s for s in sql if s.startswith('UPDATE "races_race" ')]) == 1
+    race.refresh_from_db()
+    last = list(race.events.order_by("-seq")[:3])[::-1]
+    assert [(e.seq, e.kind) for e in last] == [
+        (race.event_seq - 2, "progress"),
+        (race.event_seq - 1, "finished"),
+        (race.event_seq, "arena"),
+    ]
+    assert race.status == Race.Status.FINISHED and race.finished_at is not None
 
 
 RACERS_READ = 'SELECT "races_racer".'
