@@ -11,6 +11,15 @@ worker finishing the queued searches for nobody, for minutes, beside its success
 tests do (their monkeypatched solvers must reach the job), and so does an in-memory SQLite
 database, which no other process can open.
 
+Work that can wait yields to live play: a `JobQueue(..., yields=True)` (the losing-move
+searches) hands its next job over only while the cores are not contended (`contended`: Linux's
+CPU pressure under `BACKGROUND_YIELD_PRESSURE`), and looks again every `YIELD_RECHECK_S` meanwhile.
+Nice 10 alone did not make it yield: in an arena of 1,000 on two cores the worker still took 0.4
+of a core, its threads filling every gap the web process's threads left while they waited for the
+database or the interpreter lock, and the moves' p99 was a quarter higher for it
+(docs/performance.md, "Arenas, thirty-sixth day"). The winnable-deal searches a race waits for
+never yield.
+
 This module imports nothing of the project's at import time: the worker unpickles `start`
 before Django is set up.
 """
@@ -25,6 +34,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
 
 import django
 from django.conf import settings
@@ -37,6 +47,37 @@ NICENESS = 10
 
 PARENT_CHECK_S = 1.0
 """How often the worker looks whether the web process that started it is still there."""
+
+CPU_PRESSURE = Path("/proc/pressure/cpu")
+YIELD_RECHECK_S = 2.0
+"""How often a queue that yields looks again whether the cores are free."""
+
+
+def cpu_pressure() -> float:
+    """The percentage of the last 10 s in which a runnable task waited for a core (Linux's
+    pressure stall information, `some avg10`); where the kernel gives none, the share of the
+    1-minute load average above the core count stands in."""
+    try:
+        lines = CPU_PRESSURE.read_text().splitlines()
+    except OSError:
+        try:
+            load, cores = os.getloadavg()[0], os.cpu_count() or 1
+        except (AttributeError, OSError):  # no load average either (not a Unix)
+            return 0.0
+        return 0.0 if load <= cores else 100.0 * (1 - cores / load)
+    for line in lines:
+        kind, *fields = line.split()
+        if kind == "some":
+            return float(dict(field.split("=", 1) for field in fields)["avg10"])
+    return 0.0
+
+
+def contended() -> bool:
+    """Whether work that can wait should wait: the CPU pressure at `BACKGROUND_YIELD_PRESSURE`
+    or above (never, at 0)."""
+    limit = settings.BACKGROUND_YIELD_PRESSURE
+    return limit > 0 and cpu_pressure() >= limit
+
 
 _executors: dict[str, Executor] = {}
 _lock = threading.Lock()
@@ -71,14 +112,22 @@ class JobQueue:
     first come, first served, so a queue that handed over all its keys at once (an arena's
     crowd ends a thousand games a minute, each a losing-move search of up to 3 s) would put
     every other job (a winnable-deal search a race is waiting for) behind all of them: this
-    way, behind one job of each queue at most."""
+    way, behind one job of each queue at most. A queue that `yields` hands its next job over
+    only while the cores are not `contended`."""
 
     def __init__(
-        self, job: Callable, limit: int, after: Callable[[object], None] | None = None
+        self,
+        job: Callable,
+        limit: int,
+        after: Callable[[object], None] | None = None,
+        yields: bool = False,
     ) -> None:
         self.job = job
         self.limit = limit
         self.after = after
+        self.yields = yields
+        self.recheck: threading.Timer | None = None
+        """While the cores are contended: the timer that looks again."""
         self.queued: deque = deque()
         """Keys waiting here, in order, for the job in the worker (`running`) to end."""
         self.running = None
@@ -116,11 +165,25 @@ class JobQueue:
             return self.running is None and not self.queued
 
     def _next(self):
-        """Under the lock: the key to send to the worker now, if none is there."""
+        """Under the lock: the key to send to the worker now, if none is there (and, for a queue
+        that yields, the cores are not contended: else a look again is due)."""
         if self.running is not None or not self.queued:
+            return None
+        if self.yields and contended():
+            if self.recheck is None:
+                self.recheck = threading.Timer(YIELD_RECHECK_S, self._look_again)
+                self.recheck.daemon = True  # a server that stops does not wait for it
+                self.recheck.start()
             return None
         self.running = self.queued.popleft()
         return self.running
+
+    def _look_again(self) -> None:
+        with self._lock:
+            self.recheck = None
+            key = self._next()
+        if key is not None:
+            self._submit(key)
 
     def _submit(self, key) -> None:
         def done(future: Future | None) -> None:

@@ -6,12 +6,14 @@ too long for a page. So it runs
 
 - when a game ends: the move writer's batch that finishes it, or a save that resigns it, hands
   the game to this process's analysis worker (``REPLAY_ANALYSIS=1``, the default), which
-  searches after the commit, one game at a time, at most ``QUEUE_LIMIT`` waiting. The worker is
-  a process of its own at a lower priority (games/worker.py), never a thread of the
-  web process, whose sockets a search would stall;
+  searches after the commit, one game at a time, at most ``QUEUE_LIMIT`` waiting, and only
+  while the machine's cores are not contended (live play comes first: ``games.worker.contended``).
+  The worker is a process of its own at a lower priority (games/worker.py), never a thread of
+  the web process, whose sockets a search would stall;
 - from ``manage.py analyse_replays`` (the scheduler runs it every minute): the recent finished
   games that have no mark for their log yet (a restart lost the queue, a race closed by time, a
-  game nobody's thread saw end).
+  game nobody's thread saw end, a crowd's games the worker let wait), stopping while the cores
+  are contended.
 
 The replay page only reads the stored mark: "being analysed" until it exists. Opening a replay
 without one asks the thread to look (never the request itself).
@@ -108,7 +110,7 @@ def _work(game_pk: int) -> bool:
         return False
 
 
-_queue = worker.JobQueue(_work, QUEUE_LIMIT)
+_queue = worker.JobQueue(_work, QUEUE_LIMIT, yields=True)
 
 
 def request(game_pks) -> None:

@@ -60,6 +60,7 @@ os.environ["DAILY_WARMUP"] = "0"
 os.environ["WINNABLE_POOL_REFILL"] = "0"
 os.environ["REPLAY_ANALYSIS"] = "0"  # losing-move searches: tests/daily/test_replay_losing_move.py
 os.environ["BACKGROUND_WORKER"] = "thread"  # so that a test's monkeypatched solver reaches it
+os.environ["BACKGROUND_YIELD_PRESSURE"] = "0"  # a test's searches run however busy the machine
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -397,6 +398,7 @@ def no_background_solving(settings):
     settings.REPLAY_ANALYSIS = False
     settings.FAIRPLAY_ASSESSMENT = False
     settings.BACKGROUND_WORKER = "thread"
+    settings.BACKGROUND_YIELD_PRESSURE = 0
 
 
 @pytest.fixture

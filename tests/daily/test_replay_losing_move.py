@@ -130,6 +130,20 @@ def test_the_command_marks_the_finished_games_that_lack_one(player, make_client,
     assert "analysed 0 games" in out.getvalue()
 
 
+def test_the_command_starts_no_search_while_the_cores_are_contended(player, settings, monkeypatch):
+    """Live play comes first: a run that finds the cores contended leaves its games to the next."""
+    lost = finished_game(player, ["t5-t4", "t3-t0"])
+    settings.BACKGROUND_YIELD_PRESSURE = 10
+    monkeypatch.setattr(worker, "cpu_pressure", lambda: 60.0)
+    out = io.StringIO()
+    call_command("analyse_replays", stdout=out)
+    assert "stopped: the cores are contended (CPU pressure 60%)" in out.getvalue()
+    assert "analysed 0 games" in out.getvalue()
+    monkeypatch.setattr(worker, "cpu_pressure", lambda: 3.0)
+    call_command("analyse_replays", stdout=out)
+    assert LosingMove.objects.get(game=lost).frame == 2
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_game_that_ends_is_searched_by_the_worker_after_the_commit(settings, player):
     """With REPLAY_ANALYSIS on, ending a game (the move writer's batch, or a resignation's save)

@@ -193,3 +193,79 @@ def test_a_worker_that_takes_nothing_leaves_the_waiting_keys_to_the_catch_up(
     tracebacks = [record for record in caplog.records if record.exc_info]
     assert len(tracebacks) == 1
     assert "2 look jobs left to the catch-up command" in caplog.text
+
+
+# ------------------------------------------------------------------ yielding to live play
+
+
+@pytest.fixture
+def pressure(monkeypatch, settings):
+    """The machine's CPU pressure as the test sets it (`pressure.now`, percent), with queues
+    that yield looking again every 0.05 s and yielding at 10%."""
+
+    class Pressure:
+        now = 0.0
+
+    monkeypatch.setattr(worker, "cpu_pressure", lambda: Pressure.now)
+    monkeypatch.setattr(worker, "YIELD_RECHECK_S", 0.05)
+    settings.BACKGROUND_YIELD_PRESSURE = 10
+    return Pressure
+
+
+def test_a_queue_that_yields_waits_while_the_cores_are_contended_then_goes_on(
+    db, pressure, django_capture_on_commit_callbacks
+):
+    """The losing-move searches wait for live play: a crowd's games are handed over while the
+    cores are contended, and searched once they are not."""
+    RUNS.clear()
+    FIRST_RUN_GOES_ON.set()
+    done = []
+    jobs = worker.JobQueue(look, limit=4, after=done.append, yields=True)
+    pressure.now = 35.0
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.request([1, 2])
+    time.sleep(0.3)  # six looks again, each finding the cores contended
+    assert RUNS == [] and list(jobs.queued) == [1, 2] and jobs.running is None
+    pressure.now = 2.0
+    until(lambda: done == [1, 2])
+    assert RUNS == [1, 2] and jobs.idle()
+
+
+def test_a_queue_that_does_not_yield_runs_however_busy_the_cores(
+    queue, pressure, django_capture_on_commit_callbacks
+):
+    """What a race waits for (a winnable deal, fair play's assessment) is not held back."""
+    jobs, done = queue
+    FIRST_RUN_GOES_ON.set()
+    pressure.now = 95.0
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.request([5])
+    until(lambda: done == [5])
+
+
+def test_nothing_yields_at_a_pressure_limit_of_zero(pressure, settings):
+    pressure.now = 100.0
+    assert worker.contended()
+    settings.BACKGROUND_YIELD_PRESSURE = 0
+    assert not worker.contended()
+
+
+def test_the_cpu_pressure_is_linux_s_share_of_the_last_10_s_with_a_task_waiting(
+    tmp_path, monkeypatch
+):
+    psi = tmp_path / "cpu"
+    psi.write_text(
+        "some avg10=23.51 avg60=49.20 avg300=69.97 total=564805131\n"
+        "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+    )
+    monkeypatch.setattr(worker, "CPU_PRESSURE", psi)
+    assert worker.cpu_pressure() == 23.51
+
+
+def test_without_pressure_figures_the_load_above_the_cores_stands_in(tmp_path, monkeypatch):
+    monkeypatch.setattr(worker, "CPU_PRESSURE", tmp_path / "absent")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert worker.cpu_pressure() == 0.0
+    monkeypatch.setattr(os, "getloadavg", lambda: (8.0, 1.0, 1.0))
+    assert worker.cpu_pressure() == 75.0  # six of eight runnable tasks waited for a core

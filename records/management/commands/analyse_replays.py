@@ -1,10 +1,13 @@
 """Search the losing move of recently finished games that have no mark yet (the scheduler runs
-this every minute; the web process's thread does most of them as games end)."""
+this every minute; the web process's worker does most of them as games end). Like the worker,
+it starts no search while the machine's cores are contended (`games.worker.contended`): live
+play comes first, and the next run takes up what this one left."""
 
 import time
 
 from django.core.management.base import BaseCommand
 
+from games import worker
 from records import analysis
 
 
@@ -30,6 +33,11 @@ class Command(BaseCommand):
         searched = 0
         for pk in analysis.waiting(recent, limit):
             if time.monotonic() - started > budget:
+                break
+            if worker.contended():
+                self.stdout.write(
+                    f"stopped: the cores are contended (CPU pressure {worker.cpu_pressure():.0f}%)"
+                )
                 break
             searched += analysis.analyse(pk)
         self.stdout.write(f"analysed {searched} games")
