@@ -562,19 +562,22 @@ def progress_event(race: Race, racer: Racer, racers: list[Racer]) -> RaceEvent:
             "at_ms": since_start_ms(race, timezone.now()),
         },
     )
-    if lifecycle.is_complete([RacerStatus(r.status) for r in racers]):
-        return _close(race, reason="all_done", racers=racers, preceding=[progress])[0]
-    return emit_all(race, [progress])[0]
+    closed = _close_if_all_done(race, racers, preceding=[progress])
+    return closed[0] if closed else emit_all(race, [progress])[0]
 
 
-def _close_if_all_done(race: Race, racers: list[Racer] | None = None) -> None:
+def _close_if_all_done(
+    race: Race, racers: list[Racer] | None = None, preceding: list[tuple[str, dict]] | None = None
+) -> list[RaceEvent] | None:
     """Close the race if every racer is done (`racers`: all of them with their games, as just
-    read under the race's lock, or read here). Once every racer is done no move can change
-    their rows, so the close ranks the racers read for this check."""
+    read under the race's lock, or read here); the close's events (`preceding` first), or None
+    if someone is still racing. Once every racer is done no move can change their rows, so the
+    close ranks the racers read for this check."""
     if racers is None:
         racers = list(race.racers.select_related("game", "player"))
     if lifecycle.is_complete([RacerStatus(r.status) for r in racers]):
-        _close(race, reason="all_done", racers=racers)
+        return _close(race, reason="all_done", racers=racers, preceding=preceding)
+    return None
 
 
 def close_finished(racers) -> None:
