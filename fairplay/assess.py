@@ -8,7 +8,8 @@ pk is handed to the background worker (games/worker.py) after the commit, which 
 rows' server times, asks the solver for its choice in each position the player chose a move in
 (a small node budget a position and a total time bound, so a long game costs seconds at most),
 runs the rules (fairplay/rules.py) and stores the `Assessment`. The move path never waits for
-any of it.
+any of it, and the worker takes the next game only while the machine's cores are not contended
+(live play first; `assess_games` catches up on what its queue left).
 
 Once per record: an assessment covers the log length it read (`seq`); handing the same game
 over again (a retried finish, a second process's hook) finds it made and does nothing. A game
@@ -222,7 +223,10 @@ def _follow(assessment_pk: int | None) -> None:
             connection.close()  # the callback's thread keeps no connection
 
 
-_queue = worker.JobQueue(_work, QUEUE_LIMIT, after=_follow)
+_queue = worker.JobQueue(_work, QUEUE_LIMIT, after=_follow, yields=True)
+"""It yields to live play (games/worker.py): an assessment is up to `SOLVER_TOTAL_SECONDS` of
+the solver, and a crowd ends some 25 games a second. What it finds later is applied later: a
+hold decided after the race's close rescores its ratings and arena points (fairplay/holds.py)."""
 
 
 def request(game_pks) -> None:

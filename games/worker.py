@@ -12,8 +12,9 @@ tests do (their monkeypatched solvers must reach the job), and so does an in-mem
 database, which no other process can open.
 
 Work that can wait yields to live play: a `JobQueue(..., yields=True)` (the losing-move
-searches) hands its next job over only while the cores are not contended (`contended`: Linux's
-CPU pressure under `BACKGROUND_YIELD_PRESSURE`), and looks again every `YIELD_RECHECK_S` meanwhile.
+searches, fair play's assessments) hands its next job over only while the cores are not
+contended (`contended`: Linux's CPU pressure under `BACKGROUND_YIELD_PRESSURE`), and looks again
+every `YIELD_RECHECK_S` meanwhile; the catch-up commands stop while they are (`catch_up`).
 Nice 10 alone did not make it yield: in an arena of 1,000 on two cores the worker still took 0.4
 of a core, its threads filling every gap the web process's threads left while they waited for the
 database or the interpreter lock, and the moves' p99 was a quarter higher for it
@@ -77,6 +78,22 @@ def contended() -> bool:
     or above (never, at 0)."""
     limit = settings.BACKGROUND_YIELD_PRESSURE
     return limit > 0 and cpu_pressure() >= limit
+
+
+def catch_up(keys, job: Callable[[object], int], budget: float, say: Callable[[str], None]) -> int:
+    """A catch-up command's run (what a `JobQueue` dropped): `job(key)` for each key in turn, what
+    the jobs return added up, until `budget` seconds have passed or, before a job, the cores are
+    `contended` (live play first: the scheduler's next run takes up the rest, and `say` tells)."""
+    started = time.monotonic()
+    done = 0
+    for key in keys:
+        if time.monotonic() - started > budget:
+            break
+        if contended():
+            say(f"stopped: the cores are contended (CPU pressure {cpu_pressure():.0f}%)")
+            break
+        done += job(key)
+    return done
 
 
 _executors: dict[str, Executor] = {}

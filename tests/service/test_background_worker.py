@@ -234,7 +234,7 @@ def test_a_queue_that_yields_waits_while_the_cores_are_contended_then_goes_on(
 def test_a_queue_that_does_not_yield_runs_however_busy_the_cores(
     queue, pressure, django_capture_on_commit_callbacks
 ):
-    """What a race waits for (a winnable deal, fair play's assessment) is not held back."""
+    """What a race waits for (a winnable deal) is not held back."""
     jobs, done = queue
     FIRST_RUN_GOES_ON.set()
     pressure.now = 95.0

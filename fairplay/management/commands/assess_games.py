@@ -1,11 +1,21 @@
 """Assess the recent ranked games that ended without an assessment (the scheduler runs this
-every minute; the web process's worker assesses most of them as they end)."""
-
-import time
+every minute; the web process's worker assesses most of them as they end). Like the worker, it
+starts no assessment while the machine's cores are contended (`games.worker.catch_up`): live
+play comes first, and the next run takes up what this one left."""
 
 from django.core.management.base import BaseCommand
 
 from fairplay import assess
+from games import worker
+
+
+def assess_one(game_pk: int) -> int:
+    """One game's assessment and what follows it; 1 if one was made."""
+    assessment = assess.assess(game_pk)
+    if assessment is None:
+        return 0
+    assess.after_assessment(assessment.pk)
+    return 1
 
 
 class Command(BaseCommand):
@@ -19,13 +29,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, recent: int, limit: int, budget: float, **options) -> None:
-        started = time.monotonic()
-        made = 0
-        for pk in assess.waiting(recent, limit):
-            if time.monotonic() - started > budget:
-                break
-            assessment = assess.assess(pk)
-            if assessment is not None:
-                assess.after_assessment(assessment.pk)
-                made += 1
+        keys = assess.waiting(recent, limit)
+        made = worker.catch_up(keys, assess_one, budget, self.stdout.write)
         self.stdout.write(f"assessed {made} games")

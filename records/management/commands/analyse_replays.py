@@ -3,8 +3,6 @@ this every minute; the web process's worker does most of them as games end). Lik
 it starts no search while the machine's cores are contended (`games.worker.contended`): live
 play comes first, and the next run takes up what this one left."""
 
-import time
-
 from django.core.management.base import BaseCommand
 
 from games import worker
@@ -29,15 +27,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, recent: int, limit: int, budget: float, **options) -> None:
-        started = time.monotonic()
-        searched = 0
-        for pk in analysis.waiting(recent, limit):
-            if time.monotonic() - started > budget:
-                break
-            if worker.contended():
-                self.stdout.write(
-                    f"stopped: the cores are contended (CPU pressure {worker.cpu_pressure():.0f}%)"
-                )
-                break
-            searched += analysis.analyse(pk)
+        keys = analysis.waiting(recent, limit)
+        searched = worker.catch_up(keys, analysis.analyse, budget, self.stdout.write)
         self.stdout.write(f"analysed {searched} games")
