@@ -13,7 +13,7 @@
 | REPLAY_ANALYSIS | 1 | 0: a game's losing move is searched only by `analyse_replays`, not by the background worker |
 | FAIRPLAY_ASSESSMENT | 1 | 0: ranked games are assessed only by `assess_games`, not by the background worker when they end |
 | BACKGROUND_WORKER | process | process or thread: where the solver's background searches run |
-| BACKGROUND_YIELD_PRESSURE | 10 | losing-move searches wait while a runnable task waited for a core this % of the last 10 s (0: never wait) |
+| BACKGROUND_YIELD_PRESSURE | 10 | losing-move searches and fair-play assessments wait while a runnable task waited for a core this % of the last 10 s (0: never wait) |
 | HTTPS | 0 | 1 behind a proxy that terminates TLS: secure cookies, SSL redirect, HSTS |
 | HSTS_SECONDS | 31536000 | with HTTPS=1, how long browsers keep to https (start small) |
 | LOGIN_FAILURE_LIMIT | 10 | failed log-ins per account, and per address, before a lock |
@@ -240,10 +240,10 @@ BACKGROUND_WORKER = os.environ.get("BACKGROUND_WORKER", "process")
 if BACKGROUND_WORKER not in ("process", "thread"):
     raise ImproperlyConfigured("BACKGROUND_WORKER is process or thread")
 
-# Work that can wait (the losing-move searches: the worker's queue, `analyse_replays`) starts
-# only while the machine's cores are not contended: Linux's CPU pressure (`/proc/pressure/cpu`,
-# `some avg10`: the share of the last 10 s in which a runnable task waited for a core) under this
-# percentage (games/worker.py `contended`). The worker's nice 10 alone left it 0.4 of a core in
+# Work that can wait (the losing-move searches and fair play's assessments: the worker's queues,
+# `analyse_replays`, `assess_games`) starts only while the machine's cores are not contended:
+# Linux's CPU pressure (`/proc/pressure/cpu`, `some avg10`: the share of the last 10 s in which
+# a runnable task waited for a core) under this percentage (games/worker.py `contended`). The worker's nice 10 alone left it 0.4 of a core in
 # an arena of 1,000 on two cores, and the moves' p99 a quarter higher (docs/performance.md,
 # "Arenas, thirty-sixth day"). 0: never wait (the tests, whose machine is busy with themselves).
 BACKGROUND_YIELD_PRESSURE = float(os.environ.get("BACKGROUND_YIELD_PRESSURE", "10"))
