@@ -243,9 +243,10 @@ if BACKGROUND_WORKER not in ("process", "thread"):
 # Work that can wait (the losing-move searches and fair play's assessments: the worker's queues,
 # `analyse_replays`, `assess_games`) starts only while the machine's cores are not contended:
 # Linux's CPU pressure (`/proc/pressure/cpu`, `some avg10`: the share of the last 10 s in which
-# a runnable task waited for a core) under this percentage (games/worker.py `contended`). The worker's nice 10 alone left it 0.4 of a core in
-# an arena of 1,000 on two cores, and the moves' p99 a quarter higher (docs/performance.md,
-# "Arenas, thirty-sixth day"). 0: never wait (the tests, whose machine is busy with themselves).
+# a runnable task waited for a core) under this percentage (games/worker.py `contended`). The
+# worker's nice 10 alone left it 0.4 of a core in an arena of 1,000 on two cores, and the moves'
+# p99 a quarter higher (docs/performance.md, "Arenas, thirty-sixth day"). 0: never wait (the
+# tests, whose machine is busy with themselves).
 BACKGROUND_YIELD_PRESSURE = float(os.environ.get("BACKGROUND_YIELD_PRESSURE", "10"))
 
 # HTTP requests run on this many threads a process, each request whole on one thread

@@ -334,6 +334,23 @@ def held_jobs(monkeypatch):
 
 
 @pytest.fixture
+def pressure(monkeypatch, settings):
+    """The machine's CPU pressure as the test sets it (`pressure.now`, percent), with queues
+    that yield looking again every 0.05 s and work that can wait yielding at 10%
+    (games/worker.py: the tests otherwise run with the limit at 0)."""
+
+    from games import worker
+
+    class Pressure:
+        now = 0.0
+
+    monkeypatch.setattr(worker, "cpu_pressure", lambda: Pressure.now)
+    monkeypatch.setattr(worker, "YIELD_RECHECK_S", 0.05)
+    settings.BACKGROUND_YIELD_PRESSURE = 10
+    return Pressure
+
+
+@pytest.fixture
 def make_game(db):
     """Create a game: make_game(player, variant="penguin", seed=1, kind=..., start_state=None)."""
 

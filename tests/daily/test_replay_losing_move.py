@@ -130,16 +130,15 @@ def test_the_command_marks_the_finished_games_that_lack_one(player, make_client,
     assert "analysed 0 games" in out.getvalue()
 
 
-def test_the_command_starts_no_search_while_the_cores_are_contended(player, settings, monkeypatch):
+def test_the_command_starts_no_search_while_the_cores_are_contended(player, pressure):
     """Live play comes first: a run that finds the cores contended leaves its games to the next."""
     lost = finished_game(player, ["t5-t4", "t3-t0"])
-    settings.BACKGROUND_YIELD_PRESSURE = 10
-    monkeypatch.setattr(worker, "cpu_pressure", lambda: 60.0)
+    pressure.now = 60.0
     out = io.StringIO()
     call_command("analyse_replays", stdout=out)
     assert "stopped: the cores are contended (CPU pressure 60%)" in out.getvalue()
     assert "analysed 0 games" in out.getvalue()
-    monkeypatch.setattr(worker, "cpu_pressure", lambda: 3.0)
+    pressure.now = 3.0
     call_command("analyse_replays", stdout=out)
     assert LosingMove.objects.get(game=lost).frame == 2
 

@@ -179,16 +179,11 @@ def test_the_winning_batch_hands_the_game_to_the_worker(account, challenge, sett
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_assessment_waits_while_the_cores_are_contended(
-    account, challenge, settings, monkeypatch
-):
+def test_the_assessment_waits_while_the_cores_are_contended(account, challenge, settings, pressure):
     """Live play comes first: a game that ends while the machine's cores are busy is assessed
     once they are not (a hold decided then rescores what it withholds: fairplay/holds.py)."""
     settings.FAIRPLAY_ASSESSMENT = True
-    settings.BACKGROUND_YIELD_PRESSURE = 10
-    monkeypatch.setattr(worker, "YIELD_RECHECK_S", 0.05)
-    pressure = [80.0]
-    monkeypatch.setattr(worker, "cpu_pressure", lambda: pressure[0])
+    pressure.now = 80.0
     from daily.actions import start_attempt
     from games import actions
 
@@ -200,7 +195,7 @@ def test_the_assessment_waits_while_the_cores_are_contended(
     time.sleep(0.3)  # six looks again, each finding the cores contended
     assert list(assess._queue.queued) == [attempt.game_id]
     assert not Assessment.objects.filter(game_id=attempt.game_id).exists()
-    pressure[0] = 2.0
+    pressure.now = 2.0
     worker.drain()
     assert Assessment.objects.get(game_id=attempt.game_id).verdict == "likely_bot"
 
@@ -232,23 +227,20 @@ def test_the_catch_up_command_assesses_what_the_worker_missed(ranked_game, rated
     assert assess.waiting(1000, 10) == []
 
 
-def test_the_catch_up_command_assesses_nothing_while_the_cores_are_contended(
-    ranked_game, settings, monkeypatch
-):
+def test_the_catch_up_command_assesses_nothing_while_the_cores_are_contended(ranked_game, pressure):
     """Its next run, once they are not, takes up the games this one left."""
     from io import StringIO
 
     from django.core.management import call_command
 
     daily = play(ranked_game, [172] * 20)
-    settings.BACKGROUND_YIELD_PRESSURE = 10
-    monkeypatch.setattr(worker, "cpu_pressure", lambda: 45.0)
+    pressure.now = 45.0
     out = StringIO()
     call_command("assess_games", stdout=out)
     assert "stopped: the cores are contended (CPU pressure 45%)" in out.getvalue()
     assert "assessed 0 games" in out.getvalue()
     assert assess.waiting(1000, 10) == [daily.pk]
-    monkeypatch.setattr(worker, "cpu_pressure", lambda: 4.0)
+    pressure.now = 4.0
     call_command("assess_games", stdout=out)
     assert "assessed 1 games" in out.getvalue()
     assert assess.waiting(1000, 10) == []

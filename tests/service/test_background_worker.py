@@ -198,20 +198,6 @@ def test_a_worker_that_takes_nothing_leaves_the_waiting_keys_to_the_catch_up(
 # ------------------------------------------------------------------ yielding to live play
 
 
-@pytest.fixture
-def pressure(monkeypatch, settings):
-    """The machine's CPU pressure as the test sets it (`pressure.now`, percent), with queues
-    that yield looking again every 0.05 s and yielding at 10%."""
-
-    class Pressure:
-        now = 0.0
-
-    monkeypatch.setattr(worker, "cpu_pressure", lambda: Pressure.now)
-    monkeypatch.setattr(worker, "YIELD_RECHECK_S", 0.05)
-    settings.BACKGROUND_YIELD_PRESSURE = 10
-    return Pressure
-
-
 def test_a_queue_that_yields_waits_while_the_cores_are_contended_then_goes_on(
     db, pressure, django_capture_on_commit_callbacks
 ):

@@ -1,6 +1,6 @@
 """Search the losing move of recently finished games that have no mark yet (the scheduler runs
 this every minute; the web process's worker does most of them as games end). Like the worker,
-it starts no search while the machine's cores are contended (`games.worker.contended`): live
+it starts no search while the machine's cores are contended (`games.worker.catch_up`): live
 play comes first, and the next run takes up what this one left."""
 
 from django.core.management.base import BaseCommand
