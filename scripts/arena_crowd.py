@@ -577,7 +577,8 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
     watch = asyncio.ensure_future(loop_lag(lags))
     players = await crowd.run(args.base_urls)
     watch.cancel()
-    cores = cores_used(first, cpu.sample(), client_cpu_s() - client_before)
+    last = cpu.sample()
+    cores = cores_used(first, last, client_cpu_s() - client_before)
     placements = [ms for p in players for ms in p.placements_ms]
     returns = [ms for p in players for ms in p.returns_ms]
     errors = Counter(p.error.split(":")[0] for p in players if p.error)
@@ -628,6 +629,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "load_average_before": load_before[0],
         "load_average_after": load_average()[0],
         "cores_used": cores,
+        "event_loops": ServerCpu.event_loops(first, last),
     }
     if args.database_url:
         check = settled_record_check  # the last closes' boards are written after their commits
@@ -748,6 +750,12 @@ def print_figures(result: dict) -> None:
     lines += window_chart("moves' round trips", result["moves_by_window"])
     cores = ", ".join(f"{group} {used}" for group, used in result["cores_used"].items())
     lines.append(f"CPU in cores (CPU seconds a second) over the run: {cores}")
+    if result["event_loops"]:
+        loops = result["event_loops"]
+        lines.append(
+            f"the Daphnes' event-loop threads, each (seconds a second): on a core "
+            f"{loops['running']}, waiting for one {loops['waiting']}"
+        )
     if "db_races" in result:
         lines.append(
             f"record check: {result['db_races']} races ({result['db_winnable']} on a winnable "

@@ -35,6 +35,19 @@ def cpu_seconds(pid: int) -> float | None:
     return sum(int(f) for f in fields[11:15]) / CLOCK_TICKS
 
 
+def loop_thread_times(pid: int) -> tuple[float, float] | None:
+    """The process's main thread, where a Daphne runs its event loop: (seconds it ran on a core,
+    seconds it waited for one while ready to run), from /proc/<pid>/task/<pid>/schedstat; None
+    if the process is gone or the kernel keeps no such figures. A wait for the interpreter lock
+    is sleep, not a wait for a core: it is in neither."""
+    try:
+        text = (PROC / str(pid) / "task" / str(pid) / "schedstat").read_text()
+    except OSError:
+        return None
+    ran_ns, waited_ns = (int(f) for f in text.split()[:2])
+    return ran_ns / 1e9, waited_ns / 1e9
+
+
 def rss_kb(pid: int) -> int | None:
     """The process's resident memory in kB (VmRSS), or None if it is gone."""
     try:
@@ -123,6 +136,8 @@ class Sample:
     at: float
     cpu: dict[str, float | None]
     rss_kb: dict[int, int | None] = field(default_factory=dict)
+    loops: dict[int, tuple[float, float] | None] = field(default_factory=dict)
+    """Each Daphne's event-loop thread: (seconds on a core, seconds waiting for one)."""
 
 
 class ServerCpu:
@@ -137,12 +152,35 @@ class ServerCpu:
         cpu["worker"] = self.total(children_of(self.daphne_pids))
         for group, name in SERVICES.items():
             cpu[group] = self.total(pids_named(name))
-        return Sample(time.perf_counter(), cpu, {pid: rss_kb(pid) for pid in self.daphne_pids})
+        return Sample(
+            time.perf_counter(),
+            cpu,
+            {pid: rss_kb(pid) for pid in self.daphne_pids},
+            {pid: loop_thread_times(pid) for pid in self.daphne_pids},
+        )
 
     @staticmethod
     def total(pids: list[int]) -> float | None:
         seconds = [s for s in map(cpu_seconds, pids) if s is not None]
         return sum(seconds) if seconds else None
+
+    @staticmethod
+    def event_loops(start: Sample, end: Sample) -> dict[str, float] | None:
+        """The Daphnes' event-loop threads between two samples, each on average, in seconds a
+        second: `running` on a core, `waiting` for one (ready to run, every core taken). A loop
+        that waits for a core as long as it runs answers every frame late by as much (None:
+        no Daphne known, or the kernel keeps no such figures)."""
+        seconds = end.at - start.at
+        pairs = [
+            (start.loops.get(pid), after)
+            for pid, after in end.loops.items()
+            if after is not None and start.loops.get(pid) is not None
+        ]
+        if not pairs or seconds <= 0:
+            return None
+        ran = sum(after[0] - before[0] for before, after in pairs) / len(pairs) / seconds
+        waited = sum(after[1] - before[1] for before, after in pairs) / len(pairs) / seconds
+        return {"running": round(ran, 2), "waiting": round(waited, 2)}
 
     @staticmethod
     def per_move(start: Sample, end: Sample, moves: int) -> dict[str, float | None]:

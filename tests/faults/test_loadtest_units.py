@@ -10,7 +10,15 @@ import time
 from types import SimpleNamespace
 
 from scripts.loadtest import Pending, Racer, Stats
-from scripts.procstat import Sample, ServerCpu, cpu_seconds, listening_pids, load_average, rss_kb
+from scripts.procstat import (
+    Sample,
+    ServerCpu,
+    cpu_seconds,
+    listening_pids,
+    load_average,
+    loop_thread_times,
+    rss_kb,
+)
 
 
 class Bar:
@@ -123,11 +131,23 @@ def test_server_cpu_per_move_by_group():
     assert ServerCpu.per_move(start, unknown, 1000)["total"] is None
 
 
+def test_event_loops_time_on_a_core_and_waiting_for_one_each_on_average():
+    """Two Daphnes' loop threads over 10 s: one ran 4 s and waited 2, the other ran 2 and
+    waited 6; a Daphne with no figures is left out."""
+    start = Sample(0.0, {}, loops={1: (100.0, 50.0), 2: (10.0, 5.0), 3: None})
+    end = Sample(10.0, {}, loops={1: (104.0, 52.0), 2: (12.0, 11.0), 3: None})
+    assert ServerCpu.event_loops(start, end) == {"running": 0.3, "waiting": 0.4}
+    assert ServerCpu.event_loops(start, Sample(10.0, {}, loops={3: None})) is None
+
+
 def test_proc_readings_of_this_process():
     """This process's CPU, RSS and listening socket are found in /proc."""
     assert cpu_seconds(os.getpid()) > 0
     assert rss_kb(os.getpid()) > 0
     assert cpu_seconds(2**22 + 1) is None  # above any pid_max: gone
+    ran, waited = loop_thread_times(os.getpid())
+    assert ran > 0 and waited >= 0
+    assert loop_thread_times(2**22 + 1) is None
     assert len(load_average()) == 3
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
