@@ -750,12 +750,7 @@ def print_figures(result: dict) -> None:
     lines += window_chart("moves' round trips", result["moves_by_window"])
     cores = ", ".join(f"{group} {used}" for group, used in result["cores_used"].items())
     lines.append(f"CPU in cores (CPU seconds a second) over the run: {cores}")
-    if result["event_loops"]:
-        loops = result["event_loops"]
-        lines.append(
-            f"the Daphnes' event-loop threads, each (seconds a second): on a core "
-            f"{loops['running']}, waiting for one {loops['waiting']}"
-        )
+    lines.append(ServerCpu.event_loops_text(result["event_loops"]))
     if "db_races" in result:
         lines.append(
             f"record check: {result['db_races']} races ({result['db_winnable']} on a winnable "

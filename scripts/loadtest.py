@@ -673,6 +673,7 @@ class LoadRun:
                 cpu["daphne"] = cpu["total"] = None  # part of the server is missing
             figures["server_cpu_ms_per_move"] = cpu
             figures["server_cpu_window_s"] = round(end.at - start.at, 2)
+            figures["event_loops"] = ServerCpu.event_loops(start, end)
             figures["daphne_rss_mb"] = {
                 "before": rss_mb(self.idle.rss_kb.values()),
                 "after": rss_mb(end.rss_kb.values()),
@@ -878,7 +879,8 @@ def server_cpu_line(figures: dict) -> str:
     return (
         f"server CPU per move: {total} (Daphnes {daphnes}, "
         f"PostgreSQL {ms(cpu['postgres'], 'none running')}, "
-        f"Redis {ms(cpu['redis'], 'none running')}); {load}"
+        f"Redis {ms(cpu['redis'], 'none running')}); {load}; "
+        f"{ServerCpu.event_loops_text(figures.get('event_loops'))}"
     )
 
 

@@ -183,6 +183,16 @@ class ServerCpu:
         return {"running": round(ran, 2), "waiting": round(waited, 2)}
 
     @staticmethod
+    def event_loops_text(loops: dict[str, float] | None) -> str:
+        """`event_loops` in words, for a run's printout."""
+        if loops is None:
+            return "the Daphnes' event-loop threads: not measured"
+        return (
+            f"the Daphnes' event-loop threads, each (seconds a second): on a core "
+            f"{loops['running']}, waiting for one {loops['waiting']}"
+        )
+
+    @staticmethod
     def per_move(start: Sample, end: Sample, moves: int) -> dict[str, float | None]:
         """Milliseconds of CPU per move in the window, per group and in all (None: unknown, or
         no such process; the total is None unless the Daphnes are known)."""

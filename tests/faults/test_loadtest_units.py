@@ -138,6 +138,9 @@ def test_event_loops_time_on_a_core_and_waiting_for_one_each_on_average():
     end = Sample(10.0, {}, loops={1: (104.0, 52.0), 2: (12.0, 11.0), 3: None})
     assert ServerCpu.event_loops(start, end) == {"running": 0.3, "waiting": 0.4}
     assert ServerCpu.event_loops(start, Sample(10.0, {}, loops={3: None})) is None
+    assert ServerCpu.event_loops_text({"running": 0.3, "waiting": 0.4}) == (
+        "the Daphnes' event-loop threads, each (seconds a second): on a core 0.3, waiting for one 0.4"
+    )
 
 
 def test_proc_readings_of_this_process():
