@@ -9,6 +9,9 @@ A process counts its own CPU (utime + stime) and that of the children it has rea
 cstime): a PostgreSQL backend whose connection closes during the window hands its CPU to the
 postmaster, which is sampled too. So the sum over a group at the end minus the sum at the start
 is the group's CPU in the window, whichever of its processes came or went in between.
+
+Each Daphne's main thread, where its event loop runs, is also read for its time on a core and
+its time waiting for one (the kernel's schedstat): whether the moves waited for the machine.
 """
 
 from __future__ import annotations
@@ -167,9 +170,9 @@ class ServerCpu:
     @staticmethod
     def event_loops(start: Sample, end: Sample) -> dict[str, float] | None:
         """The Daphnes' event-loop threads between two samples, each on average, in seconds a
-        second: `running` on a core, `waiting` for one (ready to run, every core taken). A loop
-        that waits for a core as long as it runs answers every frame late by as much (None:
-        no Daphne known, or the kernel keeps no such figures)."""
+        second: `running` on a core, `waiting` for one (ready to run, every core taken). Every
+        frame that comes in while its loop waits is answered that much later (None: no Daphne
+        known, or the kernel keeps no such figures)."""
         seconds = end.at - start.at
         pairs = [
             (start.loops.get(pid), after)
