@@ -19,11 +19,16 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import orjson
+from django.utils import timezone
 
 from arenas import actions, placement, standings
-from arenas.models import Arena
+from arenas.models import Arena, ArenaRace
 from games.groups import GROUPS, PerLoop
+from games.models import Player
+from games.rows import one_or_none
 from games.storage import off_loop
+from races.actions import check_done
+from races.models import Race
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +80,79 @@ def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dic
         return {}
     placement.place(arena.pk)
     return placement.placed_since(arena, player_ids, since)
+
+
+class Watch:
+    """A page's socket in an arena's room: the arena's own page (/ws/arena/<id>/), or a race's page
+    whose racer is done and waits there, on the race's socket, for their next race of the arena
+    (`watch_from_race`). The room sends it the board with its player's own row, and, while it is
+    open and its player is in the arena (`present`: the arena places them), their placements."""
+
+    def __init__(self, arena: Arena, player: Player | None, socket) -> None:
+        self.arena = arena
+        self.player = player
+        self.socket = socket
+        self.present = False
+        self.room: Room | None = None
+        self.opened_at = timezone.now()
+        self.placed_url: str | None = None
+
+    async def open(self, present: bool) -> None:
+        """Into the room, and the board sent at once (raises if the room could not join the
+        arena's group: Redis unreachable a moment; the page then retries)."""
+        self.present = present
+        self.room = await ROOMS.get().join(self.arena, self)
+        if present:
+            self.room.dirty = True  # the lobby's counts changed for everyone
+        await self.send_own_board()
+
+    async def close(self) -> None:
+        if self.room is not None:  # None: the join failed
+            ROOMS.get().leave(self.room, self)
+        if self.present:
+            await off_loop(actions.do_present)(self.arena, self.player, False)
+
+    async def send(self, text_data: str) -> None:
+        await self.socket.send(text_data=text_data)
+
+    async def send_own_board(self) -> None:
+        ids = [self.player.pk] if self.player is not None else []
+        shared, own = await self.room.texts(ids)
+        await self.send(with_own(shared, own.get(ids[0]) if ids else None))
+
+    async def send_placed(self, url: str) -> None:
+        """Send the player to their race (once: the message and the room's check may both
+        bring it)."""
+        if url != self.placed_url:
+            self.placed_url = url
+            await self.socket.send_frame({"type": "placed", "url": url})
+
+
+def present_after_race(race: Race, player: Player) -> tuple[Arena, bool] | None:
+    """The race's arena, and its racer, done in it, marked present there (whether they are in
+    the arena: one who left it is not placed); None for a race of no arena."""
+    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
+    if link is None:
+        return None
+    check_done(race, player)
+    return link.arena, actions.do_present(link.arena, player, True)
+
+
+async def watch_from_race(race: Race, player: Player, socket) -> Watch | None:
+    """A race's racer, done in it, waits on the race's socket for their next race of its arena
+    (races.consumers.NEXT_RACE_WAITS): the socket joins the arena's room as a page of the arena
+    would, one socket a page. None for a race of no arena."""
+    found = await off_loop(present_after_race)(race, player)
+    if found is None:
+        return None
+    arena, present = found
+    watch = Watch(arena, player, socket)
+    try:
+        await watch.open(present)
+    except BaseException:
+        await watch.close()
+        raise
+    return watch
 
 
 class Room:

@@ -2,16 +2,20 @@
 records the race's points in its arena (races.actions.ON_CLOSE); `rebuild_leaderboards`
 rebuilds the arenas' boards too (records.leaderboard.MORE_BOARDS); a player's page and API
 document list their arenas (records.stats.PLAYER_PARTS); an arena's race has no rematch and its
-pages link back to the arena (races.actions.OWNERS)."""
+pages link back to the arena (races.actions.OWNERS); its racer, done in it, waits on the race's
+socket for their next race in the arena's room (races.consumers.NEXT_RACE_WAITS)."""
 
 from arenas.board import rebuild_kept
 from arenas.results import record_race
+from arenas.rooms import watch_from_race
 from arenas.standings import arena_of, player_arenas
 from races.actions import ON_CLOSE, OWNERS
+from races.consumers import NEXT_RACE_WAITS
 from records.leaderboard import MORE_BOARDS
 from records.stats import PLAYER_PARTS, PlayerPart
 
 ON_CLOSE.append(record_race)
 OWNERS.append(arena_of)
+NEXT_RACE_WAITS.append(watch_from_race)
 MORE_BOARDS.append(rebuild_kept)
 PLAYER_PARTS.append(PlayerPart("arenas", "arenas/_player_arenas.html", player_arenas))

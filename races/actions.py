@@ -113,6 +113,19 @@ def is_racer(race: Race, player: Player | None) -> bool:
     return player is not None and race.racers.filter(player=player).exists()
 
 
+def check_done(race: Race, player: Player) -> None:
+    """The player raced in the race and will make no more moves in it: won, resigned or out of
+    time, or the race's time is up (what a racer who waits for their next race must be)."""
+    racer = racer_of(race, player)
+    if racer is None:
+        raise RaceRuleError("not_in_race", "you are not racing in this race")
+    over = phase_of(racer.race) in (Phase.OVERTIME, Phase.FINISHED, Phase.CANCELLED)
+    if racer.status not in lifecycle.DONE and not over:
+        raise RaceRuleError(
+            "still_racing", "you are still racing in this race: finish or resign it first"
+        )
+
+
 def _locked(race: Race) -> Race:
     """The race row, fresh and locked until the transaction ends."""
     return Race.objects.select_for_update(no_key=True).get(pk=race.pk)

@@ -18,13 +18,15 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import parse_qs
 
 from games import actions as game_actions
 from games import play as play_game
 from games.errors import GameOver, StaleSeq, Unavailable
-from games.models import NICKNAME_MAX_LENGTH
+from games.models import NICKNAME_MAX_LENGTH, Player
 from games.sockets import (
     MOVE,
     PING,
@@ -112,6 +114,11 @@ class Rematch:
     pass
 
 
+@dataclass(frozen=True)
+class WaitForNext:
+    """Done in this race: wait here for my next race of the event that placed me in it."""
+
+
 MESSAGES = {
     "sync": (Sync, {"since": Field("whole", required=False)}),
     "join": (Join, {"name": Field("text", required=False, limit=NICKNAME_MAX_LENGTH)}),
@@ -122,10 +129,22 @@ MESSAGES = {
     "undo": (RaceUndo, {"seq": SEQ}),
     "resign": (Resign, {}),
     "rematch": (Rematch, {}),
+    "wait": (WaitForNext, {}),
     "ping": PING,
 }
 """/ws/race/<code>/'s messages: each `type`, its message and its fields."""
 TYPES = {message: kind for kind, (message, _) in MESSAGES.items()}
+
+NEXT_RACE_WAITS: list[Callable[[Race, Player, RaceConsumer], Awaitable[Waiting | None]]] = []
+"""How a racer done in a race waits on its socket for their next race (`wait`): an app above
+that places races registers its way (the arenas: the socket joins the arena's room, as the
+arena's page does, arenas/rooms.py). Each answers None for a race not its own, or refuses a
+racer who is not done (`races.actions.check_done`), or puts the socket in its waiting and hands
+back what ends that when the socket closes."""
+
+
+class Waiting(Protocol):
+    async def close(self) -> None: ...
 
 
 _missing: dict[tuple[int, int, int], asyncio.Future] = {}
@@ -160,6 +179,7 @@ class RaceConsumer(PlaySocket):
         self.early: dict[int, tuple[dict, str | None]] = {}
         self.gap_since = 0.0
         self.gap_timer: asyncio.Task | None = None
+        self.waiting: Waiting | None = None
         await self.accept()
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
         since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
@@ -184,6 +204,8 @@ class RaceConsumer(PlaySocket):
             self.leave_group(self.race.group_name)
             play.RELAYS.get().leave(self.race, self)
         await self.unshow_all()
+        if self.waiting is not None:
+            await self.waiting.close()
         lobby = self.race is not None and self.race.status == Race.Status.LOBBY
         if lobby and self.race.quick and self.racer_id and self.player:
             # Closed the page before the quick race started: out of its lobby.
@@ -249,6 +271,22 @@ class RaceConsumer(PlaySocket):
             await self.send_frame(
                 {"type": "rematch", "code": new.code, "url": new.get_absolute_url()}
             )
+        elif isinstance(message, WaitForNext):
+            await self.wait_for_next()
+
+    async def wait_for_next(self) -> None:
+        """The racer, done here, waits on this socket for their next race: the event that placed
+        them here sends its board and, once they are placed, `placed` (docs/protocol.md)."""
+        player = self.need_player()
+        if self.waiting is not None:
+            return  # asked again (a page that lost an answer): it waits already
+        for wait in NEXT_RACE_WAITS:
+            self.waiting = await wait(self.race, player, self)
+            if self.waiting is not None:
+                return
+        raise RaceRuleError(
+            "no_next_race", "this race belongs to no arena: no next race will come here"
+        )
 
     def need_player(self):
         """The socket's player; a socket whose session has none yet (a GET makes no guest) may

@@ -10,14 +10,15 @@ leaves for it), opens the race's socket, plays random legal moves of its own boa
 (scripts/loadtest.py's `Racer`: it never sees a hidden card) for `--race-s` seconds, resigns
 (once the race's own clock is up, a page takes no move and has nothing to resign: the racer
 stops), and then, done in the race, it stays on the race's page, as the page does
-(js/arena-next.js): with the race's socket still open it opens the arena's socket, where it is
-placed again once the race closes, and leaves for the next race (it keeps the race's socket
-until it has heard the race's end, for the figures). At the end everyone resigns and stops.
+(js/arena-next.js): it sends `wait` on the race's socket (again on a socket that came back),
+where it is placed again once the race closes, and leaves for the next race (it keeps the race's
+socket until it has heard the race's end, for the figures). At the end everyone resigns and
+stops.
 `--sockets-only` leaves out the race's page of each race (the generator before 2026-12-01 loaded
 no page; before 2026-12-04 it loaded the arena's page again after joining, as the page did then).
 
 It prints how many placements there were, the time from being free (after joining, from the
-join's answer; after a race, from the later of its end and the arena socket's opening) to being
+join's answer; after a race, from the later of its end and its `wait` sent) to being
 placed (median, p95, p99, max: the issue's bound is 5 s), the same counted from the end of
 the player's last race as the server recorded it (the `finished` event's `finished_at`; the
 client's clock is taken for the server's, so run it on the servers' machine), the time from that end to hearing the `finished` event, a
@@ -189,15 +190,16 @@ class Crowd:
         )
 
     async def placed(self, player: ArenaPlayer, after=None) -> str | None:
-        """Open the arena's socket and wait to be placed; the race's address. Just joined, on
-        the arena's page (its socket opened again as the player's, as the join's answer has the
-        page do); `after` a
-        race, on that race's page, as soon as the player is done in it (the arena places them
-        when the race closes), the race's socket still open until the page leaves. A socket the
-        server closed is opened again, as the page's is (the wait goes on)."""
+        """Wait to be placed; the race's address. Just joined, on the arena's page (its socket
+        opened again as the player's, as the join's answer has the page do); `after` a race, on
+        that race's page, as soon as the player is done in it (the arena places them when the
+        race closes), on the race's own socket (`wait`), open until the page leaves."""
         opened_ms = time.time() * 1000
         try:
-            url = await self.wait_placed(player, opened_ms, after)
+            if after is None:
+                url = await self.wait_placed(player, opened_ms)
+            else:
+                url = await self.wait_on_race(player, after)
         except BaseException:
             if after is not None:
                 await after.close()
@@ -234,10 +236,34 @@ class Crowd:
         player.placed_at_s.append(placed_at_s)
         player.returns_ms.append(placed_ms - ended_ms)
 
-    async def wait_placed(self, player: ArenaPlayer, opened_ms: float, after) -> str | None:
-        # After a race: placed within 30 s of its end, which may be the race's time limit away.
-        limit = PLACED_TIMEOUT_S + (FINISH_TIMEOUT_S if after is not None else 0)
-        left = min(self.stop_at - time.perf_counter(), limit)
+    async def wait_on_race(self, player: ArenaPlayer, racer) -> str | None:
+        """On the race's page, done: `wait` on the race's socket, sent again on a socket that
+        came back (as the page sends it), until `placed` comes; placed within 30 s of the race's
+        end, which may be the race's time limit away."""
+        left = min(self.stop_at - time.perf_counter(), PLACED_TIMEOUT_S + FINISH_TIMEOUT_S)
+        if left <= 0:
+            return None
+        asked_on = None
+        try:
+            async with asyncio.timeout(left):
+                while racer.placed_url is None:
+                    if racer.ws is not asked_on:
+                        asked_on = racer.ws
+                        with contextlib.suppress(websockets.ConnectionClosed):
+                            await racer.send({"type": "wait"})
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(racer.placed.wait(), 1.0)
+        except TimeoutError:
+            if time.perf_counter() < self.stop_at:
+                player.error = f"not placed within {PLACED_TIMEOUT_S + FINISH_TIMEOUT_S:g} s"
+            return None
+        self.placed_heard += 1
+        return racer.placed_url
+
+    async def wait_placed(self, player: ArenaPlayer, opened_ms: float) -> str | None:
+        """Just joined: the arena's socket, opened again when the server closed it (as the
+        page's is), until `placed` comes."""
+        left = min(self.stop_at - time.perf_counter(), PLACED_TIMEOUT_S)
         if left <= 0:
             return None
         try:
@@ -251,19 +277,18 @@ class Crowd:
                                 frame = json.loads(text)
                                 if frame.get("type") == "placed":
                                     self.placed_heard += 1
-                                    if after is None:  # free since the socket opened
-                                        now_ms = time.time() * 1000
-                                        player.placements_ms.append(now_ms - opened_ms)
-                                        player.first_parts_ms = (
-                                            accepted_ms - opened_ms,
-                                            now_ms - accepted_ms,
-                                        )
-                                        player.placed_at_s.append(time.perf_counter() - self.began)
+                                    now_ms = time.time() * 1000  # free since the socket opened
+                                    player.placements_ms.append(now_ms - opened_ms)
+                                    player.first_parts_ms = (
+                                        accepted_ms - opened_ms,
+                                        now_ms - accepted_ms,
+                                    )
+                                    player.placed_at_s.append(time.perf_counter() - self.began)
                                     return frame["url"]
                     self.reopened += 1
         except TimeoutError:
             if time.perf_counter() < self.stop_at:
-                player.error = f"not placed within {limit:g} s"
+                player.error = f"not placed within {PLACED_TIMEOUT_S:g} s"
             return None
 
     async def load_page(self, player: ArenaPlayer, path: str) -> None:
@@ -286,6 +311,7 @@ class Crowd:
         # This race's end as the server recorded it (`finished_at`), from the first frame that
         # says it is over; kept on the racer, as the next race may end before this one is heard.
         racer.ended_at_ms = None
+        racer.placed_url, racer.placed = None, asyncio.Event()  # the next race, once waiting
         on_frame = racer.on_frame
         opened_ms = time.time() * 1000
         snapshot_seen = False
@@ -315,6 +341,9 @@ class Crowd:
                 player.ended_heard_ms.append(time.time() * 1000 - racer.ended_at_ms)
             if kind == "snapshot" and over:
                 racer.finished.set()  # the answer to a `sync`: over already
+            if kind == "placed" and racer.placed_url is None:
+                racer.placed_url = frame["url"]
+                racer.placed.set()
 
         racer.on_frame = take
         await retried(racer.connect)
@@ -327,9 +356,8 @@ class Crowd:
             # As a page does: once the server says the racer is done (its resignation's event,
             # or the race's end), it waits for the next race from there (`placed`), and for the
             # end in silence (a racer who resigned early hears no ticks; a close whose event was
-            # lost the server sends 5 s after `ends_at`). Opened at the resignation's sending,
-            # the arena's socket could be told of this very race, read before the resignation
-            # was stored: the generator then went back to the race it had left.
+            # lost the server sends 5 s after `ends_at`). Asked at the resignation's sending, the
+            # server would refuse the wait (`still_racing`) while the resignation is stored.
             await asyncio.wait_for(racer.done.wait(), FINISH_TIMEOUT_S)
         except BaseException:
             await racer.close()

@@ -183,7 +183,7 @@ class Racer:
         self.finished = asyncio.Event()
         self.done = asyncio.Event()
         """The server said this racer is done (won, resigned, out of time) or the race is over:
-        what a race page waits for before it opens the arena's socket (js/race.js)."""
+        what a race page waits for before it asks for its next race of an arena (js/race.js)."""
         self.ws = None
         self.reader: asyncio.Task | None = None
         self.closing = False

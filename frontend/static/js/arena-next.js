@@ -1,11 +1,10 @@
 // An arena's race page once its racer is done in the race (or the race is over): the page stays,
-// the result in view, and waits there for its player's next race of the arena over
-// /ws/arena/<id>/, as the arena's own page does (an open arena socket is what makes a player
-// present: placed as soon as their race closes); the `placed` frame sends the page to that race
-// with no click (docs/protocol.md, "Arenas"). Between two races of an arena the browser loads one
-// page, the next race's, not the arena's page as well.
-
-import { ReconnectingSocket } from "./socket.js";
+// the result in view, and waits there for its player's next race of the arena on the race's own
+// socket: it sends `wait`, and the server puts the socket in the arena's room, as the arena's own
+// page is (an open socket there is what makes a player present: placed as soon as their race
+// closes). The socket then brings the arena's `standings` (the player's own row) and `placed`,
+// which sends the page to that race with no click (docs/protocol.md, "Races" and "Arenas").
+// Between two races of an arena the browser loads one page and opens one socket: the next race's.
 
 const ORDINAL = { one: "st", two: "nd", few: "rd", other: "th" };
 const rules = new Intl.PluralRules("en", { type: "ordinal" });
@@ -29,51 +28,71 @@ export const SITTING_OUT = "You are sitting out the arena's races: resume on its
 export const ENDED = "The arena has ended: its podium is on the arena's page.";
 
 /**
- * Wait for the player's next race of the arena the race's `arena` event names.
+ * Wait for the player's next race of the arena the race's `arena` event names, on the race's
+ * socket.
  * @param {object} event  the `arena` event: `arena` (its id), `url` (its page), `ends_at` (ms)
- * @param {object} hooks  now() the server's clock (ms); status(text); you(text); paused(bool),
- *                        whether the player sits out (paused in another tab: no race comes
- *                        until they resume); go(url), the page's way to leave for the next race
- * @returns {{close(): void}}  stops waiting (the page leaves)
+ * @param {object} hooks  now() the server's clock (ms); send(frame) on the race's socket;
+ *                        status(text); you(text); paused(bool), whether the player sits out
+ *                        (paused in another tab: no race comes until they resume); go(url), the
+ *                        page's way to leave for the next race
+ * @returns {{take(frame): boolean, connection(state): void, close(): void}}  take: the race
+ *   socket's frames, true for those of the wait (`standings`, `placed`, an error about `wait`);
+ *   connection: the race socket's state ("open" after a reconnect asks again: the server's
+ *   wait ended with the old socket); close: stops waiting (the page leaves)
  */
 export function waitForNextRace(event, hooks) {
-  if (hooks.now() >= event.ends_at) {
-    hooks.status(ENDED);
-    return { close() {} };
-  }
-  const sock = new ReconnectingSocket(`/ws/arena/${event.arena}/`);
+  let over = false;
+  let paused = false;
   const stop = () => {
+    over = true;
     clearTimeout(ending);
-    sock.close();
   };
-  // The arena's end places nobody more: the page stops waiting and says so.
-  const ending = setTimeout(() => {
+  const ended = () => {
     stop();
     hooks.status(ENDED);
-  }, event.ends_at - hooks.now());
-  let paused = false;
-  sock.addEventListener("message", (e) => {
-    const frame = e.detail;
-    if (frame.type === "standings" && frame.you) {
-      hooks.you(ownRowText(frame.you, frame.count));
-      if (Boolean(frame.you.paused) !== paused) {
-        paused = Boolean(frame.you.paused);
-        hooks.paused(paused);
-        hooks.status(paused ? SITTING_OUT : WAITING);
+  };
+  // The arena's end places nobody more: the page stops waiting and says so.
+  const ending = hooks.now() >= event.ends_at ? null : setTimeout(ended, event.ends_at - hooks.now());
+  const wait = { close: stop, take: () => false, connection() {} };
+  if (ending === null) {
+    ended();
+    return wait;
+  }
+  wait.take = (frame) => {
+    if (frame.type === "standings") {
+      if (!over && frame.you) {
+        hooks.you(ownRowText(frame.you, frame.count));
+        if (Boolean(frame.you.paused) !== paused) {
+          paused = Boolean(frame.you.paused);
+          hooks.paused(paused);
+          hooks.status(paused ? SITTING_OUT : WAITING);
+        }
       }
-    } else if (frame.type === "placed") {
-      stop();
-      hooks.status("Placed: off to your next race…");
-      hooks.go(frame.url);
-    } else if (frame.type === "error") {
-      hooks.status(frame.reason || frame.code);
+      return true;
     }
-  });
-  sock.addEventListener("status", (e) => {
-    if (e.detail.state === "reconnecting") hooks.status("Connection lost; reconnecting…");
-    else if (e.detail.state === "open") hooks.status(paused ? SITTING_OUT : WAITING);
-  });
+    if (frame.type === "placed") {
+      if (!over) {
+        stop();
+        hooks.status("Placed: off to your next race…");
+        hooks.go(frame.url);
+      }
+      return true;
+    }
+    if (frame.type === "error" && frame.ref === "wait") {
+      if (!over) hooks.status(frame.reason || frame.code);
+      return true;
+    }
+    return false;
+  };
+  wait.connection = (state) => {
+    if (over) return;
+    if (state === "reconnecting") hooks.status("Connection lost; reconnecting…");
+    else if (state === "open") {
+      hooks.status(paused ? SITTING_OUT : WAITING);
+      hooks.send({ type: "wait" });
+    }
+  };
   hooks.status(WAITING);
-  sock.connect();
-  return { close: stop };
+  hooks.send({ type: "wait" });
+  return wait;
 }

@@ -50,6 +50,7 @@ sock.addEventListener("close", (e) => {
 sock.addEventListener("status", (e) => {
   root.dataset.socket = e.detail.state;
   if (e.detail.state === "reconnecting") setStatus("Connection lost; reconnecting…", true);
+  nextRace?.connection(e.detail.state); // a socket back: its wait for the next race asked again
 });
 
 function send(frame) {
@@ -70,6 +71,7 @@ function leavePage(go) {
 
 function onFrame(frame) {
   if (typeof frame.now === "number" && bestRtt === Infinity) offset = frame.now - Date.now();
+  if (nextRace?.take(frame)) return; // the arena's board and placement, once waiting
   switch (frame.type) {
     case "pong": {
       // The server's clock at the middle of the round trip; the shortest trip is the best guess.
@@ -196,7 +198,7 @@ const DONE = ["won", "resigned", "out_of_time"]; // a racer who will make no mor
 
 /** An arena's racer is done (won, resigned, out of time), or the race is over: the page stays,
  * the result in view, and the arena places its racer in the next race from here, as soon as
- * this race closes (over a socket already open when the racer was done before the close).
+ * this race closes (the race's socket, already open, waits there: arena-next.js).
  * `wait` is the race's `arena` event, or the page's config (the event's contents) for a racer
  * done before it, or a page that opened (or whose socket came back with a snapshot) after it. */
 function waitHereForNextRace(wait) {
@@ -204,6 +206,7 @@ function waitHereForNextRace(wait) {
   $("next-race").hidden = false;
   nextRace = waitForNextRace(wait, {
     now: serverNow,
+    send,
     status: (text) => setText($("next-race-status"), text),
     you: (text) => setText($("next-race-you"), text),
     paused: (paused) => {

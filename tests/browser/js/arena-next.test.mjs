@@ -25,61 +25,30 @@ test("the player's own row in words: place of how many, points, races, streak", 
   );
 });
 
-test("an arena that has ended places nobody: the page says so and opens no socket", () => {
+test("an arena that has ended places nobody: the page says so and asks nothing", () => {
   const said = [];
   const wait = waitForNextRace(
     { type: "arena", arena: "abc", url: "/arenas/abc/", ends_at: 1_000 },
-    { now: () => 1_000, status: (t) => said.push(t), you: () => assert.fail(), go: () => assert.fail() },
+    {
+      now: () => 1_000,
+      send: () => assert.fail(),
+      status: (t) => said.push(t),
+      you: () => assert.fail(),
+      go: () => assert.fail(),
+    },
   );
   assert.deepEqual(said, [ENDED]);
+  assert.equal(wait.take({ type: "placed", url: "/races/ABC123/" }), false);
   wait.close(); // nothing to stop
 });
 
-/** A browser's globals for ReconnectingSocket, with a WebSocket the test drives. */
-function fakeBrowser() {
-  const sockets = [];
-  class FakeWebSocket extends EventTarget {
-    static OPEN = 1;
-    constructor(url) {
-      super();
-      this.url = url;
-      this.readyState = 0;
-      this.closed = null;
-      sockets.push(this);
-    }
-    open() {
-      this.readyState = 1;
-      this.dispatchEvent(new Event("open"));
-    }
-    receive(frame) {
-      const event = new Event("message");
-      event.data = JSON.stringify(frame);
-      this.dispatchEvent(event);
-    }
-    send() {}
-    close(code) {
-      this.closed = code;
-      this.readyState = 3;
-      const event = new Event("close");
-      event.code = code;
-      this.dispatchEvent(event);
-    }
-  }
-  Object.assign(globalThis, {
-    WebSocket: FakeWebSocket,
-    window: { addEventListener() {}, removeEventListener() {} },
-    document: { addEventListener() {}, visibilityState: "visible" },
-    location: { protocol: "http:", host: "site.test" },
-  });
-  return sockets;
-}
-
 function waiting(endsAt = 600_000) {
-  const seen = { status: [], you: [], paused: [], went: [] };
+  const seen = { status: [], you: [], paused: [], went: [], sent: [] };
   const wait = waitForNextRace(
     { type: "arena", arena: "abc", url: "/arenas/abc/", ends_at: endsAt },
     {
       now: () => 0,
+      send: (frame) => seen.sent.push(frame),
       status: (t) => seen.status.push(t),
       you: (t) => seen.you.push(t),
       paused: (p) => seen.paused.push(p),
@@ -91,50 +60,75 @@ function waiting(endsAt = 600_000) {
 
 const you = { rank: 2, player: 5, name: "Ann", points: 4, races: 1, streak: false, paused: false };
 
-test("waits on the arena's socket, shows the player's place, and goes where `placed` says", () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
-  const sockets = fakeBrowser();
-  const { seen } = waiting();
-  const [ws] = sockets;
-  assert.equal(ws.url, "ws://site.test/ws/arena/abc/");
-  ws.open();
-  ws.receive({ type: "standings", rows: [], count: 9, you });
+test("asks on the race's socket, shows the player's place, and goes where `placed` says", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting();
+  assert.deepEqual(seen.sent, [{ type: "wait" }]);
+  assert.equal(wait.take({ type: "standings", rows: [], count: 9, you }), true);
   assert.deepEqual(seen.you, ["In the arena: 2nd of 9, 4 points from 1 race."]);
-  assert.deepEqual(seen.status, [WAITING, WAITING]);
-  ws.receive({ type: "placed", url: "/races/ABC123/" });
+  assert.deepEqual(seen.status, [WAITING]);
+  assert.equal(wait.take({ type: "placed", url: "/races/ABC123/" }), true);
   assert.deepEqual(seen.went, ["/races/ABC123/"]);
-  assert.equal(ws.closed, 1000); // the page leaves: the socket is closed, not reopened
-  mock.timers.tick(60_000);
-  assert.equal(sockets.length, 1);
+  // Gone: a second `placed` (the room's check and the message both bring one) goes nowhere.
+  assert.equal(wait.take({ type: "placed", url: "/races/ABC123/" }), true);
+  assert.deepEqual(seen.went, ["/races/ABC123/"]);
+  mock.timers.reset();
+});
+
+test("the race's own frames are the race page's, not the wait's", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { wait } = waiting();
+  assert.equal(wait.take({ type: "finished", event: 7, race: {} }), false);
+  assert.equal(wait.take({ type: "error", code: "race_over", ref: "move" }), false);
+  wait.close();
+  mock.timers.reset();
+});
+
+test("a refused wait is said where the page waits", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting();
+  const refusal = { type: "error", code: "still_racing", reason: "you are still racing", ref: "wait" };
+  assert.equal(wait.take(refusal), true);
+  assert.equal(seen.status.at(-1), "you are still racing");
+  wait.close();
   mock.timers.reset();
 });
 
 test("a player who sits out (paused in another tab) is told so, and waits again on resuming", () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
-  const sockets = fakeBrowser();
+  mock.timers.enable({ apis: ["setTimeout"] });
   const { seen, wait } = waiting();
-  const [ws] = sockets;
-  ws.open();
-  ws.receive({ type: "standings", rows: [], count: 9, you: { ...you, paused: true } });
+  wait.take({ type: "standings", rows: [], count: 9, you: { ...you, paused: true } });
   assert.equal(seen.status.at(-1), SITTING_OUT);
   assert.deepEqual(seen.paused, [true]);
-  ws.receive({ type: "standings", rows: [], count: 9, you: { ...you, paused: true } });
+  wait.take({ type: "standings", rows: [], count: 9, you: { ...you, paused: true } });
   assert.deepEqual(seen.paused, [true]); // said once
-  ws.receive({ type: "standings", rows: [], count: 9, you });
+  wait.take({ type: "standings", rows: [], count: 9, you });
   assert.deepEqual(seen.paused, [true, false]);
   assert.equal(seen.status.at(-1), WAITING);
-  wait.close(); // an open wait's socket pings on a timer: a test leaves none running
+  wait.close();
+  mock.timers.reset();
+});
+
+test("a socket that comes back asks again: the server's wait ended with the old socket", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting();
+  wait.connection("reconnecting");
+  assert.equal(seen.status.at(-1), "Connection lost; reconnecting…");
+  wait.connection("open");
+  assert.equal(seen.status.at(-1), WAITING);
+  assert.deepEqual(seen.sent, [{ type: "wait" }, { type: "wait" }]);
+  wait.close();
+  wait.connection("open"); // the page is leaving: nothing more is asked
+  assert.equal(seen.sent.length, 2);
   mock.timers.reset();
 });
 
 test("the arena's end stops the wait and says so", () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
-  const sockets = fakeBrowser();
-  const { seen } = waiting(5_000);
-  const [ws] = sockets;
-  ws.open();
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting(5_000);
   mock.timers.tick(5_000);
   assert.equal(seen.status.at(-1), ENDED);
-  assert.equal(ws.closed, 1000);
+  wait.take({ type: "placed", url: "/races/ABC123/" }); // too late: the arena places nobody
+  assert.deepEqual(seen.went, []);
   mock.timers.reset();
 });

@@ -1,0 +1,104 @@
+"""A racer done in an arena's race waits for their next race on the race's own socket (`wait`,
+docs/protocol.md): the socket joins the arena's room as the arena's page does, gets the board
+with the racer's own row, makes them present while it is open, and brings `placed`. One socket a
+page: between two races the browser opens only the next race's."""
+
+import asyncio
+
+import pytest
+
+from arenas import actions
+from arenas.models import ArenaPlayer
+from races.models import Race
+from tests.arenas.conftest import play_out
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("no_countdown", "fast_ticks"),
+]
+
+
+async def placed_together(run, make_client, arena_socket, arena, names):
+    """Players who joined the arena, placed in one race from its page (their arena sockets then
+    closed, as the page leaves); each client, and the race."""
+    clients = []
+    for name in names:
+        client = await run(make_client, name)
+        await run(actions.do_join, arena, client.player)
+        clients.append(client)
+    sockets = [await arena_socket(client, arena.public_id) for client in clients]
+    urls = {(await socket.expect("placed"))["url"] for socket in sockets}
+    for socket in sockets:
+        await socket.disconnect()
+    [race] = await run(lambda: list(Race.objects.all()))
+    assert urls == {race.get_absolute_url()}
+    return clients, race
+
+
+async def sockets_open(run, arena, client) -> int:
+    return await run(lambda: ArenaPlayer.objects.get(arena=arena, player=client.player).sockets)
+
+
+async def test_racers_done_wait_on_the_race_socket_and_are_sent_to_their_next_race(
+    arena, arena_socket, race_socket, run, make_client
+):
+    (ann, bob), race = await placed_together(run, make_client, arena_socket, arena, ["Ann", "Bob"])
+    ann_race, bob_race = await race_socket(ann, race.code), await race_socket(bob, race.code)
+    for socket in (ann_race, bob_race):
+        await socket.expect("snapshot")
+    await run(play_out, race)
+    for client, socket in ((ann, ann_race), (bob, bob_race)):
+        await socket.expect("arena")  # the race's last event: back to the arena
+        await socket.send_json_to({"type": "wait"})
+        board = await socket.expect("standings")
+        assert board["you"]["player"] == client.player.pk and board["you"]["races"] == 1
+    # Both present again on their race's socket: the room places them in a new race.
+    ann_next = (await asyncio.wait_for(ann_race.expect("placed"), 5))["url"]
+    assert (await asyncio.wait_for(bob_race.expect("placed"), 5))["url"] == ann_next
+    new = await run(lambda: Race.objects.exclude(pk=race.pk).get())
+    assert ann_next == new.get_absolute_url()
+    assert await sockets_open(run, arena, ann) == 1
+    await ann_race.disconnect()  # the page leaves for the next race: no longer present here
+    assert await sockets_open(run, arena, ann) == 0
+
+
+async def test_a_wait_asked_twice_counts_once_and_ends_with_its_socket(
+    arena, arena_socket, race_socket, run, make_client
+):
+    (ann, _), race = await placed_together(run, make_client, arena_socket, arena, ["Ann", "Bob"])
+    socket = await race_socket(ann, race.code)
+    await socket.expect("snapshot")
+    await socket.send_json_to({"type": "resign"})
+    await socket.expect("progress")  # the resignation, numbered
+    for _ in range(2):  # a page that lost the answer asks again
+        await socket.send_json_to({"type": "wait"})
+    await socket.expect("standings")
+    assert await sockets_open(run, arena, ann) == 1
+    await socket.disconnect()
+    assert await sockets_open(run, arena, ann) == 0
+    again = await race_socket(ann, race.code)  # the page's socket came back: it asks again
+    await again.expect("snapshot")
+    await again.send_json_to({"type": "wait"})
+    await again.expect("standings")
+    assert await sockets_open(run, arena, ann) == 1
+
+
+async def test_a_racer_still_racing_a_spectator_and_a_race_of_no_arena_are_refused(
+    arena, arena_socket, race_socket, run, make_client, make_race
+):
+    (ann, bob), race = await placed_together(run, make_client, arena_socket, arena, ["Ann", "Bob"])
+    cat = await run(make_client, "Cat")
+    await run(actions.do_join, arena, cat.player)  # in the arena, but not in this race
+    for client, code in ((ann, "still_racing"), (cat, "not_in_race"), (None, "not_in_race")):
+        socket = await race_socket(client, race.code)
+        await socket.expect("snapshot")
+        error = await socket.error({"type": "wait"})
+        assert (error["code"], error["ref"]) == (code, "wait")
+        await socket.quiet()  # no board: the socket is in no arena's room
+    for client in (ann, bob, cat):
+        assert await sockets_open(run, arena, client) == 0  # nobody made present
+    dan = await run(make_client, "Dan")
+    other = await run(make_race, dan)
+    socket = await race_socket(dan, other.code)
+    await socket.expect("snapshot")
+    assert (await socket.error({"type": "wait"}))["code"] == "no_next_race"
