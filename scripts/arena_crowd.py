@@ -11,11 +11,12 @@ leaves for it), opens the race's socket, plays random legal moves of its own boa
 (once the race's own clock is up, a page takes no move and has nothing to resign: the racer
 stops), and then, done in the race, it stays on the race's page, as the page does
 (js/arena-next.js): it sends `wait` on the race's socket (again on a socket that came back),
-where it is placed again once the race closes, and leaves for the next race (it keeps the race's
-socket until it has heard the race's end, for the figures). At the end everyone resigns and
-stops.
-`--sockets-only` leaves out the race's page of each race (the generator before 2026-12-01 loaded
-no page; before 2026-12-04 it loaded the arena's page again after joining, as the page did then).
+where it is placed again once the race closes, and opens the next race's socket: the page
+shows the next race in place, with no page load (js/race.js; it keeps the last race's socket
+until it has heard the race's end, for the figures). At the end everyone resigns and stops.
+`--sockets-only` leaves out the first race's page too (the generator before 2026-12-01 loaded
+no page; before 2026-12-04 it loaded the arena's page again after joining, as the page did then;
+before 2026-12-05 it loaded each race's page).
 
 It prints how many placements there were, the time from being free (after joining, from the
 join's answer; after a race, from the later of its end and its `wait` sent) to being
@@ -298,11 +299,12 @@ class Crowd:
         if status != 200:
             raise RuntimeError(f"{path} answered {status}")
 
-    async def race(self, player: ArenaPlayer, url: str):
-        """One race: load its page, play at the pace for `--race-s` (no longer than the race's
-        clock), resign; the racer, its socket still open (the page stays, and waits there for
-        the race's end and the next race)."""
-        if not getattr(self.args, "sockets_only", False):
+    async def race(self, player: ArenaPlayer, url: str, page: bool):
+        """One race: load its page (`page`: the first, from the arena's page; the race's page
+        shows each next race in place), play at the pace for `--race-s` (no longer than the
+        race's clock), resign; the racer, its socket still open (the page stays, and waits there
+        for the race's end and the next race)."""
+        if page and not getattr(self.args, "sockets_only", False):
             await self.load_page(player, urlsplit(url).path)
         code = url.rstrip("/").rsplit("/", 1)[1]
         player.races.append(code)
@@ -414,12 +416,14 @@ class Crowd:
         try:
             await self.join(player, pool)
             racer = None  # the last race's, its page waiting for the next
+            first = True
             while time.perf_counter() < self.stop_at:
                 url = await self.placed(player, after=racer)
                 racer = None
                 if url is None:
                     break
-                racer = await self.race(player, url)
+                racer = await self.race(player, url, page=first)
+                first = False
             if racer is not None:
                 await racer.close()
         except Exception as exc:  # noqa: BLE001 - every failure is a figure

@@ -4,7 +4,7 @@ its link and joins; the server places them both in one race of the arena, and ea
 there with no click. Both resign: each race page waits there for the next race from the
 racer's resignation on (a Pause button beside), and shows the result with no rematch and a way
 back to the arena; the arena places them in the next race from the race's page, again with no
-click and with no load of the arena's page between."""
+click, and the page becomes the next race's in place: no page load at all between two races."""
 
 from __future__ import annotations
 
@@ -108,12 +108,8 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     placed = [f for f in ann.frames if f.get("type") == "placed"]
     assert placed and ann.page.url.endswith(placed[-1]["url"])
     first = ann.page.url
-    loads: dict[str, list[str]] = {"ann": [], "bob": []}
-    for name, player in (("ann", ann), ("bob", bob)):
-        player.page.on(
-            "framenavigated",
-            lambda frame, name=name: frame.parent_frame is None and loads[name].append(frame.url),
-        )
+    for player in (ann, bob):
+        player.page.evaluate("window.samePage = true")  # gone with any page load
     for player in (ann, bob):
         # Its board, shown at the start (after the countdown): the race runs.
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
@@ -124,8 +120,8 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     assert "Waiting for your next race" in ann.page.inner_text("#next-race-status")
     bob.page.click("#resign-button")
 
-    # The race's `arena` event opens the arena's socket on the race's page, which places them
-    # again: the next race's page is the only page loaded.
+    # After the race's `arena` event the race's page waits on the race's socket, which places
+    # them again: the page shows the next race in place.
     def next_race(url: str) -> bool:
         return url != first and race.search(url) is not None
 
@@ -146,7 +142,26 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
         ]
         assert len([f for f in player.frames if f.get("type") == "placed"]) == 2
     assert ann.page.url == bob.page.url
-    assert loads == {"ann": [ann.page.url], "bob": [bob.page.url]}
+    code = ann.page.url.rstrip("/").rsplit("/", 1)[1]
+    for player in (ann, bob):
+        # The same document, now the next race's: its code, links and socket, and a board to play.
+        assert player.page.evaluate("window.samePage === true")
+        player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
+        assert player.page.inner_text("#race-code") == code
+        assert player.page.input_value("#invite-link") == player.page.url
+        assert player.page.get_attribute("#results-link", "href") == f"/races/{code}/results/"
+        assert player.page.is_hidden("#next-race") and player.page.is_hidden("#race-over")
+        assert player.page.title().startswith(f"Race {code} ")
+        snapshots = [f for f in player.frames if f.get("type") == "snapshot"]
+        assert snapshots[-1]["race"]["code"] == code
+    board = ann.board()
+    ann.click_move(board["legal"][0])  # the new race's board plays
+    ann.wait(f'#race[data-seq="{board["seq"] + 1}"]')
+    # Back: the earlier race's address, and its own page (loaded, not the new race's).
+    ann.page.go_back()
+    ann.page.wait_for_function("window.samePage === undefined")
+    assert ann.page.url == first
+    ann.wait("#race-over:not([hidden])")
 
 
 def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people, live_url):  # noqa: F811

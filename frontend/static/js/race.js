@@ -13,11 +13,11 @@ import { cardsHome } from "./ghost.js";
 import { clock, RaceModel, STATUS_LABELS } from "./race-state.js";
 import { ReconnectingSocket, socketUrl, STORE_NOTICE, StoreRetry } from "./socket.js";
 
-const config = JSON.parse(document.getElementById("race-config").textContent);
+let config = JSON.parse(document.getElementById("race-config").textContent); // this race's
 const root = document.getElementById("race");
 const $ = (id) => document.getElementById(id);
 
-const model = new RaceModel();
+let model = new RaceModel();
 let offset = 0; // server clock minus ours, ms
 let bestRtt = Infinity;
 let board = null; // your Board
@@ -29,29 +29,38 @@ const serverNow = () => Date.now() + offset;
 
 // ------------------------------------------------------------------ the socket
 
-// A reconnect asks for the events after the last one applied (?since=N): the server answers
-// with exactly those (or a fresh snapshot), then the board as it stands.
-const sock = new ReconnectingSocket(config.ws_path);
-sock.addEventListener("open", () => {
-  ping();
-  if (pending) send(pending); // a move sent before the drop: the server applies it once
-});
-sock.addEventListener("message", (e) => onFrame(e.detail));
 // The store away for a moment: the same move goes again after retry_ms (docs/protocol.md).
 const store = new StoreRetry(send, (waiting) => {
   root.dataset.store = waiting ? "waiting" : "";
   if (waiting) setStatus(STORE_NOTICE);
   else if ($("race-status").textContent === STORE_NOTICE) render();
 });
-sock.addEventListener("close", (e) => {
-  if (e.detail.code === 4004) sock.close(); // no such race: nothing to come back to
-  sock.url = socketUrl(`${config.ws_path}${model.loaded ? `?since=${model.event}` : ""}`);
-});
-sock.addEventListener("status", (e) => {
-  root.dataset.socket = e.detail.state;
-  if (e.detail.state === "reconnecting") setStatus("Connection lost; reconnecting…", true);
-  nextRace?.connection(e.detail.state); // a socket back: its wait for the next race asked again
-});
+
+let sock = null; // this race's socket: a new one for each race the page shows
+
+// A reconnect asks for the events after the last one applied (?since=N): the server answers
+// with exactly those (or a fresh snapshot), then the board as it stands. A socket the page has
+// left for the next race's says nothing more.
+function openSocket() {
+  const own = new ReconnectingSocket(config.ws_path);
+  const current = (listener) => (e) => own === sock && listener(e);
+  own.addEventListener("open", current(() => {
+    ping();
+    if (pending) send(pending); // a move sent before the drop: the server applies it once
+  }));
+  own.addEventListener("message", current((e) => onFrame(e.detail)));
+  own.addEventListener("close", current((e) => {
+    if (e.detail.code === 4004) own.close(); // no such race: nothing to come back to
+    own.url = socketUrl(`${config.ws_path}${model.loaded ? `?since=${model.event}` : ""}`);
+  }));
+  own.addEventListener("status", current((e) => {
+    root.dataset.socket = e.detail.state;
+    if (e.detail.state === "reconnecting") setStatus("Connection lost; reconnecting…", true);
+    nextRace?.connection(e.detail.state); // a socket back: its wait for the next race asked again
+  }));
+  sock = own;
+  own.connect();
+}
 
 function send(frame) {
   sock.send(frame);
@@ -213,9 +222,52 @@ function waitHereForNextRace(wait) {
       $("pause-button").hidden = paused;
       $("pause-help").hidden = paused;
     },
-    go: (url) => leavePage(() => location.assign(url)),
+    go: showNextRace,
   });
 }
+
+/** The arena placed the racer in their next race: this page becomes that race's, with no page
+ * load (the page of every race of an arena is the same but for the race's own code, links and
+ * badges, which the next race's snapshot brings). The address bar follows, so a reload, a
+ * bookmark or a shared link is the new race's; going back to an earlier race's address loads
+ * that page. */
+function showNextRace(url) {
+  const next = new URL(url, location.href);
+  const code = next.pathname.split("/").filter(Boolean).pop();
+  sock.close();
+  nextRace?.close();
+  nextRace = null;
+  history.pushState({ race: code }, "", next.pathname);
+  config = { ...config, code, ws_path: `/ws/race/${code}/`, results_url: `${next.pathname}results/` };
+  model = new RaceModel();
+  pending = null;
+  boardFrame = null;
+  boardTookFocus = false;
+  board?.destroy();
+  board = null;
+  const host = document.createElement("div"); // a fresh host: the old board's listeners go with it
+  host.className = "board-host";
+  host.id = "board";
+  $("board").replaceWith(host);
+  for (const { board: shown } of spectatorBoards.values()) shown.destroy();
+  spectatorBoards.clear();
+  $("boards").replaceChildren();
+  for (const id of ["next-race-status", "next-race-you", "over-text"]) setText($(id), "");
+  $("next-race").hidden = true;
+  $("race-over").hidden = true;
+  document.title = document.title.replace(/^Race \S+/, `Race ${code}`);
+  setText($("race-code"), code);
+  $("invite-link").value = next.href;
+  $("results-link").href = config.results_url;
+  Object.assign(root.dataset, { phase: "lobby", event: "0", seq: "", socket: "connecting" });
+  setStatus("Your next race of the arena: the board comes with its countdown…");
+  openSocket();
+}
+
+// An earlier race's address (the back button after races in place): that race's page.
+window.addEventListener("popstate", () => {
+  if (!location.pathname.endsWith(`/${config.code}/`)) location.reload();
+});
 
 function goToRematch(url) {
   leavePage(() => location.assign(url));
@@ -291,6 +343,7 @@ function render() {
   keepQuickSeat(phase);
   root.dataset.phase = phase;
   root.dataset.role = model.you.racer ? "racer" : "spectator";
+  setHidden($("winnable-badge"), !model.race.winnable); // the next race of an arena's, in place
   renderLobby(phase);
   const started = ["countdown", "running", "overtime", "finished"].includes(phase) && model.race.starts_at;
   $("lobby").hidden = phase !== "lobby";
@@ -571,5 +624,5 @@ document.addEventListener("keydown", (e) => {
   if (board.handleKey(e)) e.preventDefault();
 });
 
-sock.connect();
+openSocket();
 setInterval(tick, 100);
