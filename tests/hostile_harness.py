@@ -45,6 +45,8 @@ ERROR_CODES = frozenset(
         "race_not_over",
         "no_rematch",
         "bad_name",
+        "still_racing",
+        "no_next_race",
     }
 )
 """Every refusal a client may get. `server_error` is not among them: it means a crash."""
@@ -53,7 +55,7 @@ ERROR_CODES = frozenset(
 # ------------------------------------------------------------------ hostile frames
 
 MESSAGE_TYPES = ["open", "move", "undo", "autoplay", "ping", "sync", "join", "leave", "ready"]
-MESSAGE_TYPES += ["start", "rematch", "resign", "snapshot", "ack", "state", "__proto__", ""]
+MESSAGE_TYPES += ["start", "rematch", "resign", "wait", "snapshot", "ack", "state", "__proto__", ""]
 
 json_scalars = (
     st.none()
