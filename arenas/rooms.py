@@ -57,8 +57,11 @@ def own_texts(arena: Arena, player_ids: list[int]) -> dict[int, str]:
     return {pid: orjson.dumps(row).decode() for pid, row in own.items()}
 
 
-def encoded(frame: dict) -> str:
-    """The board frame, encoded once for every socket, with the time it is sent."""
+def encoded(frame: dict, rows: bool = True) -> str:
+    """The board frame, encoded once for every socket, with the time it is sent; without its
+    `rows` for the race pages that wait (they show only their player's own row)."""
+    if not rows:
+        frame = {key: value for key, value in frame.items() if key != "rows"}
     return orjson.dumps({**frame, "now": int(time.time() * 1000)}).decode()
 
 
@@ -85,13 +88,15 @@ def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dic
 class Watch:
     """A page's socket in an arena's room: the arena's own page (/ws/arena/<id>/), or a race's page
     whose racer is done and waits there, on the race's socket, for their next race of the arena
-    (`watch_from_race`). The room sends it the board with its player's own row, and, while it is
-    open and its player is in the arena (`present`: the arena places them), their placements."""
+    (`watch_from_race`). The room sends it the board with its player's own row (a race's page:
+    without the board's `rows`, `rows=False`), and, while it is open and its player is in the
+    arena (`present`: the arena places them), their placements."""
 
-    def __init__(self, arena: Arena, player: Player | None, socket) -> None:
+    def __init__(self, arena: Arena, player: Player | None, socket, rows: bool = True) -> None:
         self.arena = arena
         self.player = player
         self.socket = socket
+        self.rows = rows
         self.present = False
         self.room: Room | None = None
         self.opened_at = timezone.now()
@@ -117,7 +122,7 @@ class Watch:
 
     async def send_own_board(self) -> None:
         ids = [self.player.pk] if self.player is not None else []
-        shared, own = await self.room.texts(ids)
+        shared, own = await self.room.texts(ids, self.rows)
         await self.send(with_own(shared, own.get(ids[0]) if ids else None))
 
     async def send_placed(self, url: str) -> None:
@@ -146,7 +151,7 @@ async def watch_from_race(race: Race, player: Player, socket) -> Watch | None:
     if found is None:
         return None
     arena, present = found
-    watch = Watch(arena, player, socket)
+    watch = Watch(arena, player, socket, rows=False)
     try:
         await watch.open(present)
     except BaseException:
@@ -235,21 +240,24 @@ class Room:
     async def _read(self) -> dict:
         return await off_loop(standings.read_board, lane=BOARD_THREAD)(self.arena)
 
-    async def texts(self, player_ids: list[int]) -> tuple[str, dict[int, str]]:
+    async def texts(self, player_ids: list[int], rows: bool = True) -> tuple[str, dict[int, str]]:
         """The board and these players' own rows for a socket that opens or asks (`sync`): the
         board this process read last if it is under a second old (`standings.fresh_board`), else
         the one being read (a crowd opening its sockets at once reads it once a second, not once
         a socket)."""
         frame = standings.fresh_board(self.arena) or await self.read_board()
-        return encoded(frame), await off_loop(own_texts)(self.arena, player_ids)
+        return encoded(frame, rows), await off_loop(own_texts)(self.arena, player_ids)
 
     async def send_board(self, sockets: list) -> None:
         frame = await self.read_board()
         players = [s.player.pk for s in sockets if s.player is not None]
         own = await off_loop(own_texts, lane=BOARD_THREAD)(self.arena, players)
-        shared = encoded(frame)
+        shared = {True: encoded(frame)}
         for socket in sockets:
-            text = with_own(shared, own.get(socket.player.pk) if socket.player else None)
+            rows = getattr(socket, "rows", True)
+            if rows not in shared:
+                shared[rows] = encoded(frame, rows)
+            text = with_own(shared[rows], own.get(socket.player.pk) if socket.player else None)
             try:
                 await socket.send(text_data=text)
             except Exception:  # closed meanwhile

@@ -52,6 +52,7 @@ async def test_racers_done_wait_on_the_race_socket_and_are_sent_to_their_next_ra
         await socket.send_json_to({"type": "wait"})
         board = await socket.expect("standings")
         assert board["you"]["player"] == client.player.pk and board["you"]["races"] == 1
+        assert board["count"] == 2 and "rows" not in board  # the page shows its own row alone
     # Both present again on their race's socket: the room places them in a new race.
     ann_next = (await asyncio.wait_for(ann_race.expect("placed"), 5))["url"]
     assert (await asyncio.wait_for(bob_race.expect("placed"), 5))["url"] == ann_next
