@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.models import Variant, new_public_id
+from games.rows import one_or_none
 
 
 class ArenaSchedule(models.Model):
@@ -167,6 +168,12 @@ class ArenaRace(models.Model):
 
     def __str__(self) -> str:
         return f"{self.race_id} in {self.arena}"
+
+
+def arena_of_race(race) -> Arena | None:
+    """The arena that placed the race, or None (one read)."""
+    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
+    return None if link is None else link.arena
 
 
 class ArenaResult(models.Model):

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arenas import board, events, points
-from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
+from arenas.models import Arena, ArenaPlayer, ArenaResult, arena_of_race
 from games.rows import one_or_none, update_rows
 from races.actions import Closing
 from races.lifecycle import RacerStatus
@@ -26,10 +26,9 @@ def record_race(closing: Closing) -> None:
     points in the arena, in the record and in their totals; the board and the arena's sockets
     after the commit."""
     race = closing.race
-    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
-    if link is None:
+    arena = arena_of_race(race)
+    if arena is None:
         return
-    arena = link.arena
     at = race.finished_at
     at_s = max(0, int((at - arena.starts_at).total_seconds()))
     racers = [r for r in closing.racers if r.place is not None]
@@ -134,11 +133,11 @@ def rescore(arena: Arena, player_id: int) -> bool:
 
 def rescore_race(race: Race) -> None:
     """Every racer of a race of an arena, counted again (a result of it held or cleared)."""
-    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
-    if link is None:
+    arena = arena_of_race(race)
+    if arena is None:
         return
     for player_id in sorted(race.racers.values_list("player_id", flat=True)):
-        rescore(link.arena, player_id)
+        rescore(arena, player_id)
 
 
 def rescore_player(player_id: int) -> None:

@@ -22,10 +22,9 @@ import orjson
 from django.utils import timezone
 
 from arenas import actions, placement, standings
-from arenas.models import Arena, ArenaRace
+from arenas.models import Arena, arena_of_race
 from games.groups import GROUPS, PerLoop
 from games.models import Player
-from games.rows import one_or_none
 from games.storage import off_loop
 from races.actions import check_done
 from races.models import Race
@@ -136,11 +135,11 @@ class Watch:
 def present_after_race(race: Race, player: Player) -> tuple[Arena, bool] | None:
     """The race's arena, and its racer, done in it, marked present there (whether they are in
     the arena: one who left it is not placed); None for a race of no arena."""
-    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
-    if link is None:
+    arena = arena_of_race(race)
+    if arena is None:
         return None
     check_done(race, player)
-    return link.arena, actions.do_present(link.arena, player, True)
+    return arena, actions.do_present(arena, player, True)
 
 
 async def watch_from_race(race: Race, player: Player, socket) -> Watch | None:

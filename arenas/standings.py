@@ -16,9 +16,8 @@ from django.urls import reverse
 from redis.exceptions import RedisError
 
 from arenas import board, points
-from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
+from arenas.models import Arena, ArenaPlayer, ArenaResult, arena_of_race
 from arenas.placement import racing_now
-from games.rows import one_or_none
 from races.actions import Owner
 from races.models import Race
 
@@ -280,10 +279,9 @@ def player_arenas(player) -> list[dict]:
 def arena_of(race: Race) -> Owner | None:
     """The race's arena, for the race's pages (races.actions.OWNERS): no rematch, a way back,
     and a way to sit out the next races."""
-    link = one_or_none(ArenaRace.objects.select_related("arena").filter(race=race))
-    if link is None:
+    arena = arena_of_race(race)
+    if arena is None:
         return None
-    arena = link.arena
     return Owner(
         kind="arena",
         name=arena.name,
