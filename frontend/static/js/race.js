@@ -259,7 +259,8 @@ function showNextRace(url) {
   setText($("race-code"), code);
   $("invite-link").value = next.href;
   $("results-link").href = config.results_url;
-  Object.assign(root.dataset, { phase: "lobby", event: "0", seq: "", socket: "connecting" });
+  Object.assign(root.dataset, { phase: "lobby", event: "0", socket: "connecting" });
+  delete root.dataset.seq; // no board of this race yet
   setStatus("Your next race of the arena: the board comes with its countdown…");
   openSocket();
 }
