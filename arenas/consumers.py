@@ -78,6 +78,10 @@ class ArenaConsumer(PlaySocket):
         if self.watch is not None:
             await self.watch.close()
 
+    async def placed(self, url: str) -> None:
+        """The player was placed: the page goes to the race."""
+        await self.send_frame({"type": "placed", "url": url})
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.watch is None:
             return

@@ -100,6 +100,7 @@ class Watch:
         self.room: Room | None = None
         self.opened_at = timezone.now()
         self.placed_url: str | None = None
+        self.closed = False
 
     async def open(self, present: bool) -> None:
         """Into the room, and the board sent at once (raises if the room could not join the
@@ -111,13 +112,15 @@ class Watch:
         await self.send_own_board()
 
     async def close(self) -> None:
+        self.closed = True  # a board or a placement on its way is not sent
         if self.room is not None:  # None: the join failed
             ROOMS.get().leave(self.room, self)
         if self.present:
             await off_loop(actions.do_present)(self.arena, self.player, False)
 
     async def send(self, text_data: str) -> None:
-        await self.socket.send(text_data=text_data)
+        if not self.closed:
+            await self.socket.send(text_data=text_data)
 
     async def send_own_board(self) -> None:
         ids = [self.player.pk] if self.player is not None else []
@@ -127,9 +130,9 @@ class Watch:
     async def send_placed(self, url: str) -> None:
         """Send the player to their race (once: the message and the room's check may both
         bring it)."""
-        if url != self.placed_url:
+        if url != self.placed_url and not self.closed:
             self.placed_url = url
-            await self.socket.send_frame({"type": "placed", "url": url})
+            await self.socket.placed(url)
 
 
 def present_after_race(race: Race, player: Player) -> tuple[Arena, bool] | None:

@@ -7,6 +7,9 @@ spectator gets every racer's board (`board`) once the race runs. The consumer pa
 games/play.py and the loop's writer), everything else races/actions.py off the event loop. Every refusal is an
 `error` frame that changes nothing and leaves the socket open.
 
+A racer done in an arena's race waits on the socket for their next race (`wait`), and the socket
+goes on to that race when they are placed (`race_next`): one socket a page, race after race.
+
 Events reach the socket through the channel layer, which may drop or reorder them: the
 consumer numbers what it has sent, and on a gap reads the missing events from the database
 (the record) before sending the new one, so a socket never skips an event.
@@ -26,6 +29,7 @@ from urllib.parse import parse_qs
 from games import actions as game_actions
 from games import play as play_game
 from games.errors import GameOver, StaleSeq, Unavailable
+from games.groups import GROUP
 from games.models import NICKNAME_MAX_LENGTH, Player
 from games.sockets import (
     MOVE,
@@ -140,7 +144,8 @@ NEXT_RACE_WAITS: list[Callable[[Race, Player, RaceConsumer], Awaitable[Waiting |
 that places races registers its way (the arenas: the socket joins the arena's room, as the
 arena's page does, arenas/rooms.py). Each answers None for a race not its own, or refuses a
 racer who is not done (`races.actions.check_done`), or puts the socket in its waiting and hands
-back what ends that when the socket closes."""
+back what ends that when the socket closes; it calls the socket's `placed(url)` when the racer
+is placed, and the socket goes on to that race (`race_next`)."""
 
 
 class Waiting(Protocol):
@@ -170,20 +175,29 @@ class RaceConsumer(PlaySocket):
         self.setup_socket(FrameBudget())
         self.race: Race | None = None
         self.relay: play.RaceRelay | None = None
-        self.seat: play.Seat | None = None
         self.timers: list[asyncio.Task] = []
+        self.gap_timer: asyncio.Task | None = None
+        self.waiting: Waiting | None = None
+        self.forget_race()
+        await self.accept()
+        code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
+        since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
+        await self.open_race(code, int(since) if since and since.isdigit() else None)
+
+    def forget_race(self) -> None:
+        """Nothing of a race followed yet (a socket that opens, or that goes on to the next)."""
+        self.seat: play.Seat | None = None
         self.last_event = 0
         self.seq_sent = -1
         self.games: dict[str, str] = {}
         self.racer_id: str | None = None
         self.early: dict[int, tuple[dict, str | None]] = {}
         self.gap_since = 0.0
-        self.gap_timer: asyncio.Task | None = None
-        self.waiting: Waiting | None = None
-        await self.accept()
-        code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
-        since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
-        since = int(since) if since and since.isdigit() else None
+        self.over = False
+
+    async def open_race(self, code: str | None, since: int | None) -> None:
+        """Follow the race with this code: its snapshot (or the events after `since`), then
+        its events; `not_found` and the socket closed if there is none."""
         if code is not None:
             # Before the race is read: no event published after the read is missed.
             await self.join_group(race_group(code))
@@ -196,16 +210,22 @@ class RaceConsumer(PlaySocket):
         self.relay = await play.RELAYS.get().join(self.race, self)
         await self.show_view(view, since)
 
-    async def disconnect(self, code: int) -> None:
+    async def leave_race(self) -> None:
+        """Stop following the race: its timers, its group, its relay, its games, the wait."""
         for task in [*self.timers, self.gap_timer]:
             if task is not None:
                 task.cancel()
+        self.timers, self.gap_timer = [], None
         if self.race is not None:
             self.leave_group(self.race.group_name)
             play.RELAYS.get().leave(self.race, self)
         await self.unshow_all()
-        if self.waiting is not None:
-            await self.waiting.close()
+        waiting, self.waiting = self.waiting, None
+        if waiting is not None:
+            await waiting.close()
+
+    async def disconnect(self, code: int) -> None:
+        await self.leave_race()
         lobby = self.race is not None and self.race.status == Race.Status.LOBBY
         if lobby and self.race.quick and self.racer_id and self.player:
             # Closed the page before the quick race started: out of its lobby.
@@ -287,6 +307,27 @@ class RaceConsumer(PlaySocket):
         raise RaceRuleError(
             "no_next_race", "this race belongs to no arena: no next race will come here"
         )
+
+    async def placed(self, url: str) -> None:
+        """The racer's wait ended: they are placed in the race at `url` (arenas/rooms.py `Watch`).
+        The socket goes on to it in its own turn, after what its inbox holds before."""
+        self.hear({"type": "race.next", "url": url})
+
+    async def race_next(self, message: dict) -> None:
+        """`placed`, then this socket is the next race's, as one opened on it would be: its
+        `snapshot` comes next, then its events; the race before sends nothing more. A browser
+        goes from race to race of an arena on one socket. The race before is over (a racer is
+        placed once their race has closed): its end is sent first if it has not been (its event
+        came late), so that the page, and its result, see it."""
+        if self.waiting is None or self.player is None:
+            return  # the wait ended meanwhile (the socket closing)
+        if not self.over:
+            await self.sync(self.last_event)
+        url = message["url"]
+        await self.send_frame({"type": "placed", "url": url})
+        await self.leave_race()
+        self.forget_race()
+        await self.open_race(normalize_code(url.rstrip("/").rsplit("/", 1)[-1]), None)
 
     def need_player(self):
         """The socket's player; a socket whose session has none yet (a GET makes no guest) may
@@ -376,6 +417,7 @@ class RaceConsumer(PlaySocket):
     def take_in(self, view: snapshots.CatchUp) -> None:
         """Who this socket is now: its race as read, its racer and seat."""
         self.race, self.racer_id = view.race, view.racer_id
+        self.over = view.race.is_over
         if view.racer is not None:
             self.seat = play.Seat(race=view.race, racer=view.racer)
 
@@ -475,6 +517,8 @@ class RaceConsumer(PlaySocket):
         """Numbered events of one race, in order: a batch of moves' progress, each already
         encoded once for every socket of the process (`texts`); or the lobby's, the start's,
         the close's, stamped with `now` as each is sent (no `texts`)."""
+        if self.race is None or message.get(GROUP) != self.race.group_name:
+            return  # the race this socket followed before its next one (`race_next`)
         texts = message.get("texts") or [None] * len(message["frames"])
         for frame, text in zip(message["frames"], texts, strict=True):
             await self.take_event(frame, text)
@@ -523,6 +567,8 @@ class RaceConsumer(PlaySocket):
 
     async def after_event(self, frame: dict) -> None:
         kind = frame["type"]
+        if kind in ("finished", "cancelled"):
+            self.over = True
         if kind in ("finished", "cancelled") and self.racer_id is not None:
             # Over: no game to follow and no timer left for a racer; the seat is read again
             # at the next move (refused, as the race is over).

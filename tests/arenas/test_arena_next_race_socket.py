@@ -1,7 +1,7 @@
 """A racer done in an arena's race waits for their next race on the race's own socket (`wait`,
 docs/protocol.md): the socket joins the arena's room as the arena's page does, gets the board
-with the racer's own row, makes them present while it is open, and brings `placed`. One socket a
-page: between two races the browser opens only the next race's."""
+with the racer's own row, makes them present while it is open, and brings `placed`, after which the
+socket is the next race's: a browser races an arena's races one after another on one socket."""
 
 import asyncio
 
@@ -9,6 +9,9 @@ import pytest
 
 from arenas import actions
 from arenas.models import ArenaPlayer
+from races import actions as race_actions
+from races import events as race_events
+from races.events import emit
 from races.models import Race
 from tests.arenas.conftest import play_out
 
@@ -39,7 +42,7 @@ async def sockets_open(run, arena, client) -> int:
     return await run(lambda: ArenaPlayer.objects.get(arena=arena, player=client.player).sockets)
 
 
-async def test_racers_done_wait_on_the_race_socket_and_are_sent_to_their_next_race(
+async def test_racers_done_wait_on_the_race_socket_and_race_the_next_race_on_it(
     arena, arena_socket, race_socket, run, make_client
 ):
     (ann, bob), race = await placed_together(run, make_client, arena_socket, arena, ["Ann", "Bob"])
@@ -53,14 +56,58 @@ async def test_racers_done_wait_on_the_race_socket_and_are_sent_to_their_next_ra
         board = await socket.expect("standings")
         assert board["you"]["player"] == client.player.pk and board["you"]["races"] == 1
         assert board["count"] == 2 and "rows" not in board  # the page shows its own row alone
-    # Both present again on their race's socket: the room places them in a new race.
+    # Both present again on their race's socket: the room places them in a new race, and the
+    # socket goes on to it: the new race's snapshot, then its board, as a socket opened on it.
     ann_next = (await asyncio.wait_for(ann_race.expect("placed"), 5))["url"]
     assert (await asyncio.wait_for(bob_race.expect("placed"), 5))["url"] == ann_next
     new = await run(lambda: Race.objects.exclude(pk=race.pk).get())
     assert ann_next == new.get_absolute_url()
-    assert await sockets_open(run, arena, ann) == 1
-    await ann_race.disconnect()  # the page leaves for the next race: no longer present here
-    assert await sockets_open(run, arena, ann) == 0
+    for client, socket in ((ann, ann_race), (bob, bob_race)):
+        snapshot = await socket.expect("snapshot")
+        assert snapshot["race"]["code"] == new.code and snapshot["you"]["racer"] is not None
+        assert await sockets_open(run, arena, client) == 0  # racing: no longer waiting
+    board = await ann_race.board()
+    ack = await ann_race.request({"type": "move", "move": board["legal"][0], "seq": 0}, "ack")
+    assert ack["seq"] == 1
+    await bob_race.expect("progress")  # Ann's move, on Bob's socket: the new race's events
+    await run(emit, race, "rematch", code="XXXXXX", url="/race/XXXXXX/")  # the race before's
+    for socket in (ann_race, bob_race):
+        while not await socket.receive_nothing(0.3):
+            assert (await socket.next())["type"] != "rematch"
+
+
+async def test_a_socket_placed_before_it_heard_its_race_end_is_sent_the_end_first(
+    arena, arena_socket, race_socket, run, make_client, monkeypatch
+):
+    """The race's close and the placement that follows it travel apart: a socket that waits and
+    is placed before the close's event came (or the channel layer lost it) reads the end from
+    the record, and sends it before `placed`: the page sees its race's result."""
+    (ann, bob), race = await placed_together(run, make_client, arena_socket, arena, ["Ann", "Bob"])
+    socket = await race_socket(ann, race.code)
+    await socket.expect("snapshot")
+    await socket.send_json_to({"type": "resign"})
+    await socket.expect("progress")
+    await socket.send_json_to({"type": "wait"})
+    await socket.expect("standings")
+    lost = []
+    broadcast = race_events.broadcast
+
+    def losing_the_end(group, message):
+        if any(frame["type"] == "finished" for frame in message.get("frames", ())):
+            lost.append(message)
+        else:
+            broadcast(group, message)
+
+    monkeypatch.setattr(race_events, "broadcast", losing_the_end)
+    await run(race_actions.do_resign, race, bob.player)  # the last racer: the race closes
+    bob_socket = await arena_socket(bob, arena.public_id)  # Bob's page: both present
+    await asyncio.wait_for(bob_socket.expect("placed"), 5)
+    assert lost  # the close's events never came through the channel layer
+    finished = await socket.expect("finished")
+    placed = await socket.expect("placed")
+    assert socket.seen.index(finished) < socket.seen.index(placed)
+    snapshot = await socket.expect("snapshot")
+    assert snapshot["race"]["code"] != race.code
 
 
 async def test_a_wait_asked_twice_counts_once_and_ends_with_its_socket(
