@@ -4,7 +4,8 @@ its link and joins; the server places them both in one race of the arena, and ea
 there with no click. Both resign: each race page waits there for the next race from the
 racer's resignation on (a Pause button beside), and shows the result with no rematch and a way
 back to the arena; the arena places them in the next race from the race's page, again with no
-click, and the page becomes the next race's in place: no page load at all between two races."""
+click, and the page becomes the next race's in place: no page load and no new socket between
+two races."""
 
 from __future__ import annotations
 
@@ -113,6 +114,7 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     for player in (ann, bob):
         # Its board, shown at the start (after the countdown): the race runs.
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
+        player.sockets.clear()  # the first race's, open: any other is a new one
     ann.page.click("#resign-button")  # the confirm() is accepted
     # Done while Bob races on: Ann's page waits for the next race already (the arena places her
     # as soon as the race closes, over a socket open before the close).
@@ -144,8 +146,10 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     assert ann.page.url == bob.page.url
     code = ann.page.url.rstrip("/").rsplit("/", 1)[1]
     for player in (ann, bob):
-        # The same document, now the next race's: its code, links and socket, and a board to play.
+        # The same document, now the next race's: its code, links and socket, and a board to
+        # play. The same socket, too: the server went on to the next race on it.
         assert player.page.evaluate("window.samePage === true")
+        assert [url for url in player.sockets if "/ws/race/" in url] == [], player.sockets
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
         assert player.page.inner_text("#race-code") == code
         assert player.page.input_value("#invite-link") == player.page.url

@@ -28,18 +28,21 @@ def click_move(page, move: str) -> None:
 
 
 class Player:
-    """One guest's page (`make_page`): every frame its socket got, and its errors."""
+    """One guest's page (`make_page`): every frame its sockets got, the sockets it opened (their
+    URLs), and its errors."""
 
     def __init__(self, page, base: str) -> None:
         self.page = page
         self.base = base
         self.frames: list[dict] = []
+        self.sockets: list[str] = []
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.on("dialog", lambda dialog: dialog.accept())
         self.page.on("websocket", self._watch)
 
     def _watch(self, ws) -> None:
+        self.sockets.append(ws.url)
         ws.on("framereceived", lambda payload: self.frames.append(json.loads(payload)))
 
     def wait(self, selector: str, timeout: float = 10_000) -> None:

@@ -3,8 +3,9 @@
 // socket: it sends `wait`, and the server puts the socket in the arena's room, as the arena's own
 // page is (an open socket there is what makes a player present: placed as soon as their race
 // closes). The socket then brings the arena's `standings` (the player's own row) and `placed`,
-// which sends the page to that race with no click (docs/protocol.md, "Races" and "Arenas").
-// Between two races of an arena the browser loads one page and opens one socket: the next race's.
+// after which the same socket is the next race's: the page shows it with no click
+// (docs/protocol.md, "Races" and "Arenas"). Between two races of an arena the browser loads no
+// page and opens no socket.
 
 const ORDINAL = { one: "st", two: "nd", few: "rd", other: "th" };
 const rules = new Intl.PluralRules("en", { type: "ordinal" });

@@ -36,31 +36,26 @@ const store = new StoreRetry(send, (waiting) => {
   else if ($("race-status").textContent === STORE_NOTICE) render();
 });
 
-let sock = null; // this race's socket: a new one for each race the page shows
+// The page's socket: the race's, then, on an arena's race page, each next race's (the server
+// goes on to the next race on it: showNextRace).
+const sock = new ReconnectingSocket(config.ws_path);
 
 // A reconnect asks for the events after the last one applied (?since=N): the server answers
-// with exactly those (or a fresh snapshot), then the board as it stands. A socket the page has
-// left for the next race's says nothing more.
-function openSocket() {
-  const own = new ReconnectingSocket(config.ws_path);
-  const current = (listener) => (e) => own === sock && listener(e);
-  own.addEventListener("open", current(() => {
-    ping();
-    if (pending) send(pending); // a move sent before the drop: the server applies it once
-  }));
-  own.addEventListener("message", current((e) => onFrame(e.detail)));
-  own.addEventListener("close", current((e) => {
-    if (e.detail.code === 4004) own.close(); // no such race: nothing to come back to
-    own.url = socketUrl(`${config.ws_path}${model.loaded ? `?since=${model.event}` : ""}`);
-  }));
-  own.addEventListener("status", current((e) => {
-    root.dataset.socket = e.detail.state;
-    if (e.detail.state === "reconnecting") setStatus("Connection lost; reconnecting…", true);
-    nextRace?.connection(e.detail.state); // a socket back: its wait for the next race asked again
-  }));
-  sock = own;
-  own.connect();
-}
+// with exactly those (or a fresh snapshot), then the board as it stands.
+sock.addEventListener("open", () => {
+  ping();
+  if (pending) send(pending); // a move sent before the drop: the server applies it once
+});
+sock.addEventListener("message", (e) => onFrame(e.detail));
+sock.addEventListener("close", (e) => {
+  if (e.detail.code === 4004) sock.close(); // no such race: nothing to come back to
+  sock.url = socketUrl(`${config.ws_path}${model.loaded ? `?since=${model.event}` : ""}`);
+});
+sock.addEventListener("status", (e) => {
+  root.dataset.socket = e.detail.state;
+  if (e.detail.state === "reconnecting") setStatus("Connection lost; reconnecting…", true);
+  nextRace?.connection(e.detail.state); // a socket back: its wait for the next race asked again
+});
 
 function send(frame) {
   sock.send(frame);
@@ -227,14 +222,13 @@ function waitHereForNextRace(wait) {
 }
 
 /** The arena placed the racer in their next race: this page becomes that race's, with no page
- * load (the page of every race of an arena is the same but for the race's own code, links and
- * badges, which the next race's snapshot brings). The address bar follows, so a reload, a
- * bookmark or a shared link is the new race's; going back to an earlier race's address loads
- * that page. */
+ * load and on the same socket (the page of every race of an arena is the same but for the race's
+ * own code, links and badges; the server sends the next race's snapshot on the socket right
+ * after `placed`). The address bar follows, so a reload, a bookmark or a shared link is the new
+ * race's; going back to an earlier race's address loads that page. */
 function showNextRace(url) {
   const next = new URL(url, location.href);
   const code = next.pathname.split("/").filter(Boolean).pop();
-  sock.close();
   nextRace?.close();
   nextRace = null;
   history.pushState({ race: code }, "", next.pathname);
@@ -259,10 +253,10 @@ function showNextRace(url) {
   setText($("race-code"), code);
   $("invite-link").value = next.href;
   $("results-link").href = config.results_url;
-  Object.assign(root.dataset, { phase: "lobby", event: "0", socket: "connecting" });
+  Object.assign(root.dataset, { phase: "lobby", event: "0" });
   delete root.dataset.seq; // no board of this race yet
   setStatus("Your next race of the arena: the board comes with its countdown…");
-  openSocket();
+  sock.url = socketUrl(config.ws_path); // a reconnect from here opens on the new race
 }
 
 // An earlier race's address (the back button after races in place): that race's page.
@@ -625,5 +619,5 @@ document.addEventListener("keydown", (e) => {
   if (board.handleKey(e)) e.preventDefault();
 });
 
-openSocket();
+sock.connect();
 setInterval(tick, 100);
