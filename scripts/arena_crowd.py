@@ -299,12 +299,13 @@ class Crowd:
         if status != 200:
             raise RuntimeError(f"{path} answered {status}")
 
-    async def race(self, player: ArenaPlayer, url: str, page: bool):
-        """One race: load its page (`page`: the first, from the arena's page; the race's page
-        shows each next race in place), play at the pace for `--race-s` (no longer than the
-        race's clock), resign; the racer, its socket still open (the page stays, and waits there
-        for the race's end and the next race)."""
-        if page and not getattr(self.args, "sockets_only", False):
+    async def race(self, player: ArenaPlayer, url: str, before=None):
+        """One race: load its page and open its socket (the first, from the arena's page), or go
+        on on the socket of the race `before` (the race's page shows each next race in place, on
+        the socket the server moved on to it), play at the pace for `--race-s` (no longer than
+        the race's clock), resign; the racer, its socket still open (the page stays, and waits
+        there for the race's end and the next race)."""
+        if before is None and not getattr(self.args, "sockets_only", False):
             await self.load_page(player, urlsplit(url).path)
         code = url.rstrip("/").rsplit("/", 1)[1]
         player.races.append(code)
@@ -345,10 +346,14 @@ class Crowd:
                 racer.finished.set()  # the answer to a `sync`: over already
             if kind == "placed" and racer.placed_url is None:
                 racer.placed_url = frame["url"]
+                racer.handed_over = True  # the next frame is the next race's snapshot
                 racer.placed.set()
 
         racer.on_frame = take
-        await retried(racer.connect)
+        if before is None:
+            await retried(racer.connect)
+        else:
+            racer.take_over(before)
         try:
             await self.asking(racer, racer.board_ready)
             until = min(time.perf_counter() + self.race_seconds(), self.stop_at)
@@ -416,14 +421,12 @@ class Crowd:
         try:
             await self.join(player, pool)
             racer = None  # the last race's, its page waiting for the next
-            first = True
             while time.perf_counter() < self.stop_at:
                 url = await self.placed(player, after=racer)
-                racer = None
+                before, racer = racer, None
                 if url is None:
                     break
-                racer = await self.race(player, url, page=first)
-                first = False
+                racer = await self.race(player, url, before)
             if racer is not None:
                 await racer.close()
         except Exception as exc:  # noqa: BLE001 - every failure is a figure

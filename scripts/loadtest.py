@@ -194,6 +194,9 @@ class Racer:
         self.ends_at_ms: int | None = None  # the race's end by its clock (epoch ms), if it has one
         self.over = False  # the server said the race is over: a page sends no more moves
         self.reopened = False  # a socket opened since the last board
+        self.handed_over = False
+        """The server went on to the next race on this socket (an arena's, after `placed`): this
+        racer reads no frame after that one, and leaves the socket open (the next racer's)."""
 
     # -- the socket
 
@@ -212,7 +215,13 @@ class Racer:
             max_queue=None,
         )
         self.reopened = True
-        self.reader = asyncio.create_task(self.read())
+        self.read_from_now()
+
+    def take_over(self, before: Racer) -> None:
+        """The socket `before` raced on, now this race's (the server went on to it after
+        `placed`, before.handed_over): read from where `before` stopped."""
+        self.ws, self.base = before.ws, before.base
+        self.read_from_now()
 
     async def reconnect(self) -> None:
         """The socket is gone: try the servers in turn (the browser's retry), then resolve."""
@@ -229,10 +238,15 @@ class Racer:
     async def send(self, frame: dict) -> None:
         await self.ws.send(json.dumps(frame, separators=(",", ":")))
 
+    def read_from_now(self) -> None:
+        self.reader = asyncio.create_task(self.read())
+
     async def read(self) -> None:
         try:
             async for text in self.ws:
                 self.on_text(text)
+                if self.handed_over:
+                    return  # what follows is the next race's (`take_over`)
         except websockets.ConnectionClosed:
             pass
         if not self.closing:
@@ -448,7 +462,7 @@ class Racer:
 
     async def close(self) -> None:
         self.closing = True
-        if self.ws is not None:
+        if self.ws is not None and not self.handed_over:
             await self.ws.close()
         if self.reader is not None:
             with contextlib.suppress(asyncio.CancelledError):
