@@ -25,9 +25,10 @@ from arenas import actions, placement, standings
 from arenas.models import Arena, arena_of_race
 from games.groups import GROUPS, PerLoop
 from games.models import Player
+from games.rows import one_or_none
 from games.storage import off_loop
 from races.actions import check_done
-from races.models import Race
+from races.models import Race, Racer
 
 logger = logging.getLogger(__name__)
 
@@ -137,11 +138,20 @@ class Watch:
 
 def present_after_race(race: Race, player: Player) -> tuple[Arena, bool] | None:
     """The race's arena, and its racer, done in it, marked present there (whether they are in
-    the arena: one who left it is not placed); None for a race of no arena."""
-    arena = arena_of_race(race)
+    the arena: one who left it is not placed); None for a race of no arena. The racer, the race
+    as it stands and its arena are one read, the presence one write (a refusal may read the
+    arena alone: a player not in the race is told `no_next_race` in a race of no arena)."""
+    racer = one_or_none(
+        Racer.objects.select_related("race__arena_race__arena").filter(race=race, player=player)
+    )
+    if racer is None:
+        arena = arena_of_race(race)
+    else:
+        link = getattr(racer.race, "arena_race", None)  # None: the race belongs to no arena
+        arena = None if link is None else link.arena
     if arena is None:
         return None
-    check_done(race, player)
+    check_done(racer)
     return arena, actions.do_present(arena, player, True)
 
 

@@ -113,10 +113,10 @@ def is_racer(race: Race, player: Player | None) -> bool:
     return player is not None and race.racers.filter(player=player).exists()
 
 
-def check_done(race: Race, player: Player) -> None:
-    """The player raced in the race and will make no more moves in it: won, resigned or out of
-    time, or the race's time is up (what a racer who waits for their next race must be)."""
-    racer = racer_of(race, player)
+def check_done(racer: Racer | None) -> None:
+    """The player's racer (None: not in the race), read with their race as it stands now, will
+    make no more moves in it: won, resigned or out of time, or the race's time is up (what a
+    racer who waits for their next race must be)."""
     if racer is None:
         raise RaceRuleError("not_in_race", "you are not racing in this race")
     over = phase_of(racer.race) in (Phase.OVERTIME, Phase.FINISHED, Phase.CANCELLED)

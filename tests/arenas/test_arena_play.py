@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from arenas import actions, board, consumers, events, placement, standings
+from arenas import actions, board, consumers, events, placement, rooms, standings
 from arenas.actions import ArenaRuleError
 from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
 from games.engine import Game as EngineGame
@@ -114,6 +114,28 @@ def test_a_batch_of_races_costs_the_same_statements_whatever_its_size(arena, mak
     for racer in Racer.objects.select_related("game"):
         assert racer.game.player_id == racer.player_id and racer.status == "playing"
         assert racer.cards == EngineGame.from_dict(racer.game.state).foundation_count()
+
+
+def test_a_racer_done_waits_for_the_next_race_in_one_read_and_one_write(arena, here):
+    """A racer done in an arena's race who waits on its socket (`wait`): their racer, the race
+    as it stands and its arena in one read, their presence in one write; a racer still racing
+    is refused, and a player not in the race is told so."""
+    ann, bob = here("Ann"), here("Bob")
+    [race] = placement.place(arena.pk)
+    outsider = here("Cat")  # in the arena, not in the race
+    done, racing = ann, bob
+    race_actions.do_resign(race, done)
+    actions.do_present(arena, done, False)  # their arena page closed, as a race page's is
+    with CaptureQueriesContext(connection) as queries:
+        found = rooms.present_after_race(race, done)
+    assert found == (arena, True) and len(queries) == 2, [q["sql"] for q in queries]
+    assert ArenaPlayer.objects.get(arena=arena, player=done).sockets == 1
+    with pytest.raises(lifecycle.RaceRuleError) as refused:
+        rooms.present_after_race(race, racing)
+    assert refused.value.code == "still_racing"
+    with pytest.raises(lifecycle.RaceRuleError) as refused:
+        rooms.present_after_race(race, outsider)
+    assert refused.value.code == "not_in_race"
 
 
 def test_one_player_waits_alone(arena, here):
