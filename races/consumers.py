@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import parse_qs
 
+from django.urls import resolve
+
 from games import actions as game_actions
 from games import play as play_game
 from games.errors import GameOver, StaleSeq, Unavailable
@@ -317,17 +319,19 @@ class RaceConsumer(PlaySocket):
         """`placed`, then this socket is the next race's, as one opened on it would be: its
         `snapshot` comes next, then its events; the race before sends nothing more. A browser
         goes from race to race of an arena on one socket. The race before is over (a racer is
-        placed once their race has closed): its end is sent first if it has not been (its event
-        came late), so that the page, and its result, see it."""
+        placed once their race has closed): its events this socket has not sent (its end, which
+        came late) are read from the record and sent first, so that the page, and its result,
+        see it; the socket follows nothing more of that race, so nothing else is read."""
         if self.waiting is None or self.player is None:
             return  # the wait ended meanwhile (the socket closing)
         if not self.over:
-            await self.sync(self.last_event)
+            for frame in await off_loop(snapshots.events_between)(self.race, self.last_event):
+                await self.send_event(frame)
         url = message["url"]
         await self.send_frame({"type": "placed", "url": url})
         await self.leave_race()
         self.forget_race()
-        await self.open_race(normalize_code(url.rstrip("/").rsplit("/", 1)[-1]), None)
+        await self.open_race(normalize_code(resolve(url).kwargs["code"]), None)
 
     def need_player(self):
         """The socket's player; a socket whose session has none yet (a GET makes no guest) may
@@ -569,13 +573,13 @@ class RaceConsumer(PlaySocket):
         kind = frame["type"]
         if kind in ("finished", "cancelled"):
             self.over = True
-        if kind in ("finished", "cancelled") and self.racer_id is not None:
-            # Over: no game to follow and no timer left for a racer; the seat is read again
-            # at the next move (refused, as the race is over).
-            self.cancel_timers()
-            if self.seat is not None:
-                self.seat.stale = True
-            return
+            if self.racer_id is not None:
+                # Over: no game to follow and no timer left for a racer; the seat is read again
+                # at the next move (refused, as the race is over).
+                self.cancel_timers()
+                if self.seat is not None:
+                    self.seat.stale = True
+                return
         if kind in ("countdown", "finished", "cancelled", "joined", "left", "autostart"):
             # The start, the end or a change of racers: new games to follow, new timers.
             view = await off_loop(snapshots.catch_up)(self.race, self.player, self.last_event)

@@ -37,7 +37,7 @@ const store = new StoreRetry(send, (waiting) => {
 });
 
 // The page's socket: the race's, then, on an arena's race page, each next race's (the server
-// goes on to the next race on it: showNextRace).
+// goes on to the next race on it: showNextRace; a reconnect opens on the race `config` names).
 const sock = new ReconnectingSocket(config.ws_path);
 
 // A reconnect asks for the events after the last one applied (?since=N): the server answers
@@ -256,7 +256,6 @@ function showNextRace(url) {
   Object.assign(root.dataset, { phase: "lobby", event: "0" });
   delete root.dataset.seq; // no board of this race yet
   setStatus("Your next race of the arena: the board comes with its countdown…");
-  sock.url = socketUrl(config.ws_path); // a reconnect from here opens on the new race
 }
 
 // An earlier race's address (the back button after races in place): that race's page.
