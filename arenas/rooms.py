@@ -26,7 +26,7 @@ from arenas.models import Arena, arena_of_race
 from games.groups import GROUPS, PerLoop
 from games.models import Player
 from games.rows import one_or_none
-from games.storage import off_loop
+from games.storage import ORM_THREADS, off_loop
 from races.actions import check_done
 from races.models import Race, Racer
 
@@ -258,12 +258,22 @@ class Room:
         the one being read (a crowd opening its sockets at once reads it once a second, not once
         a socket)."""
         frame = standings.fresh_board(self.arena) or await self.read_board()
-        return encoded(frame, rows), await off_loop(own_texts)(self.arena, player_ids)
+        return encoded(frame, rows), await self.own_texts(player_ids)
+
+    async def own_texts(
+        self, player_ids: list[int], lane: ThreadPoolExecutor = ORM_THREADS
+    ) -> dict[int, str]:
+        """These players' own rows, read on `lane` (the sockets' ORM threads by default); none,
+        and no trip off the loop, for a spectator's socket (a crowd's join opens hundreds of
+        them, and before the first join the board is counted from the record)."""
+        if not player_ids:
+            return {}
+        return await off_loop(own_texts, lane=lane)(self.arena, player_ids)
 
     async def send_board(self, sockets: list) -> None:
         frame = await self.read_board()
         players = [s.player.pk for s in sockets if s.player is not None]
-        own = await off_loop(own_texts, lane=BOARD_THREAD)(self.arena, players)
+        own = await self.own_texts(players, lane=BOARD_THREAD)
         shared = {True: encoded(frame)}
         for socket in sockets:
             rows = getattr(socket, "rows", True)

@@ -147,6 +147,8 @@ def own_dict(row: board.Row, entry: Entry | None) -> dict:
 
 def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
     """The pinned own row of each of these players."""
+    if not player_ids:
+        return {}
     found = own_board_rows(arena, player_ids)
     entries = entries_of(arena, list(found))
     return {pid: own_dict(row, entries.get(pid)) for pid, row in found.items()}

@@ -280,6 +280,29 @@ async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
     assert len(socket.sent) == 1
 
 
+async def test_a_spectator_s_socket_and_a_room_of_spectators_read_no_own_row(
+    arena, arena_socket, run, monkeypatch
+):
+    """A crowd's join opens its sockets as spectators first (the page is loaded before the Join
+    button is pressed): they are sent the board, and no own row is looked for, on the way in or
+    in the room's boards (before the first join, looking counted the arena from the record)."""
+    looked = []
+    own_rows = standings.own_rows
+    monkeypatch.setattr(standings, "own_rows", lambda *a: looked.append(a) or own_rows(*a))
+    socket = await arena_socket(None, arena.public_id)
+    assert (await socket.expect("standings"))["you"] is None
+    room = rooms.Room(rooms.Rooms(), arena)
+    spectator = FakeSocket()
+    room.sockets.add(spectator)
+    await room.send_board([spectator])
+    assert json.loads(spectator.sent[0])["you"] is None
+    assert looked == []
+    ann = await run(Player.objects.create, nickname="Ann")
+    await run(actions.do_join, arena, ann)
+    _, own = await room.texts([ann.pk])
+    assert looked == [(arena, [ann.pk])] and json.loads(own[ann.pk])["name"] == "Ann"
+
+
 async def test_sockets_opening_within_a_second_share_one_read_of_the_board(arena, run, monkeypatch):
     ann = await run(Player.objects.create, nickname="Ann")
     await run(actions.do_join, arena, ann)
