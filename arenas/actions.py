@@ -94,14 +94,15 @@ def do_join(arena: Arena, player: Player) -> tuple[ArenaPlayer, bool]:
     entry, and whether it is new. Joining twice changes nothing."""
     if arena.phase() == Arena.Phase.ENDED:
         raise ArenaRuleError("arena_over", "this arena has ended: its podium is final")
-    with transaction.atomic():
-        entry, created = ArenaPlayer.objects.get_or_create(
-            arena=arena, player=player, defaults={"free_since": timezone.now()}
-        )
-        if not created and entry.paused:
-            entry.paused = False
-            entry.free_since = entry.free_since or timezone.now()
-            entry.save(update_fields=["paused", "free_since"])
+    # No transaction around the two: `get_or_create` makes its own for the insert (and finds
+    # the entry another tab's join made meanwhile), and a resume is one update.
+    entry, created = ArenaPlayer.objects.get_or_create(
+        arena=arena, player=player, defaults={"free_since": timezone.now()}
+    )
+    if not created and entry.paused:
+        entry.paused = False
+        entry.free_since = entry.free_since or timezone.now()
+        entry.save(update_fields=["paused", "free_since"])
     if created:
         board.write(arena, [entry])
     events.board_changed(arena)

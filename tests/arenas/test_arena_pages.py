@@ -154,6 +154,9 @@ def test_a_first_join_is_answered_from_the_entry_it_made(client, make_arena):
     sqls = [query["sql"] for query in queries.captured_queries]
     entries = [sql for sql in sqls if sql.startswith('SELECT "arenas_arenaplayer"."id"')]
     assert len(entries) == 1  # the join's own look (`get_or_create`)
+    # Two transactions (savepoints inside the test's own): the entry's insert and the new
+    # guest's session; none around the join's look and insert (two round trips more each).
+    assert len([sql for sql in sqls if sql.startswith("SAVEPOINT")]) == 2, sqls
     assert not any('FROM "races_race"' in sql for sql in sqls)
     assert body["player"] == ArenaPlayer.objects.get().player_id
     assert "Waiting for another free player" in body["controls"]
