@@ -49,6 +49,11 @@ PLACED_GRACE = timedelta(seconds=15)
 BOARD_AT_LEAST_S = 5.0
 """The board is sent this often even when no `arena.changed` came (the channel layer drops
 messages, and a Redis restart forgets a group's members): a missed change shows within 5 s."""
+WAITING_BOARD_EVERY_S = 5.0
+"""How often a race's page that waits for its next race (`rows=False`) is sent its player's own
+row again after the one it gets on `wait`: it shows that row alone, in a sentence, for the few
+seconds until the placement. Read and sent once a second, a crowd's waiting pages' rows were 4%
+of a Daphne's samples (docs/performance.md, forty-first day)."""
 
 
 def own_texts(arena: Arena, player_ids: list[int]) -> dict[int, str]:
@@ -102,6 +107,7 @@ class Watch:
         self.opened_at = timezone.now()
         self.placed_url: str | None = None
         self.closed = False
+        self.board_sent_at = time.monotonic()  # `open` sends the first
 
     async def open(self, present: bool) -> None:
         """Into the room, and the board sent at once (raises if the room could not join the
@@ -236,12 +242,19 @@ class Room:
 
     async def board_tick(self) -> None:
         """Send the board if it changed (or `BOARD_AT_LEAST_S` passed) and `BOARD_EVERY_S` has
-        passed since the last one."""
+        passed since the last one: to the arena's pages, and to the race pages waiting for their
+        next race whose last own row is `WAITING_BOARD_EVERY_S` old."""
         now = time.monotonic()
         due = self.dirty or now - self.board_sent_at >= BOARD_AT_LEAST_S
         if due and self.sockets and now - self.board_sent_at >= BOARD_EVERY_S:
             self.dirty, self.board_sent_at = False, now
-            await self.send_board(list(self.sockets))
+            sockets = [
+                s
+                for s in self.sockets
+                if getattr(s, "rows", True) or now - s.board_sent_at >= WAITING_BOARD_EVERY_S
+            ]
+            if sockets:
+                await self.send_board(sockets)
 
     async def read_board(self) -> dict:
         """The board frame, read once for everyone who asks while the read is on."""
@@ -280,6 +293,7 @@ class Room:
             if rows not in shared:
                 shared[rows] = encoded(frame, rows)
             text = with_own(shared[rows], own.get(socket.player.pk) if socket.player else None)
+            socket.board_sent_at = time.monotonic()
             try:
                 await socket.send(text_data=text)
             except Exception:  # closed meanwhile

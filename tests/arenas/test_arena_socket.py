@@ -4,6 +4,7 @@ the room's tick and sent to their race, presence, and the once-a-tick board."""
 import asyncio
 import json
 import threading
+import time
 
 import pytest
 from autobahn.exception import Disconnected
@@ -265,6 +266,26 @@ class FakeSocket:
 
     async def send(self, text_data: str) -> None:
         self.sent.append(text_data)
+
+
+async def test_a_race_page_waiting_for_its_next_race_gets_its_own_row_every_few_seconds(arena, run):
+    """The arena's page gets every board (at most one a second); a race's page waiting for its
+    next race shows only its own row, and gets it again once `WAITING_BOARD_EVERY_S` passed."""
+    ann = await run(Player.objects.create, nickname="Ann")
+    await run(actions.do_join, arena, ann)
+    room = rooms.Room(rooms.Rooms(), arena)
+    page, waiting = FakeSocket(ann), FakeSocket(ann)
+    waiting.rows, waiting.board_sent_at = False, time.monotonic()  # its `wait` was answered
+    room.sockets.update({page, waiting})
+    await room.board_tick()
+    assert len(page.sent) == 1 and waiting.sent == []
+    waiting.board_sent_at -= rooms.WAITING_BOARD_EVERY_S
+    room.board_sent_at -= rooms.BOARD_EVERY_S  # a second later, the board changed again
+    room.dirty = True
+    await room.board_tick()
+    assert len(page.sent) == 2 and len(waiting.sent) == 1
+    frame = json.loads(waiting.sent[0])
+    assert "rows" not in frame and frame["you"]["name"] == "Ann"
 
 
 async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
