@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from arenas import actions
 from arenas.models import Arena
-from arenas.rooms import Watch
+from arenas.rooms import Watch, own_texts
 from games.identity import player_from_scope
 from games.models import Player
 from games.rows import one_or_none
@@ -47,14 +47,17 @@ class Connection:
     arena: Arena | None
     player: Player | None
     present: bool
+    own: dict[int, str]
 
 
 def connect(public_id: str, scope) -> Connection:
-    """The arena, the socket's player, and whether they are in it (then marked present)."""
+    """The arena, the socket's player, whether they are in it (then marked present), and their
+    own row of its board (none for a visitor): one trip off the loop."""
     arena = one_or_none(Arena.objects.filter(public_id=public_id))
     player = player_from_scope(scope) if arena else None
     present = player is not None and actions.do_present(arena, player, True)
-    return Connection(arena=arena, player=player, present=present)
+    own = own_texts(arena, [player.pk]) if player is not None else {}
+    return Connection(arena=arena, player=player, present=present, own=own)
 
 
 class ArenaConsumer(PlaySocket):
@@ -72,7 +75,7 @@ class ArenaConsumer(PlaySocket):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.watch = Watch(view.arena, view.player, self)
-        await self.watch.open(view.present)
+        await self.watch.open(view.present, view.own)
 
     async def disconnect(self, code: int) -> None:
         if self.watch is not None:

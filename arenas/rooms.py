@@ -109,14 +109,15 @@ class Watch:
         self.closed = False
         self.board_sent_at = time.monotonic()  # `open` sends the first
 
-    async def open(self, present: bool) -> None:
+    async def open(self, present: bool, own: dict[int, str] | None = None) -> None:
         """Into the room, and the board sent at once (raises if the room could not join the
-        arena's group: Redis unreachable a moment; the page then retries)."""
+        arena's group: Redis unreachable a moment; the page then retries). `own`: the player's
+        own row, read in the connect's trip off the loop (`own_texts`), not read again."""
         self.present = present
         self.room = await ROOMS.get().join(self.arena, self)
         if present:
             self.room.dirty = True  # the lobby's counts changed for everyone
-        await self.send_own_board()
+        await self.send_own_board(own)
 
     async def close(self) -> None:
         self.closed = True  # a board or a placement on its way is not sent
@@ -129,9 +130,9 @@ class Watch:
         if not self.closed:
             await self.socket.send(text_data=text_data)
 
-    async def send_own_board(self) -> None:
+    async def send_own_board(self, own: dict[int, str] | None = None) -> None:
         ids = [self.player.pk] if self.player is not None else []
-        shared, own = await self.room.texts(ids, self.rows)
+        shared, own = await self.room.texts(ids, self.rows, own)
         await self.send(with_own(shared, own.get(ids[0]) if ids else None))
 
     async def send_placed(self, url: str) -> None:
@@ -142,11 +143,12 @@ class Watch:
             await self.socket.placed(url)
 
 
-def present_after_race(race: Race, player: Player) -> tuple[Arena, bool] | None:
+def present_after_race(race: Race, player: Player) -> tuple[Arena, bool, dict[int, str]] | None:
     """The race's arena, and its racer, done in it, marked present there (whether they are in
-    the arena: one who left it is not placed); None for a race of no arena. The racer, the race
-    as it stands and its arena are one read, the presence one write (a refusal may read the
-    arena alone: a player not in the race is told `no_next_race` in a race of no arena)."""
+    the arena: one who left it is not placed), and their own row of its board; None for a race
+    of no arena. The racer, the race as it stands and its arena are one read, the presence one
+    write (a refusal may read the arena alone: a player not in the race is told `no_next_race`
+    in a race of no arena)."""
     racer = one_or_none(
         Racer.objects.select_related("race__arena_race__arena").filter(race=race, player=player)
     )
@@ -158,7 +160,7 @@ def present_after_race(race: Race, player: Player) -> tuple[Arena, bool] | None:
     if arena is None:
         return None
     check_done(racer)
-    return arena, actions.do_present(arena, player, True)
+    return arena, actions.do_present(arena, player, True), own_texts(arena, [player.pk])
 
 
 async def watch_from_race(race: Race, player: Player, socket) -> Watch | None:
@@ -168,10 +170,10 @@ async def watch_from_race(race: Race, player: Player, socket) -> Watch | None:
     found = await off_loop(present_after_race)(race, player)
     if found is None:
         return None
-    arena, present = found
+    arena, present, own = found
     watch = Watch(arena, player, socket, rows=False)
     try:
-        await watch.open(present)
+        await watch.open(present, own)
     except BaseException:
         await watch.close()
         raise
@@ -265,13 +267,17 @@ class Room:
     async def _read(self) -> dict:
         return await off_loop(standings.read_board, lane=BOARD_THREAD)(self.arena)
 
-    async def texts(self, player_ids: list[int], rows: bool = True) -> tuple[str, dict[int, str]]:
-        """The board and these players' own rows for a socket that opens or asks (`sync`): the
-        board this process read last if it is under a second old (`standings.fresh_board`), else
-        the one being read (a crowd opening its sockets at once reads it once a second, not once
-        a socket)."""
+    async def texts(
+        self, player_ids: list[int], rows: bool = True, own: dict[int, str] | None = None
+    ) -> tuple[str, dict[int, str]]:
+        """The board and these players' own rows (`own`, when the caller has read them) for a
+        socket that opens or asks (`sync`): the board this process read last if it is under a
+        second old (`standings.fresh_board`), else the one being read (a crowd opening its
+        sockets at once reads it once a second, not once a socket)."""
         frame = standings.fresh_board(self.arena) or await self.read_board()
-        return encoded(frame, rows), await self.own_texts(player_ids)
+        if own is None:
+            own = await self.own_texts(player_ids)
+        return encoded(frame, rows), own
 
     async def own_texts(
         self, player_ids: list[int], lane: ThreadPoolExecutor = ORM_THREADS

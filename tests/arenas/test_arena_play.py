@@ -118,8 +118,9 @@ def test_a_batch_of_races_costs_the_same_statements_whatever_its_size(arena, mak
 
 def test_a_racer_done_waits_for_the_next_race_in_one_read_and_one_write(arena, here):
     """A racer done in an arena's race who waits on its socket (`wait`): their racer, the race
-    as it stands and its arena in one read, their presence in one write; a racer still racing
-    is refused, and a player not in the race is told so."""
+    as it stands and its arena in one read, their presence in one write, and their own row of
+    the arena's board with it (its entry's read: the socket sends that row at once); a racer
+    still racing is refused, and a player not in the race is told so."""
     ann, bob = here("Ann"), here("Bob")
     [race] = placement.place(arena.pk)
     outsider = here("Cat")  # in the arena, not in the race
@@ -128,7 +129,10 @@ def test_a_racer_done_waits_for_the_next_race_in_one_read_and_one_write(arena, h
     actions.do_present(arena, done, False)  # their arena page closed, as a race page's is
     with CaptureQueriesContext(connection) as queries:
         found = rooms.present_after_race(race, done)
-    assert found == (arena, True) and len(queries) == 2, [q["sql"] for q in queries]
+    arena_found, present, own = found
+    assert arena_found == arena and present and len(queries) == 3, [q["sql"] for q in queries]
+    assert queries[2]["sql"].startswith('SELECT "arenas_arenaplayer"."player_id"')
+    assert json.loads(own[done.pk])["name"] == "Ann"
     assert ArenaPlayer.objects.get(arena=arena, player=done).sockets == 1
     with pytest.raises(lifecycle.RaceRuleError) as refused:
         rooms.present_after_race(race, racing)
@@ -519,8 +523,9 @@ def test_a_lost_board_is_rebuilt_from_the_record_with_every_point(arena, here):
 
 def test_an_arena_page_opening_marks_its_player_present_in_one_statement(arena, here):
     """The socket's connect (arenas/consumers.py) asks the player's entry nothing: the presence
-    write says whether there is one. A visitor who has not joined is a spectator, and nothing
-    of theirs is written."""
+    write says whether there is one (a player who has joined then has their own row read, for
+    the board the socket is sent at once). A visitor who has not joined is a spectator, and
+    nothing of theirs is written."""
 
     def scope_of(player: Player) -> dict:
         session = SessionStore()
@@ -535,6 +540,8 @@ def test_an_arena_page_opening_marks_its_player_present_in_one_statement(arena, 
             view = consumers.connect(arena.public_id, scope)
         assert (view.arena, view.player, view.present) == (arena, player, present)
         entries = [q["sql"] for q in queries if '"arenas_arenaplayer"' in q["sql"]]
-        assert len(entries) == 1 and entries[0].startswith("UPDATE"), entries
+        assert entries[0].startswith("UPDATE"), entries
+        assert len(entries) == (2 if present else 1), entries  # then their own row
+        assert (player.pk in view.own) is present
     assert ArenaPlayer.objects.get(player=ann).sockets == 2  # `here` opened one page already
     assert not ArenaPlayer.objects.filter(player=visitor).exists()

@@ -66,6 +66,23 @@ async def test_a_player_s_own_row_says_whether_they_sit_out(arena, arena_socket,
     await own_row_saying(socket, False)
 
 
+async def test_a_player_s_socket_reads_their_own_row_in_its_connect_s_trip(
+    arena, arena_socket, run, make_client, monkeypatch
+):
+    """A player's arena socket (a crowd's, reopened after the Join button) is sent its board
+    with the player's own row read with the arena, the player and the presence: no second trip
+    off the loop for the row."""
+    ann = await joined(run, make_client, arena, "Ann")
+    trips = []
+    own_texts = rooms.Room.own_texts
+    monkeypatch.setattr(
+        rooms.Room, "own_texts", lambda *a, **k: trips.append(a) or own_texts(*a, **k)
+    )
+    socket = await arena_socket(ann, arena.public_id)
+    frame = await socket.expect("standings")
+    assert frame["you"]["name"] == "Ann" and trips == []
+
+
 async def test_an_unknown_arena_is_refused(arena_socket):
     socket = await arena_socket(None, "no-such-arena")
     error = await socket.expect("error")
