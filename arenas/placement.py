@@ -202,6 +202,23 @@ def running_arenas(now=None):
     return Arena.objects.filter(starts_at__lte=now, ends_at__gt=now)
 
 
+DEALS_AHEAD = timedelta(hours=1)
+"""How far ahead an arena's crowd asks for its races' deals (`deals_wanted`)."""
+
+
+def deals_wanted(variant: str, now=None) -> int:
+    """The race deals of `variant` the arenas may take together soon, for the race pool to hold
+    ahead (games.winnable.RACE_DEMAND): a quarter of the players who joined its arenas running or
+    starting within `DEALS_AHEAD`. Their first placement takes a deal for every race of up to
+    eight, and as those races end together, the next wave as many again: each race's own
+    winnable deal is then in the pool, with no search beside a crowd's play."""
+    now = now or timezone.now()
+    joined = ArenaPlayer.objects.filter(
+        arena__variant=variant, arena__ends_at__gt=now, arena__starts_at__lte=now + DEALS_AHEAD
+    ).count()
+    return math.ceil(joined / 4)
+
+
 def place_all(now=None) -> int:
     """A tick of every running arena (the scheduler's backstop); how many races it opened."""
     return sum(len(place(arena.pk, now)) for arena in running_arenas(now))

@@ -91,9 +91,9 @@ JOBS = (
     Job(
         "stock_winnable_deals",
         (),
-        CronTrigger(minute=30, timezone=UTC),
+        IntervalTrigger(minutes=5, timezone=UTC),
         at_start=True,
-        why="the pools of proved-winnable deals, topped up hourly",
+        why="the pools of proved-winnable deals, a race pool as deep as the coming arenas' crowds",
     ),
 )
 

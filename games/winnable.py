@@ -24,6 +24,7 @@ import logging
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -57,9 +58,15 @@ BUILT = frozenset({"eighty-thieves"})
 """Variants whose winnable deals are built deals, each with its winning line (see above)."""
 
 POOL_SIZES = {Use.PRACTICE: 6, Use.RACE: 24}
-"""Deals each pool (variant and use) is topped up to. A race pool is deeper: an arena places up
-to eight races a transaction, batch after batch (a crowd at its start; a wave of races ending
-together), each on a deal of its own."""
+"""Deals each pool (variant and use) is topped up to whatever the cores are doing. A race pool is
+deeper: an arena places up to eight races a transaction, batch after batch (a crowd at its
+start; a wave of races ending together), each on a deal of its own."""
+RACE_DEMAND: list[Callable[[str], int]] = []
+"""Asked how many race deals of a variant an app above may take together soon (the arenas: a
+crowd's first placement, then its races ending together); the race pool is stocked that deep
+ahead (`pool_target`), past its `POOL_SIZES` only while the cores are not contended."""
+RACE_POOL_MOST = 500
+"""The deepest any demand makes a race pool."""
 PRACTICE_SEED_BOUND = 1_000_000_000
 """Practice deals are numbered below this (short, shareable addresses); race deals use every
 seed, as their number is never shown before the race is over."""
@@ -203,6 +210,16 @@ def pool_size(variant: str, use: str) -> int:
     return WinnableDeal.objects.filter(variant=variant, use=use).count()
 
 
+def pool_target(variant: str, use: str) -> int:
+    """How deep the pool is stocked: its `POOL_SIZES`, a race pool deeper where `RACE_DEMAND`
+    asks (at most `RACE_POOL_MOST`)."""
+    size = POOL_SIZES[use]
+    if use == Use.RACE:
+        wanted = max((ask(variant) for ask in RACE_DEMAND), default=0)
+        size = max(size, min(wanted, RACE_POOL_MOST))
+    return size
+
+
 def refill(
     variant: str,
     use: str,
@@ -214,18 +231,24 @@ def refill(
     tally: dict | None = None,
     more_within_s: float = 0.0,
 ) -> int:
-    """Search deals until the pool holds `size` (by default its `POOL_SIZES`), `most` were added
-    or `budget_s` is spent; how many were added. Past `most`, the search goes on while it is
-    under `more_within_s` old: deals proved that quickly fill the pool in one search.
+    """Search deals until the pool holds `size` (by default its `pool_target`), `most` were
+    added or `budget_s` is spent; how many were added. Past `most`, the search goes on while it
+    is under `more_within_s` old: deals proved that quickly fill the pool in one search. Past
+    the pool's `POOL_SIZES` (stock ahead, no race waits for it) it stops once the cores are
+    contended (`worker.contended`): live play first, the next search goes on.
     `on_found()` is called for each; `tally["tried"]` counts the deals asked. A `BUILT` variant
     has no pool."""
     if not offers_winnable(variant) or variant in BUILT:
         return 0
-    size = POOL_SIZES[use] if size is None else size
+    size = pool_target(variant, use) if size is None else size
     added = 0
     started = time.monotonic()
     deadline = started + budget_s
-    while pool_size(variant, use) < size:
+    while (held := pool_size(variant, use)) < size:
+        if held >= POOL_SIZES[use] and worker.contended():
+            if tally is not None:
+                tally["yielded"] = True
+            break
         past_most = most is not None and added >= most
         end = min(deadline, started + more_within_s) if past_most else deadline
         if (left := end - time.monotonic()) <= 0.05:

@@ -64,6 +64,8 @@ from scripts.procstat import Sample, ServerCpu, load_average
 
 VARIANT = "penguin"
 """The arena's game without `--variant`."""
+POOL_SIZE = 24
+"""A race pool's own depth (games.winnable.POOL_SIZES)."""
 ARENA_MINUTES = 10
 RACE_LIMIT_S = 60
 PLACED_TIMEOUT_S = 30.0
@@ -77,6 +79,13 @@ on a gap in the events or when its socket opens again (frontend/static/js/socket
 20 s and takes a line unanswered for 10 s as dead): asked after 5 s, the racers of a busy server
 (whose boards came late, not lost) had asked some 2,300 times in an arena of 1,000, each a
 read of the race the page would not have made (docs/performance.md, arenas' nineteenth day)."""
+
+
+def deals_to_stock(players: int) -> int:
+    """The race deals stocked before a crowd of `players` comes, as the scheduler stocks them
+    for an arena that many players joined ahead: a quarter of them (arenas.placement.deals_wanted),
+    at least the pool's own depth."""
+    return max(POOL_SIZE, -(-players // 4))
 
 
 def spread(values: list[float]) -> dict:

@@ -909,8 +909,14 @@ def main(argv: list[str] | None = None) -> int:
         env = server_env(args.database_url, args.redis_url)
         create_database(args.database_url, drop=args.fresh_database)
         migrate(env)
-        if args.arena:  # a fresh database's pools are empty; the scheduler stocks them hourly
-            manage(env, "stock_winnable_deals", args.variant or arena_crowd.VARIANT)
+        if args.arena:  # a fresh database's pools are empty; the scheduler stocks them ahead
+            manage(
+                {**env, "BACKGROUND_YIELD_PRESSURE": "0"},  # whatever a run before left running
+                "stock_winnable_deals",
+                args.variant or arena_crowd.VARIANT,
+                "--size",
+                str(arena_crowd.deals_to_stock(args.racers)),
+            )
         servers = start_daphnes(args.spawn, env, Path(tempfile.gettempdir()) / "solitaire-loadtest")
         args.base_urls = [s.url for s in servers]
     try:

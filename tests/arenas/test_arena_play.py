@@ -16,6 +16,7 @@ from django.utils import timezone
 from arenas import actions, board, consumers, events, placement, rooms, standings
 from arenas.actions import ArenaRuleError
 from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
+from games import winnable
 from games.engine import Game as EngineGame
 from games.identity import SESSION_PLAYER_KEY
 from games.models import Player, WinnableDeal
@@ -58,6 +59,32 @@ def test_each_race_of_an_arena_deals_a_fresh_winnable_deal_the_same_for_its_race
         assert race.winnable
         assert {r.game.seed for r in race.racers.select_related("game")} == {race.seed}
     assert sum(race.racers.count() for race in races) == len(players)
+
+
+def test_the_race_pool_is_stocked_for_the_crowd_that_joined_the_coming_arenas(make_arena, here):
+    """A crowd's first placement takes a deal for every race of up to eight, and its races'
+    ending together as many again: the pool of the game's race deals holds a quarter of the
+    players who joined its arenas running or starting within the hour, ahead."""
+    running = make_arena(variant="penguin")
+    soon = make_arena(variant="penguin", starts_in_s=30 * 60)
+    later = make_arena(variant="penguin", starts_in_s=2 * 60 * 60)
+    ended = make_arena(variant="penguin", starts_in_s=-2 * 60 * 60)
+    other_game = make_arena(variant="queenie")
+    for index, on in enumerate([running] * 70 + [soon] * 30 + [later, other_game] * 9):
+        here(f"P{index}", on=on)
+    for index in range(9):  # they joined it while it ran
+        ArenaPlayer.objects.create(arena=ended, player=Player.objects.create(nickname=f"E{index}"))
+    assert placement.deals_wanted("penguin") == 25  # 100 players joined: 25 deals
+    assert placement.deals_wanted("queenie") == 3
+    assert winnable.pool_target("penguin", WinnableDeal.Use.RACE) == 25
+    for index in range(100, 160):
+        here(f"P{index}", on=running)
+    assert placement.deals_wanted("penguin") == 40
+    assert winnable.pool_target("penguin", WinnableDeal.Use.RACE) == 40
+    assert (
+        winnable.pool_target("queenie", WinnableDeal.Use.RACE)
+        == winnable.POOL_SIZES[WinnableDeal.Use.RACE]
+    )
 
 
 def test_every_racer_of_a_placed_race_starts_from_the_same_position_in_a_game_of_their_own(

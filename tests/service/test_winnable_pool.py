@@ -155,6 +155,68 @@ def test_a_race_pool_is_deeper_than_a_practice_pool(timed_deals):
     assert winnable.POOL_SIZES[Use.RACE] >= 3 * 8 > winnable.POOL_SIZES[Use.PRACTICE]
 
 
+@pytest.fixture
+def crowd_coming(monkeypatch):
+    """An app above that asks the race pools for `deals[variant]` deals (an arena's crowd)."""
+    deals: dict[str, int] = {}
+    monkeypatch.setattr(winnable, "RACE_DEMAND", [lambda variant: deals.get(variant, 0)])
+    return deals
+
+
+def test_a_race_pool_is_stocked_as_deep_as_a_coming_crowd_asks(timed_deals, crowd_coming):
+    """Each of a crowd's races takes a deal of its own: the race pool holds them ahead."""
+    timed_deals(0.01)
+    crowd_coming["penguin"] = 40
+    assert winnable.pool_target("penguin", Use.RACE) == 40
+    assert winnable.pool_target("queenie", Use.RACE) == winnable.POOL_SIZES[Use.RACE]
+    assert winnable.pool_target("penguin", Use.PRACTICE) == winnable.POOL_SIZES[Use.PRACTICE]
+    winnable.refill("penguin", Use.RACE)
+    assert winnable.pool_size("penguin", Use.RACE) == 40
+    crowd_coming["penguin"] = 5  # never shallower than the pool's own depth
+    assert winnable.pool_target("penguin", Use.RACE) == winnable.POOL_SIZES[Use.RACE]
+    crowd_coming["penguin"] = 100_000  # nor deeper than the most any crowd may ask
+    assert winnable.pool_target("penguin", Use.RACE) == winnable.RACE_POOL_MOST
+
+
+def test_stock_ahead_waits_while_the_cores_are_contended(timed_deals, crowd_coming, monkeypatch):
+    """Past the pool's own depth no race waits for the deals: the search stops while live play
+    wants the cores, and the next one goes on. Up to that depth it never stops."""
+    timed_deals(0.01)
+    crowd_coming["penguin"] = 40
+    monkeypatch.setattr(worker, "contended", lambda: True)
+    tally: dict = {}
+    winnable.refill("penguin", Use.RACE, tally=tally)
+    assert winnable.pool_size("penguin", Use.RACE) == winnable.POOL_SIZES[Use.RACE]
+    assert tally["yielded"]
+    monkeypatch.setattr(worker, "contended", lambda: False)
+    winnable.refill("penguin", Use.RACE)
+    assert winnable.pool_size("penguin", Use.RACE) == 40
+
+
+def test_the_command_stocks_a_race_pool_for_the_crowd_coming(timed_deals, crowd_coming):
+    timed_deals(0.01)
+    crowd_coming["penguin"] = 30
+    out = StringIO()
+    call_command("stock_winnable_deals", "penguin", stdout=out, verbosity=0)
+    assert winnable.pool_size("penguin", Use.RACE) == 30
+    assert winnable.pool_size("penguin", Use.PRACTICE) == winnable.POOL_SIZES[Use.PRACTICE]
+    assert "| penguin | race | 30 | 30 added, full |" in out.getvalue()
+
+
+def test_the_command_says_when_it_left_a_pool_short_for_live_play(
+    timed_deals, crowd_coming, monkeypatch
+):
+    timed_deals(0.01)
+    crowd_coming["penguin"] = 30
+    monkeypatch.setattr(worker, "contended", lambda: True)
+    out = StringIO()
+    call_command("stock_winnable_deals", "penguin", stdout=out, verbosity=0)
+    assert (
+        "| penguin | race | 24 | 24 added, short of 30: stopped, the cores are contended"
+        in out.getvalue()
+    )
+
+
 def test_a_never_proved_variant_is_never_pooled_or_searched(no_search, monkeypatch):
     monkeypatch.setattr(winnable, "NEVER_PROVED", frozenset({"spiderweb"}))
     assert winnable.refill("spiderweb", Use.PRACTICE, size=2) == 0

@@ -3,6 +3,10 @@
 
 Run it after a deployment (and whenever the pools ran low): every "winnable deal" is then
 dealt at once. Each pool is also topped up in the background after every deal taken from it.
+A race pool is stocked as deep as the arenas coming within the hour want (a quarter of the
+players who joined them: `games.winnable.pool_target`); the scheduler runs this every 5
+minutes, so a crowd that joins an arena ahead finds a deal for each of its first races. Past a
+pool's own size, the search stops while the cores are contended (live play first).
 Eighty Thieves has no pool: its winnable deals are built deals, dealt at once (games/winnable.py).
 """
 
@@ -10,7 +14,15 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from games.engine import VARIANTS
-from games.winnable import BUILT, POOL_SIZES, Use, offers_winnable, pool_size, refill
+from games.winnable import (
+    BUILT,
+    POOL_SIZES,
+    Use,
+    offers_winnable,
+    pool_size,
+    pool_target,
+    refill,
+)
 
 
 class Command(BaseCommand):
@@ -26,7 +38,7 @@ class Command(BaseCommand):
             type=int,
             help="deals per pool (default: each pool's own, "
             + ", ".join(f"{use} {size}" for use, size in POOL_SIZES.items())
-            + ")",
+            + ", a race pool deeper for the arenas coming)",
         )
         parser.add_argument(
             "--budget",
@@ -53,15 +65,21 @@ class Command(BaseCommand):
                 if variant in BUILT:
                     rows.append((variant, use, 0, "no pool needed: built deals, dealt at once"))
                     continue
-                have, wanted = pool_size(variant, use), size or POOL_SIZES[use]
+                have, wanted = pool_size(variant, use), size or pool_target(variant, use)
+                tally: dict = {}
                 with tqdm(
                     total=wanted, initial=min(have, wanted), desc=f"{variant} {use}", disable=quiet
                 ) as bar:
-                    added = refill(variant, use, wanted, budget, on_found=lambda: bar.update(1))
+                    added = refill(
+                        variant, use, wanted, budget, on_found=lambda: bar.update(1), tally=tally
+                    )
                 held = pool_size(variant, use)
-                note = (
-                    "full" if held >= wanted else f"short: {budget:g} s of search were not enough"
-                )
+                if held >= wanted:
+                    note = "full"
+                elif tally.get("yielded"):
+                    note = f"short of {wanted}: stopped, the cores are contended (live play first)"
+                else:
+                    note = f"short of {wanted}: {budget:g} s of search were not enough"
                 rows.append((variant, use, held, f"{added} added, {note}"))
         self.stdout.write("| variant | use | deals | |\n|---|---|---|---|")
         for variant, use, held, note in rows:
