@@ -58,7 +58,7 @@ BUILT = frozenset({"eighty-thieves"})
 """Variants whose winnable deals are built deals, each with its winning line (see above)."""
 
 POOL_SIZES = {Use.PRACTICE: 6, Use.RACE: 24}
-"""Deals each pool (variant and use) is topped up to whatever the cores are doing. A race pool is
+"""Deals each pool (variant and use) is topped up to, however busy the cores are. A race pool is
 deeper: an arena places up to eight races a transaction, batch after batch (a crowd at its
 start; a wave of races ending together), each on a deal of its own."""
 RACE_DEMAND: list[Callable[[str], int]] = []
