@@ -45,6 +45,7 @@ import concurrent.futures
 import contextlib
 import datetime as dt
 import json
+import math
 import random
 import re
 import resource
@@ -85,7 +86,7 @@ def deals_to_stock(players: int) -> int:
     """The race deals stocked before a crowd of `players` comes, as the scheduler stocks them
     for an arena that many players joined ahead: a quarter of them (arenas.placement.deals_wanted),
     at least the pool's own depth."""
-    return max(POOL_SIZE, -(-players // 4))
+    return max(POOL_SIZE, math.ceil(players / 4))
 
 
 def spread(values: list[float]) -> dict:
