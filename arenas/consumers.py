@@ -4,8 +4,10 @@ On connect the socket gets the `standings` at once, then again whenever they cha
 once a second (arenas/rooms.py); a player who joined the arena is present while the socket is
 open (only present players are placed), and gets `placed` with their race's URL when they are
 placed (a race's page waits for its racer's next race on the race's own socket instead: the same
-`Watch` in the same room, arenas/rooms.py). The client sends only `ping`, and `sync` (the
-standings again now). Every refusal is an `error` frame that leaves the socket open.
+`Watch` in the same room, arenas/rooms.py). The client sends `ping`, `sync` (the standings
+again now), and `player` with the ticket a button's answer gave the page (the socket is then
+the player's, present if they are in the arena: no second socket after a Join). Every refusal
+is an `error` frame that leaves the socket open.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from dataclasses import dataclass
 from arenas import actions
 from arenas.models import Arena
 from arenas.rooms import Watch, own_texts
-from games.identity import player_from_scope
+from games.identity import player_from_scope, ticket_player_id
 from games.models import Player
 from games.rows import one_or_none
 from games.sockets import (
     PING,
+    BadFrame,
+    Field,
     FrameBudget,
     Ping,
     PlaySocket,
@@ -38,7 +42,13 @@ class Sync:
     pass
 
 
-MESSAGES = {"sync": (Sync, {}), "ping": PING}
+@dataclass(frozen=True)
+class AsPlayer:
+    ticket: str
+
+
+TICKET = Field("text", limit=200)
+MESSAGES = {"sync": (Sync, {}), "ping": PING, "player": (AsPlayer, {"ticket": TICKET})}
 """/ws/arena/<id>/'s messages."""
 
 
@@ -55,6 +65,18 @@ def connect(public_id: str, scope) -> Connection:
     own row of its board (none for a visitor): one trip off the loop."""
     arena = one_or_none(Arena.objects.filter(public_id=public_id))
     player = player_from_scope(scope) if arena else None
+    present = player is not None and actions.do_present(arena, player, True)
+    own = own_texts(arena, [player.pk]) if player is not None else {}
+    return Connection(arena=arena, player=player, present=present, own=own)
+
+
+def as_player(arena: Arena, player_id: int, was: Player | None, was_present: bool) -> Connection:
+    """The socket made the ticket's player's, in one trip off the loop: the player, marked
+    present if they are in the arena (the socket's player before, if another and present, no
+    longer), and their own row of its board."""
+    player = one_or_none(Player.objects.filter(pk=player_id))
+    if was_present and was is not None and was.pk != player_id:
+        actions.do_present(arena, was, False)
     present = player is not None and actions.do_present(arena, player, True)
     own = own_texts(arena, [player.pk]) if player is not None else {}
     return Connection(arena=arena, player=player, present=present, own=own)
@@ -96,7 +118,25 @@ class ArenaConsumer(PlaySocket):
             message = parse(text_data, bytes_data, MESSAGES)
             if isinstance(message, Ping):
                 await self.send_frame(pong_frame(message.t))
+            elif isinstance(message, AsPlayer):
+                await self.as_player(message.ticket)
             else:
                 await self.watch.send_own_board()
         except Exception as exc:
             await self.refuse(exc, None)
+
+    async def as_player(self, ticket: str) -> None:
+        """`player`: the socket the ticket's player's (a button's answer: a visitor who joined,
+        a player back after leaving); a socket already theirs and present is sent the board
+        again, with nothing written."""
+        watch = self.watch
+        player_id = ticket_player_id(ticket, watch.arena.socket_path)
+        if player_id is None:
+            raise BadFrame(
+                "bad_ticket", "the ticket is not this arena's or has expired: open the socket again"
+            )
+        if watch.present and watch.player is not None and watch.player.pk == player_id:
+            await watch.send_own_board()
+            return
+        view = await off_loop(as_player)(watch.arena, player_id, watch.player, watch.present)
+        await watch.become(view.player, view.present, view.own)

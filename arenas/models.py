@@ -117,6 +117,11 @@ class Arena(models.Model):
         """The channel group of every socket on this arena's page."""
         return f"arena.{self.public_id}"
 
+    @property
+    def socket_path(self) -> str:
+        """The arena's page's socket (arenas/routing.py), which its tickets name."""
+        return f"/ws/arena/{self.public_id}/"
+
 
 class ArenaPlayer(models.Model):
     """One player in one arena: whether they can be placed now, and their totals."""

@@ -119,6 +119,14 @@ class Watch:
             self.room.dirty = True  # the lobby's counts changed for everyone
         await self.send_own_board(own)
 
+    async def become(self, player: Player | None, present: bool, own: dict[int, str]) -> None:
+        """The socket is now `player`'s (`present`: placed from now on), as if it had just
+        opened as theirs, and is sent the board with their own row (`own`, read already)."""
+        if present and not self.present:
+            self.room.dirty = True  # the lobby's counts changed for everyone
+        self.player, self.present, self.opened_at = player, present, timezone.now()
+        await self.send_own_board(own)
+
     async def close(self) -> None:
         self.closed = True  # a board or a placement on its way is not sent
         if self.room is not None:  # None: the join failed

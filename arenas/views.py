@@ -21,7 +21,7 @@ from arenas import actions, standings
 from arenas.actions import ArenaRuleError
 from arenas.forms import ArenaForm
 from arenas.models import Arena, ArenaPlayer
-from games.identity import current_player
+from games.identity import current_player, socket_ticket
 from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
 
@@ -151,7 +151,10 @@ def answered(
     """What a button's POST answers: for the page's script, JSON with the player's status and
     buttons as they now are (`arenas/_controls.html`, which the page swaps in, with no reload),
     the note to show, and for a refusal its protocol code (409); for a form, the arena's page
-    again, the note or refusal as a message. `joined`: as for `controls_context`."""
+    again, the note or refusal as a message. `joined`: as for `controls_context`. The JSON
+    holds a `ticket` for the player who pressed: the page sends it over the arena's socket it
+    has open, which is then theirs (present, if they are in the arena), rather than opening
+    another."""
     if not wants_json(request):
         if refusal is not None:
             messages.error(request, refusal.reason)
@@ -169,6 +172,8 @@ def answered(
         "note": refusal.reason if refusal is not None else note,
         "controls": render_to_string("arenas/_controls.html", context, request=request).strip(),
     }
+    if player is not None:
+        body["ticket"] = socket_ticket(player, arena.socket_path)
     if refusal is not None:
         body["error"] = refusal.code
     return JsonResponse(body, status=409 if refusal is not None else 200)

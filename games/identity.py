@@ -12,6 +12,7 @@ import logging
 from collections.abc import Iterable
 
 from django.contrib.auth.signals import user_logged_in
+from django.core import signing
 from django.db import IntegrityError, transaction
 from django.dispatch import receiver
 from django.http import HttpRequest
@@ -82,6 +83,29 @@ def player_from_scope(scope, known: Iterable[Player] = ()) -> Player | None:
     player_id = session.get(SESSION_PLAYER_KEY)
     found = next((p for p in known if p.pk == player_id and p.user_id is None), None)
     return found if found is not None else guest_player(session)
+
+
+TICKET_MAX_AGE_S = 60
+"""How long a socket ticket (`socket_ticket`) is good for: a page sends it as soon as it
+has it."""
+
+
+def socket_ticket(player: Player, where: str) -> str:
+    """A signed word naming the player, for a socket at `where` (a path) that a page already has
+    open: a button's answer hands it to the page, which sends it over that socket to make it the
+    player's, where a socket opened again would be (its player comes from the session, which the
+    button may just have made: a visitor's first press makes them a guest)."""
+    return signing.dumps(player.pk, salt=f"socket-ticket:{where}")
+
+
+def ticket_player_id(ticket: str, where: str) -> int | None:
+    """The player a `socket_ticket` for `where` names; None for a forged, altered, expired or
+    another socket's ticket."""
+    try:
+        found = signing.loads(ticket, salt=f"socket-ticket:{where}", max_age=TICKET_MAX_AGE_S)
+    except signing.BadSignature:  # SignatureExpired is one
+        return None
+    return found if isinstance(found, int) else None
 
 
 def attach_user(player: Player, user) -> Player:

@@ -129,13 +129,15 @@ def arena_end(base: str, arena_id: str) -> dt.datetime:
     return dt.datetime.fromisoformat(json.loads(text)["ends_at"])
 
 
-def join(browser: Browser, arena_id: str) -> None:
-    """The page's Join button, as its script sends it: the answer is JSON, and the page stays."""
+def join(browser: Browser, arena_id: str) -> str:
+    """The page's Join button, as its script sends it: the answer is JSON, and the page stays;
+    its ticket (which the page sends over its socket)."""
     status, _, text = browser.request(
         "POST", f"/arenas/{arena_id}/join/", {}, accept="application/json"
     )
     if status != 200:
         raise RuntimeError(f"join answered {status}: {text[:200]}")
+    return json.loads(text)["ticket"]
 
 
 @dataclass
@@ -161,8 +163,9 @@ class ArenaPlayer:
     the start, not with the connect)."""
     races: list[str] = field(default_factory=list)
     first_parts_ms: tuple[float, float] | None = None
-    """The first placement's wait in its parts, from the join's answer: the arena's socket
-    opened again as the player's (the server's accept), and from then to `placed`."""
+    """The first placement's wait in its parts, from the join's answer: the page's arena socket
+    made the player's (the answer to the ticket: `standings` with their own row), and from then
+    to `placed`."""
     error: str | None = None
 
 
@@ -200,15 +203,15 @@ class Crowd:
             max_queue=None,
         )
 
-    async def placed(self, player: ArenaPlayer, after=None) -> str | None:
-        """Wait to be placed; the race's address. Just joined, on the arena's page (its socket
-        opened again as the player's, as the join's answer has the page do); `after` a race, on
+    async def placed(self, player: ArenaPlayer, after=None, page_socket=None) -> str | None:
+        """Wait to be placed; the race's address. Just joined, on the arena's page (its socket,
+        `page_socket`, made the player's with the join's ticket, as the page does); `after` a race, on
         that race's page, as soon as the player is done in it (the arena places them when the
         race closes), on the race's own socket (`wait`), open until the page leaves."""
         opened_ms = time.time() * 1000
         try:
             if after is None:
-                url = await self.wait_placed(player, opened_ms)
+                url = await self.wait_placed(player, opened_ms, page_socket)
             else:
                 url = await self.wait_on_race(player, after)
         except BaseException:
@@ -271,31 +274,40 @@ class Crowd:
         self.placed_heard += 1
         return racer.placed_url
 
-    async def wait_placed(self, player: ArenaPlayer, opened_ms: float) -> str | None:
-        """Just joined: the arena's socket, opened again when the server closed it (as the
-        page's is), until `placed` comes."""
+    async def wait_placed(self, player: ArenaPlayer, opened_ms: float, ws=None) -> str | None:
+        """Just joined: the page's arena socket `ws` (the player's since its ticket), or one
+        opened again when the server closed it (as the page's is: the session says who the
+        player is), until `placed` comes."""
         left = min(self.stop_at - time.perf_counter(), PLACED_TIMEOUT_S)
         if left <= 0:
+            if ws is not None:
+                await ws.close()
             return None
+        accepted_ms = None
         try:
             async with asyncio.timeout(left):
                 while True:
-                    ws = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
-                    accepted_ms = time.time() * 1000
+                    if ws is None:
+                        ws = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
+                        accepted_ms = time.time() * 1000  # the session's player's from the accept
                     with contextlib.suppress(websockets.ConnectionClosed):
                         async with ws:
                             async for text in ws:
                                 frame = json.loads(text)
+                                if frame.get("type") == "standings" and frame.get("you"):
+                                    accepted_ms = accepted_ms or time.time() * 1000
                                 if frame.get("type") == "placed":
                                     self.placed_heard += 1
                                     now_ms = time.time() * 1000  # free since the socket opened
                                     player.placements_ms.append(now_ms - opened_ms)
+                                    theirs_ms = accepted_ms or now_ms
                                     player.first_parts_ms = (
-                                        accepted_ms - opened_ms,
-                                        now_ms - accepted_ms,
+                                        theirs_ms - opened_ms,
+                                        now_ms - theirs_ms,
                                     )
                                     player.placed_at_s.append(time.perf_counter() - self.began)
                                     return frame["url"]
+                    ws = None
                     self.reopened += 1
         except TimeoutError:
             if time.perf_counter() < self.stop_at:
@@ -415,24 +427,29 @@ class Crowd:
                         await racer.send(racer.sync_frame())
                 heard = racer.frames
 
-    async def join(self, player: ArenaPlayer, pool) -> None:
+    async def join(self, player: ArenaPlayer, pool):
         """As a browser joins: the arena's page, its socket open as a spectator's until the Join
-        button's answer, then closed (the page opens it again as the player's: `placed`)."""
+        button's answer, whose ticket then makes it the player's (`placed` comes over it); the
+        socket."""
         loop = asyncio.get_running_loop()
         await self.load_page(player, f"/arenas/{self.arena_id}/")  # and its CSRF cookie
-        spectator = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
+        page_socket = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
         try:
-            await asyncio.wait_for(spectator.recv(), 60)  # the board, as the page shows it
-            await loop.run_in_executor(pool, join, player.browser, self.arena_id)
-        finally:
-            await spectator.close()
+            await asyncio.wait_for(page_socket.recv(), 60)  # the board, as the page shows it
+            ticket = await loop.run_in_executor(pool, join, player.browser, self.arena_id)
+            await page_socket.send(json.dumps({"type": "player", "ticket": ticket}))
+        except BaseException:
+            await page_socket.close()
+            raise
+        return page_socket
 
     async def play(self, player: ArenaPlayer, pool) -> None:
         try:
-            await self.join(player, pool)
+            page_socket = await self.join(player, pool)
             racer = None  # the last race's, its page waiting for the next
             while time.perf_counter() < self.stop_at:
-                url = await self.placed(player, after=racer)
+                url = await self.placed(player, after=racer, page_socket=page_socket)
+                page_socket = None
                 before, racer = racer, None
                 if url is None:
                     break

@@ -33,10 +33,11 @@ def people(make_page, live_url):  # noqa: F811
 
 
 def join(player: Player, url: str, go: bool = True) -> None:
-    """Join on the arena's page, then wait for its answer and the socket opened again as the
-    player's, or for the race page: with a player already waiting, the server places the
-    newcomer as their socket opens, and their page may leave for the race before a wait sees
-    the socket open (a wait on the selector goes on across the navigation)."""
+    """Join on the arena's page, then wait for its answer with the page's socket open (made the
+    player's by the answer's ticket), or for the race page: with a player already waiting, the
+    server places the newcomer as soon as their socket is theirs, and their page may leave for
+    the race before a wait sees the answer (a wait on the selector goes on across the
+    navigation)."""
     if go:
         player.page.goto(url)
     player.page.click("#join-button")
@@ -93,9 +94,11 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
 
     page.goto(arena_url)
     page.evaluate("window.sameDocument = true")
+    opened = len(ann.sockets)
     join(ann, arena_url, go=False)
     assert "Waiting for another free player" in page.inner_text("#arena-status")
     ann.wait("#arena-board tr.you")
+    assert len(ann.sockets) == opened  # the page's socket made hers by the ticket, not reopened
     # joined in place: the same document, with the player's own buttons, and no page load
     assert page.evaluate("window.sameDocument === true")
     assert page.is_visible("#pause-button") and not page.is_visible("#join-button")

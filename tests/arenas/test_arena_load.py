@@ -34,6 +34,10 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
     # races a page waits on the race's socket for the next (js/arena-next.js) and shows the next
     # race in place (js/race.js), loading no page.
     assert result["placed_frames"] > 8 and result["pages_loaded"] == 2 * 8
+    # The arena's socket each opened to watch became theirs with the Join answer's ticket: each
+    # was placed over it, with none opened again.
+    assert result["arena_sockets_reopened"] == 0
+    assert result["first_parts_ms"]["socket"]["max"] is not None
     # Nobody is sent back to a race they were done in (the generator, as a page does, waits on
     # the race's page until the server says the racer is done).
     assert result["sent_back"] == 0, result

@@ -18,6 +18,7 @@ from django.utils import timezone
 from arenas import actions, board, placement, schedule, standings, views
 from arenas.actions import ArenaRuleError
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule
+from games.identity import ticket_player_id
 from games.rankstore import get_rank_store
 from tests.arenas.conftest import play_out
 from tests.support import log_in_as_guest
@@ -129,6 +130,9 @@ def test_the_page_s_buttons_are_answered_with_the_new_buttons_and_no_page(client
         "Waiting for another free player" in body["controls"]
         and 'id="pause-button"' in body["controls"]
     )
+    # the ticket that makes the page's open socket the player's, for this arena's socket alone
+    assert ticket_player_id(body["ticket"], arena.socket_path) == entry.player_id
+    assert ticket_player_id(body["ticket"], make_arena().socket_path) is None
     assert client.post(join, **JSON).json()["note"] == "You are already in this arena."
 
     paused = client.post(pause, {"paused": "1"}, **JSON).json()

@@ -9,11 +9,12 @@ import time
 import pytest
 from autobahn.exception import Disconnected
 from django.db import connection
+from django.test import Client
 from django.utils import timezone
 
 from arenas import actions, events, placement, rooms, standings
 from arenas.models import ArenaPlayer
-from games import storage
+from games import identity, storage
 from games.models import Player
 from races import lifecycle
 from races.models import Race
@@ -455,3 +456,129 @@ async def test_a_room_places_its_players_while_its_board_is_being_read(
         release.set()
         room.sockets.clear()
         await asyncio.wait_for(running, 10)
+
+
+# ------------------------------------------------------------------ one socket across a button
+
+
+async def press_join(run, client, arena) -> dict:
+    """The Join button as the page's script sends it: the JSON answer."""
+    response = await run(
+        client.post, f"/arenas/{arena.public_id}/join/", HTTP_ACCEPT="application/json"
+    )
+    assert response.status_code == 200
+    return response.json()
+
+
+async def made_theirs(socket, ticket: str, player_id: int) -> dict:
+    """Send the ticket; the first `standings` frame whose own row is the player's (a board the
+    room sent for the join's change may come before the answer)."""
+    await socket.send_json_to({"type": "player", "ticket": ticket})
+    async with asyncio.timeout(5):
+        while True:
+            frame = await socket.expect("standings")
+            if frame["you"] is not None and frame["you"]["player"] == player_id:
+                return frame
+
+
+async def presence(run, arena, player_id: int) -> int | None:
+    """The player's open arena sockets by the record (None: not in the arena)."""
+    entry = await run(lambda: ArenaPlayer.objects.filter(arena=arena, player_id=player_id).first())
+    return None if entry is None else entry.sockets
+
+
+async def test_a_visitor_who_joins_keeps_the_page_s_socket_which_becomes_theirs(
+    arena, arena_socket, run, make_client
+):
+    """A visitor watches, presses Join (which makes them a guest) and sends the answer's ticket
+    over the socket already open: it is theirs from then on, present, with their own row, and
+    they are placed over it as soon as another player is free; no second socket is opened."""
+    visitor = Client()
+    socket = await arena_socket(None, arena.public_id)
+    assert (await socket.expect("standings"))["you"] is None
+    answer = await press_join(run, visitor, arena)
+    guest = answer["player"]
+    assert guest is not None and await presence(run, arena, guest) == 0
+    frame = await made_theirs(socket, answer["ticket"], guest)
+    assert frame["you"]["name"] == answer["who"]["name"]
+    assert await presence(run, arena, guest) == 1
+    bob = await joined(run, make_client, arena, "Bob")
+    bob_socket = await arena_socket(bob, arena.public_id)
+    placed = await socket.expect("placed")
+    assert (await bob_socket.expect("placed"))["url"] == placed["url"]
+    await socket.disconnect()
+    assert await presence(run, arena, guest) == 0  # the close says the page is gone
+
+
+async def test_a_player_who_joins_from_their_open_page_is_present_at_once(
+    arena, arena_socket, run, make_client
+):
+    """A guest with a session who opened the page before joining: their socket was a watcher's
+    (not in the arena); the ticket makes it present."""
+    ann = await run(make_client, "Ann")
+    socket = await arena_socket(ann, arena.public_id)
+    assert (await socket.expect("standings"))["you"] is None
+    answer = await press_join(run, ann, arena)
+    assert answer["player"] == ann.player.pk
+    await made_theirs(socket, answer["ticket"], ann.player.pk)
+    assert await presence(run, arena, ann.player.pk) == 1
+
+
+async def test_a_ticket_of_a_socket_already_the_player_s_and_present_changes_nothing(
+    arena, arena_socket, run, make_client, monkeypatch
+):
+    """Pause, resume and leave answer with a ticket too: on the player's own present socket it
+    only brings the board again, with nothing written (their presence counted once)."""
+    ann = await joined(run, make_client, arena, "Ann")
+    socket = await arena_socket(ann, arena.public_id)
+    await socket.expect("standings")
+    response = await run(
+        ann.post,
+        f"/arenas/{arena.public_id}/pause/",
+        {"paused": "1"},
+        HTTP_ACCEPT="application/json",
+    )
+    written = []
+    monkeypatch.setattr(actions, "do_present", lambda *a: written.append(a))
+    await socket.send_json_to({"type": "player", "ticket": response.json()["ticket"]})
+    frame = await own_row_saying(socket, True)
+    assert frame["you"]["player"] == ann.player.pk and written == []
+    assert await presence(run, arena, ann.player.pk) == 1
+
+
+async def test_a_ticket_for_another_player_moves_the_socket_s_presence_to_them(
+    arena, arena_socket, run, make_client
+):
+    """A tab whose session changed player (a login in another tab) and pressed a button there:
+    the socket is the new player's, and no longer counts for the one before."""
+    ann = await joined(run, make_client, arena, "Ann")
+    bob = await joined(run, make_client, arena, "Bob")
+    socket = await arena_socket(ann, arena.public_id)
+    await socket.expect("standings")
+    answer = await press_join(run, bob, arena)
+    await made_theirs(socket, answer["ticket"], bob.player.pk)
+    assert await presence(run, arena, ann.player.pk) == 0
+    assert await presence(run, arena, bob.player.pk) == 1
+
+
+@pytest.mark.parametrize("which", ["forged", "another arena's", "expired", "not a word"])
+async def test_a_bad_ticket_is_refused_and_changes_nothing(
+    which, arena, make_arena, arena_socket, run, make_client, monkeypatch
+):
+    ann = await run(make_client, "Ann")
+    socket = await arena_socket(None, arena.public_id)
+    await socket.expect("standings")
+    other = await run(make_arena)
+    answer = await press_join(run, ann, other if which == "another arena's" else arena)
+    ticket = answer["ticket"]
+    if which == "forged":
+        ticket = f"{ticket[:-3]}{'abc' if ticket[-3:] != 'abc' else 'xyz'}"
+    elif which == "expired":
+        monkeypatch.setattr(identity, "TICKET_MAX_AGE_S", -1)
+    elif which == "not a word":
+        ticket = 42
+    error = await socket.request({"type": "player", "ticket": ticket}, "error")
+    assert error["code"] == ("bad_message" if which == "not a word" else "bad_ticket")
+    assert await presence(run, arena, ann.player.pk) in (None, 0)
+    await socket.send_json_to({"type": "sync"})
+    assert (await socket.expect("standings"))["you"] is None  # still a watcher's socket

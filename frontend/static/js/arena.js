@@ -2,7 +2,8 @@
 // /ws/arena/<id>/ (docs/protocol.md, "Arenas"). A player who joined is placed in races by the
 // server: a `placed` frame sends this page to the race; the race page waits there for the next.
 // The buttons (join, resume, pause, leave) are sent without a reload: the server answers with
-// the status and buttons as they now are, and the socket opens again as the player's.
+// the status and buttons as they now are, and a ticket that makes the page's socket the
+// player's.
 
 import { ReconnectingSocket } from "./socket.js";
 import { formatWait } from "./daily-countdown.js";
@@ -133,6 +134,8 @@ function onFrame(frame) {
     root.dataset.placed = frame.url;
     sock.close();
     location.assign(frame.url);
+  } else if (frame.type === "error" && frame.code === "bad_ticket") {
+    sock.reconnect(); // a ticket too old: the session says who the player is
   } else if (frame.type === "error") setStatus(frame.reason);
 }
 
@@ -202,7 +205,10 @@ async function press(form) {
   const player = answer.player ?? null;
   root.dataset.player = player === null ? "" : String(player);
   me = player;
-  sock.reconnect(); // the socket of the player as they now are: present, or a spectator
+  // The socket made the player's as they now are (present, or a spectator): the answer's
+  // ticket over the socket the page has open, or, if it is not open, a new one (its player
+  // comes from the session, which the press may just have made).
+  if (!answer.ticket || !sock.send({ type: "player", ticket: answer.ticket })) sock.reconnect();
   root.dataset.pressed = String(Number(root.dataset.pressed || 0) + 1);
 }
 
