@@ -268,3 +268,27 @@ def test_a_button_the_server_refuses_or_cannot_answer_says_why_and_can_be_presse
     page.unroute(join_path)
     join(ann, arena_url, go=False)
     assert page.is_visible("#pause-button")
+
+
+def test_a_join_whose_ticket_is_refused_opens_the_socket_again_as_the_player_s(people, live_url):  # noqa: F811
+    """The Join answer's ticket made the page's socket the player's; one the socket refuses (too
+    old, or altered on the way: here the answer's ticket is replaced) has the page open its
+    socket again, whose player the session names: the player's own row comes all the same."""
+    ann = people()
+    page = ann.page
+    set_up(page, live_url)
+    join_path = re.compile(r"/arenas/[\w-]+/join/$")
+
+    def forged(route) -> None:
+        response = route.fetch()
+        body = response.json()
+        body["ticket"] = "not-a-ticket"
+        route.fulfill(response=response, json=body)
+
+    page.route(join_path, forged)
+    opened = len(ann.sockets)
+    page.click("#join-button")
+    ann.wait("#arena-board tr.you")
+    assert [f["code"] for f in ann.frames if f.get("type") == "error"] == ["bad_ticket"]
+    assert len(ann.sockets) == opened + 1  # opened again, once
+    assert page.is_visible("#pause-button")
