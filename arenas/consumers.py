@@ -70,10 +70,10 @@ def connect(public_id: str, scope) -> Connection:
     return Connection(arena=arena, player=player, present=present, own=own)
 
 
-def as_player(arena: Arena, player_id: int, was: Player | None, was_present: bool) -> Connection:
-    """The socket made the ticket's player's, in one trip off the loop: the player, marked
-    present if they are in the arena (the socket's player before, if another and present, no
-    longer), and their own row of its board."""
+def connect_as(arena: Arena, player_id: int, was: Player | None, was_present: bool) -> Connection:
+    """As `connect`, for a socket already open that a ticket makes the player's, in one trip off
+    the loop: the player, marked present if they are in the arena (the socket's player before,
+    if another and present, no longer), and their own row of its board."""
     player = one_or_none(Player.objects.filter(pk=player_id))
     if was_present and was is not None and was.pk != player_id:
         actions.do_present(arena, was, False)
@@ -138,5 +138,5 @@ class ArenaConsumer(PlaySocket):
         if watch.present and watch.player is not None and watch.player.pk == player_id:
             await watch.send_own_board()
             return
-        view = await off_loop(as_player)(watch.arena, player_id, watch.player, watch.present)
+        view = await off_loop(connect_as)(watch.arena, player_id, watch.player, watch.present)
         await watch.become(view.player, view.present, view.own)
