@@ -7,8 +7,8 @@ placed together as soon as there are two, once the first of them has waited
 there are enough for a full race. They are split into races of two to eight, as even as can
 be, nearest in points racing together; every race starts at once (its countdown) on a fresh
 deal, a winnable one from the race pool where the game has them. A player free alone joins a
-race of the arena still in its countdown that has room (`join_countdown`) rather than wait for
-a second free player.
+race of the arena still in its countdown that has room (`join_countdown`), at once, rather than
+wait for a second free player.
 
 The arena's row is locked for the placement (a second process's tick skips it: the first is
 placing), then the players' rows (as a Quick race press does: nobody is placed twice, by an
@@ -109,11 +109,11 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
         entries = [e for e in entries if e.player_id not in busy]
         if not entries:
             return [], False
+        if len(entries) < MIN_PLAYERS_TO_AUTOSTART:  # alone: a race in its countdown, at once
+            return join_countdown(arena, entries[0], now), False
         waited = (now - min(e.free_since for e in entries)).total_seconds()
         if len(entries) < MAX_PLAYERS and waited < settings.ARENA_GATHER_S:
             return [], False
-        if len(entries) < MIN_PLAYERS_TO_AUTOSTART:
-            return join_countdown(arena, entries[0], now), False
         entries = held_and_free(entries)
         entries.sort(key=lambda e: (-e.points, e.free_since, e.pk))
         groups = []
@@ -151,10 +151,13 @@ def mark_placed(arena: Arena, placements: dict[int, str]) -> None:
 
 
 def join_countdown(arena: Arena, entry: ArenaPlayer, now) -> list[Race]:
-    """A free player alone, who has waited `ARENA_GATHER_S`: placed in a race of the arena
-    still in its countdown, with room and at least `LATE_JOIN_LEAD_S` to go (the fewest racers
-    first, then the latest), rather than left waiting for a second free player, who may be a
-    race's length away. The last racer of a race is the one this finds: their own resignation
+    """A free player alone: placed at once in a race of the arena still in its countdown, with
+    room and at least `LATE_JOIN_LEAD_S` to go (the fewest racers first, then the latest),
+    rather than left waiting for a second free player, who may be a race's length away. Not
+    after `ARENA_GATHER_S`, as free players wait to meet: a race in its countdown with room is
+    that meeting, and a crowd's last joiner who waited the gather's second missed the crowd's
+    last countdowns and waited 25 s for a race's end (docs/performance.md, arenas' forty-third
+    day). The last racer of a race is the one this finds: their own resignation
     or the clock closes the race, so their page opens the arena's socket last, and came back to
     an empty lobby just after their race's others were placed (docs/performance.md, arenas'
     thirty-third day). The race joined (in the list), or none: the player waits."""

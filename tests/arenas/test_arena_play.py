@@ -572,3 +572,25 @@ def test_an_arena_page_opening_marks_its_player_present_in_one_statement(arena, 
         assert (player.pk in view.own) is present
     assert ArenaPlayer.objects.get(player=ann).sockets == 2  # `here` opened one page already
     assert not ArenaPlayer.objects.filter(player=visitor).exists()
+
+
+def test_a_player_alone_joins_a_race_in_its_countdown_without_waiting_to_gather(
+    arena, here, settings, countdown
+):
+    """The gather's wait is for free players to meet; a race in its countdown with room is that
+    meeting. A crowd's last joiner who waited it missed the last countdowns and sat out a
+    race's length."""
+    settings.ARENA_GATHER_S = 60
+    for name in "ABCDEFGH":
+        here(name)
+    [full] = placement.place(arena.pk)  # eight: no gathering
+    assert full.racers.count() == 8
+    ann, bob = here("Ann"), here("Bob")
+    assert placement.place(arena.pk) == []  # two gather (60 s here)
+    ArenaPlayer.objects.filter(player__in=[ann, bob]).update(
+        free_since=timezone.now() - timedelta(seconds=61)
+    )
+    [race] = placement.place(arena.pk)
+    cat = here("Cat")
+    assert placement.place(arena.pk) == [race]  # alone: into the countdown at once
+    assert Racer.objects.filter(race=race, player=cat).exists()
