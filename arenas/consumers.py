@@ -64,19 +64,21 @@ def connect(public_id: str, scope) -> Connection:
     """The arena, the socket's player, whether they are in it (then marked present), and their
     own row of its board (none for a visitor): one trip off the loop."""
     arena = one_or_none(Arena.objects.filter(public_id=public_id))
-    player = player_from_scope(scope) if arena else None
-    present = player is not None and actions.do_present(arena, player, True)
-    own = own_texts(arena, [player.pk]) if player is not None else {}
-    return Connection(arena=arena, player=player, present=present, own=own)
+    return joined_as(arena, player_from_scope(scope) if arena else None)
 
 
 def connect_as(arena: Arena, player_id: int, was: Player | None, was_present: bool) -> Connection:
     """As `connect`, for a socket already open that a ticket makes the player's, in one trip off
     the loop: the player, marked present if they are in the arena (the socket's player before,
     if another and present, no longer), and their own row of its board."""
-    player = one_or_none(Player.objects.filter(pk=player_id))
     if was_present and was is not None and was.pk != player_id:
         actions.do_present(arena, was, False)
+    return joined_as(arena, one_or_none(Player.objects.filter(pk=player_id)))
+
+
+def joined_as(arena: Arena | None, player: Player | None) -> Connection:
+    """The socket as `player`'s: marked present if they are in the arena, with their own row of
+    its board (a visitor's: neither)."""
     present = player is not None and actions.do_present(arena, player, True)
     own = own_texts(arena, [player.pk]) if player is not None else {}
     return Connection(arena=arena, player=player, present=present, own=own)

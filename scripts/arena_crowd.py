@@ -447,6 +447,8 @@ class Crowd:
         try:
             page_socket = await self.join(player, pool)
             racer = None  # the last race's, its page waiting for the next
+            if time.perf_counter() >= self.stop_at:  # over before the first placement
+                await page_socket.close()
             while time.perf_counter() < self.stop_at:
                 url = await self.placed(player, after=racer, page_socket=page_socket)
                 page_socket = None
