@@ -1,5 +1,6 @@
 """The load generator's pieces without a server: a racer honouring `unavailable`, a racer that
-stops when its race's time is up, and the /proc readings behind the server CPU per move."""
+stops when its race's time is up, the /proc readings behind the server CPU per move, and the
+arena crowd's 5-s bound counted from when a free player has someone to race with."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import socket
 import time
 from types import SimpleNamespace
 
+from scripts.arena_crowd import ArenaPlayer, waited_with_company
 from scripts.loadtest import Pending, Racer, Stats
 from scripts.procstat import (
     Sample,
@@ -242,3 +244,30 @@ def test_a_racer_is_done_at_the_race_s_end_or_when_its_resignation_is_refused():
     racer, _ = racer_with_outbox()
     racer.on_frame({"type": "error", "code": "bad_move", "reason": "no", "ref": "move"})
     assert not racer.done.is_set()
+
+
+def waiting(*waits: tuple[float, float]) -> ArenaPlayer:
+    """A crowd's player with these waits, each (free at s, placed at s) of the run."""
+    player = ArenaPlayer(0, "http://127.0.0.1:1", None)
+    for free_s, placed_s in waits:
+        player.placed_at_s.append(placed_s)
+        player.placements_ms.append((placed_s - free_s) * 1000)
+    return player
+
+
+def test_a_player_free_alone_counts_for_the_bound_only_from_when_another_is_free():
+    # The crowd's last joiner, free at 40 s with everyone racing, placed at 65 s with the racers
+    # of the first race to end, free from 64.5 s: 0.5 s with company.
+    straggler = waiting((40, 65))
+    returners = [waiting((0, 0.4), (64.5, 65)) for _ in range(3)]
+    assert waited_with_company([straggler, *returners]) == []
+
+
+def test_a_wait_over_5_s_beside_another_free_player_counts():
+    # Both free from 10 s, placed at 16.5 and 17 s: 6.5 and 7 s with company.
+    assert waited_with_company([waiting((10, 16.5)), waiting((10, 17))]) == [6500, 7000]
+
+
+def test_company_counts_from_when_the_second_player_became_free():
+    # Free at 0 s, alone until 3 s, placed at 9 s: 6 s with company; the other's 6 s too.
+    assert waited_with_company([waiting((0, 9)), waiting((3, 9))]) == [9000 - 3000] * 2
