@@ -96,8 +96,10 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     page.evaluate("window.sameDocument = true")
     opened = len(ann.sockets)
     join(ann, arena_url, go=False)
-    assert "Waiting for another free player" in page.inner_text("#arena-status")
     ann.wait("#arena-board tr.you")
+    # Alone in a running arena, from the lobby's counts of the live board (the page rendered
+    # "Waiting for another free player" with the Join answer).
+    ann.wait("#arena-status:has-text('You are the only player so far')")
     assert len(ann.sockets) == opened  # the page's socket made hers by the ticket, not reopened
     # joined in place: the same document, with the player's own buttons, and no page load
     assert page.evaluate("window.sameDocument === true")

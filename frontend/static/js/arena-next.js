@@ -25,6 +25,20 @@ export function ownRowText(you, count) {
 }
 
 export const WAITING = "Waiting for your next race of the arena…";
+export const LOBBY_WAITING = "Waiting for another free player to race against…";
+
+/** What a player free in the arena's lobby (joined, not sitting out, in no race) is told while
+ * the arena runs, from the lobby's counts of a `standings` frame (`waiting` counts them): with
+ * another player free they are about to be placed; alone, they wait for a race to end, or for
+ * another player to come or come back. */
+export function lobbyText({ joined, racing, waiting }) {
+  if (waiting > 1) return LOBBY_WAITING;
+  if (racing > 0) return "Everyone else is racing: you will be placed as soon as a race ends.";
+  if (joined > 1) {
+    return "Nobody else is free to race just now: you will be placed as soon as another player is.";
+  }
+  return "You are the only player so far: you will be placed as soon as another joins.";
+}
 export const SITTING_OUT = "You are sitting out the arena's races: resume on its page to be placed.";
 export const ENDED = "The arena has ended: its podium is on the arena's page.";
 

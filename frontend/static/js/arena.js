@@ -7,6 +7,7 @@
 
 import { ReconnectingSocket } from "./socket.js";
 import { formatWait } from "./daily-countdown.js";
+import { lobbyText } from "./arena-next.js";
 
 const root = document.getElementById("arena");
 const arenaId = root.dataset.arena;
@@ -123,7 +124,11 @@ function onBoard(frame) {
   body.replaceChildren(...rows);
   document.getElementById("arena-lobby").textContent =
     `${frame.joined} joined · ${frame.racing} racing · ${frame.waiting} waiting`;
-  if (frame.state) setStatus(frame.state);
+  const status = document.getElementById("arena-status");
+  if (status.dataset.lobby && root.dataset.phase === "running" && frame.you) {
+    const text = lobbyText(frame);
+    if (status.textContent.trim() !== text) setStatus(text); // a live region: said when it changes
+  }
   root.dataset.board = String(Number(root.dataset.board || 0) + 1);
 }
 
@@ -152,6 +157,8 @@ function showControls(html, hadFocus) {
   const freshStatus = fresh.content.getElementById("arena-status");
   status.innerHTML = freshStatus.innerHTML;
   status.hidden = freshStatus.hidden;
+  if (freshStatus.dataset.lobby) status.dataset.lobby = freshStatus.dataset.lobby;
+  else delete status.dataset.lobby;
   const actions = controls.querySelector(".arena-actions");
   const freshActions = fresh.content.querySelector(".arena-actions");
   if (actions && freshActions) actions.replaceWith(freshActions);

@@ -3,6 +3,8 @@ import { mock, test } from "node:test";
 
 import {
   ENDED,
+  LOBBY_WAITING,
+  lobbyText,
   ordinal,
   ownRowText,
   SITTING_OUT,
@@ -23,6 +25,17 @@ test("the player's own row in words: place of how many, points, races, streak", 
     ownRowText({ ...you, rank: 1, points: 1, races: 1, streak: true }, 0),
     "In the arena: 1st, 1 point from 1 race, on a streak: your next race counts double.",
   );
+});
+
+test("a free player in the lobby is told what they wait for, by the lobby's counts", () => {
+  // another free player: placed together within a second
+  assert.equal(lobbyText({ joined: 9, racing: 6, waiting: 2 }), LOBBY_WAITING);
+  // a crowd's straggler: everyone else is racing
+  assert.match(lobbyText({ joined: 1000, racing: 999, waiting: 1 }), /^Everyone else is racing/);
+  // the others sit out or have closed their pages
+  assert.match(lobbyText({ joined: 3, racing: 0, waiting: 1 }), /^Nobody else is free/);
+  // an arena with one player waits, and says so
+  assert.match(lobbyText({ joined: 1, racing: 0, waiting: 1 }), /^You are the only player/);
 });
 
 test("an arena that has ended places nobody: the page says so and asks nothing", () => {
