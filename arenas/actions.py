@@ -172,7 +172,7 @@ def do_seen(arena: Arena, player_ids: list[int]) -> None:
     the next round says it again, well within `placement.SEEN_WITHIN_S`. One `UPDATE` of them
     all had locked rows in its own order and waited for a row the close held while holding
     rows the close was about to lock (it locks them in id order): PostgreSQL broke the deadlock
-    by failing the close (docs/performance.md, arenas' twenty-eighth day)."""
+    by failing the close (docs/performance-log.md, arenas' twenty-eighth day)."""
     with transaction.atomic():
         free = ArenaPlayer.objects.select_for_update(no_key=True, skip_locked=True).filter(
             arena=arena, player_id__in=player_ids

@@ -156,10 +156,10 @@ def join_countdown(arena: Arena, entry: ArenaPlayer, now) -> list[Race]:
     rather than left waiting for a second free player, who may be a race's length away. Not
     after `ARENA_GATHER_S`, as free players wait to meet: a race in its countdown with room is
     that meeting, and a crowd's last joiner who waited the gather's second missed the crowd's
-    last countdowns and waited 25 s for a race's end (docs/performance.md, arenas' forty-third
+    last countdowns and waited 25 s for a race's end (docs/performance-log.md, arenas' forty-third
     day). The last racer of a race is the one this finds: their own resignation
     or the clock closes the race, so their page opens the arena's socket last, and came back to
-    an empty lobby just after their race's others were placed (docs/performance.md, arenas'
+    an empty lobby just after their race's others were placed (docs/performance-log.md, arenas'
     thirty-third day). The race joined (in the list), or none: the player waits."""
     if not held_and_free([entry]):
         return []

@@ -35,7 +35,7 @@ logger = logging.getLogger(__name__)
 TICK_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-tick")
 """The rooms' ticks (placements, presence) on a thread of their own: a crowd's connects,
 resignations and closes fill the sockets' ORM threads at a wave's crest, and a placement queued
-behind them waited with them (docs/performance.md, seventeenth day)."""
+behind them waited with them (docs/performance-log.md, seventeenth day)."""
 BOARD_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-board")
 """The rooms' board reads, on a thread of their own, so that no placement queues behind one."""
 
@@ -53,7 +53,7 @@ WAITING_BOARD_EVERY_S = 5.0
 """How often a race's page that waits for its next race (`rows=False`) is sent its player's own
 row again after the one it gets on `wait`: it shows that row alone, in a sentence, for the few
 seconds until the placement. Read and sent once a second, a crowd's waiting pages' rows were 4%
-of a Daphne's samples (docs/performance.md, forty-first day)."""
+of a Daphne's samples (docs/performance-log.md, forty-first day)."""
 
 
 def own_texts(arena: Arena, player_ids: list[int]) -> dict[int, str]:

@@ -131,7 +131,7 @@ def current_board(arena: Arena) -> dict:
     """This process's board frame of the arena if it is fresh (`fresh_board`), else read now by
     one thread at a time: a crowd back from its races loads the arena's page together, and the
     threads that find the board stale wait for one read instead of each making its own
-    (docs/performance.md, eighteenth day)."""
+    (docs/performance-log.md, eighteenth day)."""
     frame = fresh_board(arena)
     if frame is None:
         with _reading:

@@ -4,7 +4,7 @@ behind the shard's lock and go to Redis together.
 channels-redis puts every publish, subscribe and unsubscribe of an event loop behind one lock a
 shard (`RedisSingleShardConnection`), so a busy loop's publishes go one round trip at a time, and
 a socket's join of a group (a subscribe) waits behind all of them: at 1,000 racers in an arena a
-join waited seconds (docs/performance.md, "Arenas, ninth day"). The lock guards the shard's one
+join waited seconds (docs/performance-log.md, "Arenas, ninth day"). The lock guards the shard's one
 pub/sub connection, which the subscribes and unsubscribes share; a publish does not need it.
 
 Here only subscribes and unsubscribes take the lock. The publishes of the loop wait in the
@@ -12,7 +12,7 @@ shard's outbox, and one task sends what is there as one pipeline (one write, one
 connection of the shard's pool), then the next: a crowd's publishes cost the loop a few system
 calls a round trip instead of a few each, and the pool one connection instead of one for each
 publish in flight (each new connection of redis-py reads the package's metadata from disk;
-docs/performance.md, "Arenas, twentieth day"). A send returns when Redis has its publish, and
+docs/performance-log.md, "Arenas, twentieth day"). A send returns when Redis has its publish, and
 raises what the pipeline raised. The order is kept: the outbox is first in, first out.
 """
 

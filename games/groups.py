@@ -4,7 +4,7 @@ hears the groups its listeners are in.
 **Hearing.** Channels gives every consumer a channel of its own, and channels-redis's pub/sub
 layer subscribes each one on Redis, behind the lock that every publish of the loop takes (one per
 shard): a crowd of sockets opening and closing together queued thousands of round trips behind
-the moves' announcements, and sockets waited over ten seconds to close (docs/performance.md,
+the moves' announcements, and sockets waited over ten seconds to close (docs/performance-log.md,
 "1,000 players for a whole arena"). So no socket has a channel. The event loop has one
 (`Groups.name`), read by one task; it joins a group while any listener of the loop is in it,
 and hands each message of the group to them (`hear`): a socket's inbox, read in turn with its

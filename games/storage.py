@@ -370,7 +370,7 @@ WITH b AS (SELECT %s::jsonb AS b), v AS (
 every other writer of several games locks them (a race's close ending its games still playing):
 updated in the batch's order, a batch holding a later game waited for an earlier one that a
 close held while the close waited for the later one, and PostgreSQL broke the deadlock by
-failing one of them (docs/performance.md, arenas' twenty-eighth day). The ids are one array
+failing one of them (docs/performance-log.md, arenas' twenty-eighth day). The ids are one array
 (`= ANY(ARRAY(...))`), which PostgreSQL reads through the primary key once the table holds a few
 hundred games: as `IN (SELECT id FROM v)`, up to a few thousand games, the plan was a hash join
 over a scan of every game, and the prepared statement's plan, made while a fresh table was small,

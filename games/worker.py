@@ -18,7 +18,7 @@ every `YIELD_RECHECK_S` meanwhile; the catch-up commands stop while they are (`c
 Nice 10 alone did not make it yield: in an arena of 1,000 on two cores the worker still took 0.4
 of a core, its threads filling every gap the web process's threads left while they waited for the
 database or the interpreter lock, and the moves' p99 was a quarter higher for it
-(docs/performance.md, "Arenas, thirty-sixth day"). The winnable-deal searches a race waits for
+(docs/performance-log.md, "Arenas, thirty-sixth day"). The winnable-deal searches a race waits for
 never yield.
 
 This module imports nothing of the project's at import time: the worker unpickles `start`

@@ -62,7 +62,7 @@ GAP_GRACE_S = 1.0
 END_GRACE_S = 5.0
 """How long after the race's end a socket that has not heard the close waits for it before the
 record is read (the close's event comes late when the processes are busy: its p99 was 2.6-5.3 s
-at 500 arena players on a slow machine, docs/performance.md)."""
+at 500 arena players on a slow machine, docs/performance-log.md, "Arenas, twelfth day")."""
 
 
 def now_ms() -> int:

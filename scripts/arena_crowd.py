@@ -81,7 +81,7 @@ SILENCE_S = 30.0
 on a gap in the events or when its socket opens again (frontend/static/js/socket.js pings every
 20 s and takes a line unanswered for 10 s as dead): asked after 5 s, the racers of a busy server
 (whose boards came late, not lost) had asked some 2,300 times in an arena of 1,000, each a
-read of the race the page would not have made (docs/performance.md, arenas' nineteenth day)."""
+read of the race the page would not have made (docs/performance-log.md, arenas' nineteenth day)."""
 
 
 def deals_to_stock(players: int) -> int:

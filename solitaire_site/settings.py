@@ -159,8 +159,8 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # CHANNEL_LAYER_SHARDS times gives that many. channels-redis's own class also puts every publish
 # behind the lock, so a socket's join of a group waited behind every publish of its event loop:
 # 5 s on average at 1,000 racers in an arena. games.channel_layer.PubSubChannelLayer publishes
-# without it (docs/performance.md, "Arenas, ninth day"). Each connection retries a command once on
-# a fresh connection when the one it had was closed (a Redis restart leaves every shard's
+# without it (docs/performance-log.md, "Arenas, ninth day"). Each connection retries a command once
+# on a fresh connection when the one it had was closed (a Redis restart leaves every shard's
 # connection stale; redis-py does not retry a pooled connection unless told to).
 CHANNEL_LAYER_SHARDS = int(os.environ.get("CHANNEL_LAYER_SHARDS", "32"))
 if REDIS_URL:
@@ -245,7 +245,7 @@ if BACKGROUND_WORKER not in ("process", "thread"):
 # Linux's CPU pressure (`/proc/pressure/cpu`, `some avg10`: the share of the last 10 s in which
 # a runnable task waited for a core) under this percentage (games/worker.py `contended`). The
 # worker's nice 10 alone left it 0.4 of a core in an arena of 1,000 on two cores, and the moves'
-# p99 a quarter higher (docs/performance.md, "Arenas, thirty-sixth day"). 0: never wait (the
+# p99 a quarter higher (docs/performance-log.md, "Arenas, thirty-sixth day"). 0: never wait (the
 # tests, whose machine is busy with themselves).
 BACKGROUND_YIELD_PRESSURE = float(os.environ.get("BACKGROUND_YIELD_PRESSURE", "10"))
 
@@ -255,7 +255,7 @@ BACKGROUND_YIELD_PRESSURE = float(os.environ.get("BACKGROUND_YIELD_PRESSURE", "1
 # Few, because Python runs one thread of a process at a time: more threads add no throughput to
 # work that is nearly all Python on a local database, only more of them runnable at once beside
 # the event loop, which then waits behind them for a core and the interpreter lock, and a
-# crowd's moves with it (docs/performance.md, "Arenas, thirty-fourth day": at 10 and 8 an
+# crowd's moves with it (docs/performance-log.md, "Arenas, thirty-fourth day": at 10 and 8 an
 # arena's first wave of 1,000 had its moves' p99 at 1.0-1.2 s, at 2 and 2 at 0.4-0.6 s, and was
 # placed three times sooner). Raise them for a database far enough away that its round trips,
 # not Python, take a request's time. With the arena rooms' threads (2) they stay well inside
