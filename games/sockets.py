@@ -158,6 +158,11 @@ def parse(text: str | None, data: bytes | None = None, messages: dict | None = N
         raise
 
 
+INT64_MAX = 2**63 - 1
+"""The largest whole number a frame may carry: what the database's and the encoder's integers
+hold (a `ping`'s `t` is echoed, a `seq` is compared in the record)."""
+
+
 def _value(obj: dict, name: str, field: Field):
     value = obj.get(name)
     if value is None and not field.required:
@@ -168,11 +173,13 @@ def _value(obj: dict, name: str, field: Field):
         if len(value) > field.limit:
             raise BadFrame("bad_message", f"`{name}` is longer than {field.limit} characters")
     elif field.kind == "whole":
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise BadFrame("bad_message", f"`{name}` must be a whole number, 0 or more")
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= INT64_MAX:
+            raise BadFrame("bad_message", f"`{name}` must be a whole number, 0 to 2^63 - 1")
     elif field.kind == "number":
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise BadFrame("bad_message", f"`{name}` must be a number")
+        if isinstance(value, int) and not -INT64_MAX - 1 <= value <= INT64_MAX:
+            raise BadFrame("bad_message", f"`{name}` must fit in 64 bits")
     elif not isinstance(value, bool):
         raise BadFrame("bad_message", f"`{name}` must be true or false")
     return value

@@ -69,6 +69,27 @@ def test_errors_name_the_message_type():
     assert (refused.value.code, refused.value.ref) == ("bad_message", "undo")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": "ping", "t": 18446744073709551616}',
+        '{"type": "ping", "t": -9223372036854775809}',
+        '{"type": "move", "move": "t3-f0", "seq": 9223372036854775808}',
+    ],
+)
+def test_a_whole_number_past_64_bits_is_a_bad_message(text):
+    """The server writes a `ping`'s `t` back and compares a `seq` in the record: a number past
+    64 bits is refused as a bad field, not taken in to crash the answer."""
+    with pytest.raises(BadFrame) as refused:
+        parse(text)
+    assert refused.value.code == "bad_message"
+
+
+def test_the_largest_64_bit_numbers_are_taken():
+    assert parse('{"type": "ping", "t": -9223372036854775808}') == Ping(t=-(2**63))
+    assert parse('{"type": "undo", "seq": 9223372036854775807}') == Undo(seq=2**63 - 1)
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.now = 1000.0
