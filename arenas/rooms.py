@@ -49,6 +49,12 @@ PLACED_GRACE = timedelta(seconds=15)
 BOARD_AT_LEAST_S = 5.0
 """The board is sent this often even when no `arena.changed` came (the channel layer drops
 messages, and a Redis restart forgets a group's members): a missed change shows within 5 s."""
+BOARD_SENDS_A_TURN = 20
+"""A board is sent to this many sockets, then the event loop runs what else is ready (the
+moves' frames) before the next ones. Each send is Daphne's and autobahn's work on the loop,
+which nothing in the loop interrupts: to the 500 pages of a crowd's join on one process, one
+board held every move of that process for up to a tenth of a second, once a second (a
+sampler of the loop's long turns, docs/performance-log.md, forty-fourth day)."""
 WAITING_BOARD_EVERY_S = 5.0
 """How often a race's page that waits for its next race (`rows=False`) is sent its player's own
 row again after the one it gets on `wait`: it shows that row alone, in a sentence, for the few
@@ -302,7 +308,9 @@ class Room:
         players = [s.player.pk for s in sockets if s.player is not None]
         own = await self.own_texts(players, lane=BOARD_THREAD)
         shared = {True: encoded(frame)}
-        for socket in sockets:
+        for sent, socket in enumerate(sockets):
+            if sent and sent % BOARD_SENDS_A_TURN == 0:
+                await asyncio.sleep(0)  # the loop's other work (moves) between two runs
             rows = getattr(socket, "rows", True)
             if rows not in shared:
                 shared[rows] = encoded(frame, rows)

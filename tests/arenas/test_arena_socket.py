@@ -306,6 +306,27 @@ async def test_a_race_page_waiting_for_its_next_race_gets_its_own_row_every_few_
     assert "rows" not in frame and frame["you"]["name"] == "Ann"
 
 
+async def test_a_crowd_s_board_leaves_the_loop_to_other_work_between_its_sends(arena, run):
+    """A board to hundreds of pages is sent `BOARD_SENDS_A_TURN` sockets at a time, the event
+    loop's other work (a move's frame) run between two of them, not held until the last."""
+    ann = await run(Player.objects.create, nickname="Ann")
+    await run(actions.do_join, arena, ann)
+    room = rooms.Room(rooms.Rooms(), arena)
+    pages = [FakeSocket() for _ in range(3 * rooms.BOARD_SENDS_A_TURN)]
+    sent_before_the_move = []
+
+    async def first_send(text_data: str) -> None:  # a move's frame comes in meanwhile
+        pages[0].sent.append(text_data)
+        asyncio.get_running_loop().call_soon(
+            lambda: sent_before_the_move.append(sum(len(p.sent) for p in pages))
+        )
+
+    pages[0].send = first_send
+    await room.send_board(pages)
+    assert all(len(page.sent) == 1 for page in pages)
+    assert sent_before_the_move == [rooms.BOARD_SENDS_A_TURN]
+
+
 async def test_many_changes_within_a_tick_send_one_board(arena, monkeypatch):
     monkeypatch.setattr(rooms, "BOARD_EVERY_S", 60)  # the two ticks within it, however slow
     room = rooms.Room(rooms.Rooms(), arena)
