@@ -3,6 +3,7 @@ parameters in forms and URLs get a 4xx or the form again with its errors, never 
 
 from __future__ import annotations
 
+import hostile_harness as harness
 import pytest
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
@@ -185,3 +186,64 @@ def test_bad_url_parameters_are_404s_not_crashes(variant, seed, code):
         assert Game.objects.count() == games_before
     reply = client.get("/races/join/", {"code": code})
     assert reply.status_code == 302
+
+
+ADDRESSES = [
+    "/play/penguin/{}/",
+    "/play/{}/",
+    "/play/penguin/winnable/status/?since={}",
+    "/play/penguin/1/?proved={}",
+    "/races/{}/",
+    "/races/{}/results/",
+    "/races/join/?code={}",
+    "/replay/race/{}/",
+    "/api/races/{}/replay/",
+    "/arenas/{}/",
+    "/api/arenas/{}/",
+    "/arenas/{arena}/players/{}/",
+    "/api/arenas/{arena}/players/{}/",
+    "/api/arenas/?page={}",
+    "/daily/play/{}/",
+    "/daily/{}/",
+    "/daily/penguin/{}/",
+    "/players/{}/",
+    "/api/players/{}/",
+    "/api/players/{}/ratings/",
+    "/replay/{}/",
+    "/api/replays/{}/",
+    "/ghost/{}/",
+    "/fairplay/report/{}/",
+    "/leaderboards/{}/penguin/",
+    "/leaderboards/wins/penguin/?page={}",
+    "/api/daily/?{}=1",
+    "/api/leaderboards/{}/penguin/",
+    "/api/leaderboards/daily/penguin/{}/",
+    "/api/leaderboards/daily/penguin/2026-01-01/?page={}",
+    "/api/leaderboards/wins/penguin/?player={}",
+    "/api/leaderboards/rating/penguin/?per_page={}",
+    "/api/leaderboards/races/?page={}",
+    "/api/leaderboards/races/?variant={}",
+]
+"""Every page and API address with a part a visitor types: ids, codes, variants, days, seeds,
+players' numbers and the query's page, per_page, player, since, proved and variant."""
+
+
+@pytest.fixture
+def arena(db):
+    return harness.running_arena("Addresses")
+
+
+@FUZZ
+@given(value=harness.edge_url_parts)
+def test_edge_values_in_addresses_get_an_answer_not_a_crash(arena, value):
+    """NULs, bytes that are no UTF-8, emoji, Unicode digits, numbers at and past 32 and 64 bits,
+    floats and long strings in every part of an address: a page, a redirect, 400 or 404, never
+    a server error (the addresses of the bugs pinned in tests/hostile/test_edge_values.py are
+    left out)."""
+    client = Client()
+    for address in ADDRESSES:
+        path = address.replace("{arena}", arena.public_id).format(value)
+        if harness.known_http_bug(path):
+            continue
+        reply = client.get(path)
+        assert reply.status_code in (200, 301, 302, 400, 403, 404), (path, reply.status_code)

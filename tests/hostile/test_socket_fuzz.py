@@ -33,6 +33,7 @@ FUZZ = settings(
 OWN, OTHER = "@own", "@other"
 batches = st.lists(
     harness.hostile_frames
+    | harness.sharp_frames(game=st.sampled_from([OWN, OTHER]))
     | st.builds(
         lambda kind, game, seq: ("text", json.dumps({"type": kind, "game": game, "seq": seq})),
         st.sampled_from(["open", "move", "undo", "autoplay"]),
@@ -94,6 +95,7 @@ def test_hostile_frames_on_the_race_socket_change_nothing(running_race, check_hi
     racer = Racer.objects.select_related("game").get(race=race, player=running_race.ann.player)
     legal = set(get_game_update(racer.game).legal)
     frames = [f for f in frames if not changes_race(*f, legal)]
+    frames = [f for f in frames if not harness.known_bug(*f, race_messages.MESSAGES)]
     before = harness.race_fingerprint(race)
     session = harness.Session(f"/ws/race/{race.code}/", running_race.ann)
 
@@ -112,6 +114,9 @@ def test_hostile_frames_on_the_race_socket_change_nothing(running_race, check_hi
                 harness.check_refusal(reply)
             elif kind == "state":
                 assert reply["seq"] == 0, (frame, reply)
+            elif kind == "progress" and "event" not in reply:
+                # A `sync` catch-up's live frame (docs/protocol.md, "Live progress"): nobody moved.
+                assert [r["moves"] for r in reply["racers"]] == [0, 0], (frame, reply)
             elif kind != "snapshot" and kind != "pong":
                 # `sync` may replay old events; nothing new may happen.
                 assert reply.get("event", 10**9) <= before[1], (frame, reply)
@@ -149,6 +154,7 @@ def test_hostile_frames_on_the_game_socket_change_nothing(make_client, check_hid
         for kind, payload in frames
     ]
     frames = [f for f in frames if not changes_game(*f, own.public_id, legal)]
+    frames = [f for f in frames if not harness.known_bug(*f)]
     before = harness.game_fingerprint(own), harness.game_fingerprint(other)
     session = harness.Session("/ws/game/", ann)
 
