@@ -18,7 +18,7 @@ from arenas import actions
 from arenas.models import Arena
 from arenas.rooms import Watch, own_texts
 from games.identity import player_from_scope, ticket_player_id
-from games.models import Player
+from games.models import Player, is_public_id
 from games.rows import one_or_none
 from games.sockets import (
     PING,
@@ -63,7 +63,9 @@ class Connection:
 def connect(public_id: str, scope) -> Connection:
     """The arena, the socket's player, whether they are in it (then marked present), and their
     own row of its board (none for a visitor): one trip off the loop."""
-    arena = one_or_none(Arena.objects.filter(public_id=public_id))
+    arena = (
+        one_or_none(Arena.objects.filter(public_id=public_id)) if is_public_id(public_id) else None
+    )
     return joined_as(arena, player_from_scope(scope) if arena else None)
 
 

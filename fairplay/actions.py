@@ -47,6 +47,8 @@ def do_report(reporter: Player, game: Game, reason: str, note: str = "") -> Repo
         raise ReportRefused("Only ranked results (the daily, rated races) can be reported.")
     if reason not in Report.Reason.values:
         raise ReportRefused("Choose a reason for the report.")
+    if "\0" in note:  # as Django's forms refuse it: no database text holds a NUL
+        raise ReportRefused("A note cannot hold a null character.")
     since = timezone.now() - REPORT_WINDOW
     with transaction.atomic():
         one_or_none(Player.objects.select_for_update(no_key=True).filter(pk=reporter.pk))

@@ -26,7 +26,7 @@ from games.errors import (  # noqa: F401  (the refusals, for callers of these ac
     StaleSeq,
 )
 from games.groups import group_send_nowait
-from games.models import MAX_SEED, Game, Move, Player, Variant
+from games.models import MAX_SEED, Game, Move, Player, Variant, is_public_id
 from games.play import (  # noqa: F401  (the record's readers, for callers of these actions)
     GameUpdate,
     LiveGame,
@@ -50,9 +50,11 @@ logger = logging.getLogger(__name__)
 
 def access_game(player: Player | None, public_id: str, kinds: Iterable[str] | None = None) -> Game:
     """The game with this id if `player` may play it; GameNotFound or NotYourGame otherwise."""
-    game = one_or_none(Game.objects.filter(public_id=public_id))
+    game = (
+        one_or_none(Game.objects.filter(public_id=public_id)) if is_public_id(public_id) else None
+    )
     if game is None:
-        raise GameNotFound(f"there is no game {public_id}")
+        raise GameNotFound("there is no game with this id")
     if player is None or game.player_id != player.pk:
         raise NotYourGame("this game is someone else's")
     if kinds is not None and game.kind not in set(kinds):

@@ -103,7 +103,7 @@ def ticket_player_id(ticket: str, where: str) -> int | None:
     another socket's ticket."""
     try:
         found = signing.loads(ticket, salt=f"socket-ticket:{where}", max_age=TICKET_MAX_AGE_S)
-    except signing.BadSignature:  # SignatureExpired is one
+    except (signing.BadSignature, UnicodeError):  # SignatureExpired is one; a lone surrogate
         return None
     return found if isinstance(found, int) else None
 

@@ -5,6 +5,7 @@ undo history included. Game.state is a snapshot of the engine's full state, kept
 admins can look at a game without replaying it; Game.seq counts the log's rows.
 """
 
+import re
 import secrets
 
 from django.conf import settings
@@ -12,6 +13,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 
 MAX_SEED = 2**63 - 1
+INT64_MAX = 2**63 - 1
+"""The largest whole number a column holds (PostgreSQL's bigint, SQLite's INTEGER)."""
 NICKNAME_MAX_LENGTH = 24
 
 nickname_validator = RegexValidator(
@@ -23,6 +26,16 @@ nickname_validator = RegexValidator(
 def new_public_id() -> str:
     """A short random id for URLs and frames: 12 URL-safe characters (72 random bits)."""
     return secrets.token_urlsafe(9)
+
+
+PUBLIC_ID = re.compile(r"[-A-Za-z0-9_]{1,16}")
+
+
+def is_public_id(value: str) -> bool:
+    """Whether `value` could be a public id, and so is worth a look-up: URL-safe characters, as
+    many as the column holds. Anything else (a NUL, which PostgreSQL's text cannot hold; a lone
+    surrogate, which no driver can encode) is no id of anything."""
+    return PUBLIC_ID.fullmatch(value) is not None
 
 
 def default_guest_nickname() -> str:

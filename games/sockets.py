@@ -15,6 +15,7 @@ import asyncio
 import functools
 import json
 import logging
+import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -37,7 +38,7 @@ from django.utils.functional import SimpleLazyObject
 from games import play
 from games.errors import ActionError, Unavailable
 from games.groups import GROUP, GROUPS, group_send
-from games.models import Game
+from games.models import INT64_MAX, Game
 from games.storage import DATABASE_AWAY
 
 logger = logging.getLogger(__name__)
@@ -149,18 +150,14 @@ def parse(text: str | None, data: bytes | None = None, messages: dict | None = N
         raise BadFrame("bad_message", "the frame has no string `type`")
     found = (MESSAGES if messages is None else messages).get(kind)
     if found is None:
-        raise BadFrame("unknown_type", f"unknown message type {kind[:40]!r}", ref=kind[:40])
+        shown = kind[:40].encode("utf-8", "replace").decode()  # a lone surrogate is no UTF-8
+        raise BadFrame("unknown_type", f"unknown message type {shown!r}", ref=shown)
     message, fields = found
     try:
         return message(**{name: _value(obj, name, field) for name, field in fields.items()})
     except BadFrame as exc:
         exc.ref = kind
         raise
-
-
-INT64_MAX = 2**63 - 1
-"""The largest whole number a frame may carry: what the database's and the encoder's integers
-hold (a `ping`'s `t` is echoed, a `seq` is compared in the record)."""
 
 
 def _value(obj: dict, name: str, field: Field):
@@ -180,6 +177,8 @@ def _value(obj: dict, name: str, field: Field):
             raise BadFrame("bad_message", f"`{name}` must be a number")
         if isinstance(value, int) and not -INT64_MAX - 1 <= value <= INT64_MAX:
             raise BadFrame("bad_message", f"`{name}` must fit in 64 bits")
+        if isinstance(value, float) and not math.isfinite(value):  # 1e400 reads as infinity
+            raise BadFrame("bad_message", f"`{name}` must be a finite number")
     elif not isinstance(value, bool):
         raise BadFrame("bad_message", f"`{name}` must be true or false")
     return value

@@ -169,6 +169,14 @@ async def missing_events(race: Race, after: int, before: int) -> list[dict]:
     return await asyncio.shield(found)
 
 
+def event_number(value: str | None) -> int | None:
+    """`?since=N`'s event number, or None (a snapshot) for anything else: ASCII digits only
+    (`str.isdigit` takes "²", which `int` does not), within what the record's numbers hold."""
+    if value and value.isascii() and value.isdigit() and len(value) <= 18:
+        return int(value)
+    return None
+
+
 class RaceConsumer(PlaySocket):
     path_name = "/ws/race/"
     stamps_now = True
@@ -184,7 +192,7 @@ class RaceConsumer(PlaySocket):
         await self.accept()
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
         since = parse_qs(self.scope.get("query_string", b"").decode()).get("since", [None])[0]
-        await self.open_race(code, int(since) if since and since.isdigit() else None)
+        await self.open_race(code, event_number(since))
 
     def forget_race(self) -> None:
         """Nothing of a race followed yet (a socket that opens, or that goes on to the next)."""

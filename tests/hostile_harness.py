@@ -244,39 +244,6 @@ junk, non-JSON text, binary frames, frames just over or under the size limit, an
 protocol's messages with every field at its edges (`sharp_frames`)."""
 
 
-def has_surrogate(value) -> bool:
-    """A string with a lone surrogate: no UTF-8 (and so no frame the server writes) has it."""
-    return isinstance(value, str) and any(0xD800 <= ord(c) < 0xE000 for c in value)
-
-
-def has_nul(value) -> bool:
-    """A string with a NUL: no PostgreSQL text has it."""
-    return isinstance(value, str) and "\0" in value
-
-
-def known_bug(kind: str, payload, messages: dict | None = None) -> str | None:
-    """Why a frame is left out of a fuzz's batches: it meets a bug that a strict xfail in
-    tests/hostile/test_edge_values.py pins (its name, returned), so that the fuzz goes on looking
-    for new ones; None for any other frame. `messages`: the socket's table, as for `parse`."""
-    from games.sockets import BadFrame, Ping, parse
-
-    text, data = (payload, None) if kind == "text" else (None, payload)
-    try:
-        message = parse(text, data, messages)
-    except BadFrame as exc:
-        if has_surrogate(exc.ref):
-            return "test_a_type_with_a_lone_surrogate_is_unknown_type"
-        return None
-    if isinstance(message, Ping) and message.t in (float("inf"), float("-inf")):
-        return "test_a_ping_whose_t_overflows_a_double_is_refused"
-    game = getattr(message, "game", None)
-    if has_surrogate(game) or has_nul(game):
-        return "test_a_game_id_with_a_nul_or_a_lone_surrogate_is_not_found"
-    if has_surrogate(getattr(message, "ticket", None)):
-        return "test_a_ticket_with_a_lone_surrogate_is_bad_ticket"
-    return None
-
-
 # ------------------------------------------------------------------ URLs: the edges
 
 EDGE_URL_PARTS = ["%00", "a%00b", "%ED%A0%80", "%FF", "%F0%9F%98%80", "%E2%80%AEevil", "%D9%A3"]
@@ -291,19 +258,6 @@ edge_url_parts = st.sampled_from(EDGE_URL_PARTS) | edge_text.filter(bool).map(
 ON_POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 NUL_ID_PAGES = ("/arenas/", "/api/arenas/", "/daily/play/", "/replay/", "/api/replays/")
 NUL_ID_PAGES += ("/fairplay/report/",)
-
-
-def known_http_bug(path: str) -> str | None:
-    """Why a GET is left out of the URL fuzz: it meets a bug that a strict xfail in
-    tests/hostile/test_edge_values.py pins (its name); None for any other."""
-    segments = path.split("?")[0].split("/")
-    if ON_POSTGRES and "%00" in path and path.startswith(NUL_ID_PAGES):
-        return "test_an_id_with_a_nul_in_a_page_s_address_is_a_404"
-    if not ON_POSTGRES and path.startswith("/arenas/") and "players" in segments:
-        number = segments[segments.index("players") + 1]
-        if number.isdigit() and int(number) > 2**63 - 1:
-            return "test_an_arena_player_past_64_bits_is_a_404"
-    return None
 
 
 # ------------------------------------------------------------------ sockets

@@ -157,9 +157,8 @@ def due(kind: str, payload, arena: Arena, own: Player | None) -> str:
 
 
 def kept(frames: list, made: dict[str, str], arena: Arena, own: Player | None) -> list:
-    """The batch with its tickets made, less the legal changes and the known bugs."""
+    """The batch with its tickets made, less the legal changes."""
     frames = with_tickets(frames, made)
-    frames = [f for f in frames if not harness.known_bug(*f, MESSAGES)]
     return [f for f in frames if due(*f, arena, own) != "change"]
 
 

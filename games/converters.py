@@ -1,0 +1,22 @@
+"""Path converters of the project's addresses (registered by the games app)."""
+
+from __future__ import annotations
+
+from games.models import INT64_MAX
+
+
+class RowId:
+    """A row's id in an address (`<rowid:player_id>`): a whole number a 64-bit column holds.
+    Django's `int` takes any number of digits, and a larger one reached the database, which
+    SQLite refuses with an error (a 500); here it matches no address (a 404)."""
+
+    regex = "[0-9]{1,19}"
+
+    def to_python(self, value: str) -> int:
+        number = int(value)
+        if number > INT64_MAX:
+            raise ValueError(f"{value} is past 64 bits")  # Django: no match
+        return number
+
+    def to_url(self, value: int) -> str:
+        return str(value)
