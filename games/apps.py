@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.urls import register_converter
 
 
 class GamesConfig(AppConfig):
@@ -6,8 +7,6 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from django.urls import register_converter
-
         # Connects the login receiver that merges a guest into the account.
         from games import identity  # noqa: F401
         from games.converters import RowId
