@@ -9,14 +9,18 @@ app_name = "arenas"
 urlpatterns = [
     path("arenas/", views.arena_list, name="list"),
     path("arenas/new/", views.arena_new, name="new"),
-    path("arenas/<slug:arena_id>/", views.arena_page, name="arena"),
-    path("arenas/<slug:arena_id>/join/", views.arena_join, name="join"),
-    path("arenas/<slug:arena_id>/pause/", views.arena_pause, name="pause"),
-    path("arenas/<slug:arena_id>/leave/", views.arena_leave, name="leave"),
-    path("arenas/<slug:arena_id>/players/<rowid:player_id>/", views.arena_player, name="player"),
-    path("api/arenas/", api.arena_list, name="api_list"),
-    path("api/arenas/<slug:arena_id>/", api.arena_detail, name="api_arena"),
+    path("arenas/<publicid:arena_id>/", views.arena_page, name="arena"),
+    path("arenas/<publicid:arena_id>/join/", views.arena_join, name="join"),
+    path("arenas/<publicid:arena_id>/pause/", views.arena_pause, name="pause"),
+    path("arenas/<publicid:arena_id>/leave/", views.arena_leave, name="leave"),
     path(
-        "api/arenas/<slug:arena_id>/players/<slug:player_id>/", api.arena_player, name="api_player"
+        "arenas/<publicid:arena_id>/players/<rowid:player_id>/", views.arena_player, name="player"
+    ),
+    path("api/arenas/", api.arena_list, name="api_list"),
+    path("api/arenas/<publicid:arena_id>/", api.arena_detail, name="api_arena"),
+    path(
+        "api/arenas/<publicid:arena_id>/players/<str:player_id>/",
+        api.arena_player,
+        name="api_player",
     ),
 ]

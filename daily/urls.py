@@ -7,8 +7,8 @@ from daily import views
 app_name = "daily"
 
 urlpatterns = [
-    path("daily/play/<slug:public_id>/", views.play, name="play"),
-    path("daily/play/<slug:public_id>/resign/", views.resign, name="resign"),
-    path("daily/<slug:variant>/", views.variant_page, name="variant"),
-    path("daily/<slug:variant>/start/", views.start, name="start"),
+    path("daily/play/<publicid:public_id>/", views.play, name="play"),
+    path("daily/play/<publicid:public_id>/resign/", views.resign, name="resign"),
+    path("daily/<str:variant>/", views.variant_page, name="variant"),
+    path("daily/<str:variant>/start/", views.start, name="start"),
 ]

@@ -5,9 +5,9 @@ from fairplay import views
 app_name = "fairplay"
 
 urlpatterns = [
-    path("report/<slug:public_id>/", views.report, name="report"),
+    path("report/<publicid:public_id>/", views.report, name="report"),
     path(
-        "report/daily/<slug:variant>/<slug:day>/<rowid:ranked_player_id>/",
+        "report/daily/<str:variant>/<str:day>/<rowid:ranked_player_id>/",
         views.report_daily,
         name="report_daily",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.models import INT64_MAX
+from games.models import INT64_MAX, PUBLIC_ID
 
 
 class RowId:
@@ -20,3 +20,17 @@ class RowId:
 
     def to_url(self, value: int) -> str:
         return str(value)
+
+
+class PublicId:
+    """A public id in an address (`<publicid:arena_id>`): what `games.models.is_public_id`
+    takes, so a NUL or a lone surrogate in one matches no address (a 404) and never reaches the
+    database, which PostgreSQL refuses with an error (a 500)."""
+
+    regex = PUBLIC_ID.pattern
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value

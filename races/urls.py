@@ -11,8 +11,8 @@ urlpatterns = [
     path("new/", views.race_new, name="new"),
     path("join/", views.join_by_code, name="join_by_code"),
     path("quick/", quick_views.quick_race, name="quick"),
-    path("<slug:code>/", views.race_page, name="race"),
-    path("<slug:code>/join/", views.race_join, name="join"),
-    path("<slug:code>/results/", views.race_results, name="results"),
-    path("<slug:code>/rematch/", views.race_rematch, name="rematch"),
+    path("<str:code>/", views.race_page, name="race"),
+    path("<str:code>/join/", views.race_join, name="join"),
+    path("<str:code>/results/", views.race_results, name="results"),
+    path("<str:code>/rematch/", views.race_rematch, name="rematch"),
 ]

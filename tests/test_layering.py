@@ -27,6 +27,7 @@ MAY_IMPORT = {
 # An app's receivers and registrations load in its AppConfig.ready, once the models can.
 LOCAL_IMPORTS = {
     ("games/apps.py", "games.identity"),
+    ("games/apps.py", "games.converters.PublicId"),
     ("games/apps.py", "games.converters.RowId"),
     ("races/apps.py", "races.actions"),
     ("daily/apps.py", "daily.signals"),

@@ -8,7 +8,7 @@ from races.ratings import views
 app_name = "ratings"
 
 urlpatterns = [
-    path("leaderboards/rating/<slug:variant>/", views.board_page, name="board"),
-    path("api/leaderboards/rating/<slug:variant>/", views.board_api, name="api_board"),
+    path("leaderboards/rating/<str:variant>/", views.board_page, name="board"),
+    path("api/leaderboards/rating/<str:variant>/", views.board_api, name="api_board"),
     path("api/players/<rowid:player_id>/ratings/", views.player_api, name="api_player"),
 ]

@@ -172,6 +172,8 @@ def test_codes_are_forgiving(ann, make_race, client):
     """A code typed in lower case finds the race; an unknown code is a 404 or a message."""
     race = make_race(ann)
     assert client.get(f"/races/{race.code.lower()}/")["Location"] == f"/races/{race.code}/"
+    spaced = f"{race.code[:3].lower()}%20{race.code[3:]}"  # read aloud, typed with a space
+    assert client.get(f"/races/{spaced}/")["Location"] == f"/races/{race.code}/"
     assert client.get(f"/races/join/?code={race.code.lower()}")["Location"] == (
         f"/races/{race.code}/"
     )
