@@ -121,6 +121,33 @@ def race_group(code: str) -> str:
 RACE_OVER = frozenset({Race.Status.FINISHED, Race.Status.CANCELLED})
 
 
+class _NoWayBack(models.OneToOneRel):
+    """The game's end of `Racer.game`: it never keeps the racer it has found."""
+
+    def set_cached_value(self, instance, value) -> None:
+        pass
+
+
+class RacerGameField(models.OneToOneField):
+    """`Racer.game`: a one-to-one whose game does not remember its racer. Asking a game for
+    `game.racer` reads the racer from the database each time.
+
+    Django caches both ends of a one-to-one whenever either is read, so a racer read with
+    `select_related("game")` and its game held each other, with the game's state parsed from its
+    JSON, and only the cyclic garbage collector could free them: some 31 objects a racer. Every
+    race socket's snapshot, every resignation and every close reads its race's racers this way,
+    and in a crowd of 1,000 the collector paused each server process for 60-190 ms every few
+    seconds to free them (docs/performance.md, "The collector's pauses"). Nothing reads a racer
+    through its game more than once, and nothing selects `racer` from a game."""
+
+    rel_class = _NoWayBack
+
+    def deconstruct(self):
+        # The column and the constraint are a plain one-to-one's: migrations see one.
+        name, _path, args, kwargs = super().deconstruct()
+        return name, "django.db.models.OneToOneField", args, kwargs
+
+
 class Racer(models.Model):
     """One player in one race, with their progress (the leaderboard is built from these)."""
 
@@ -136,7 +163,7 @@ class Racer(models.Model):
     race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="racers")
     player = models.ForeignKey("games.Player", on_delete=models.CASCADE, related_name="racers")
     name = models.CharField(max_length=24, help_text="The nickname shown in this race.")
-    game = models.OneToOneField(
+    game = RacerGameField(
         "games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="racer"
     )
     joined_at = models.DateTimeField(auto_now_add=True)
