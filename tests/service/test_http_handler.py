@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 from channels.testing import HttpCommunicator
@@ -85,3 +86,20 @@ async def test_a_request_body_reaches_the_view(handler):
 async def test_a_non_http_scope_is_refused(handler):
     with pytest.raises(ValueError, match="only handle ASGI/HTTP"):
         await handler({"type": "websocket"}, None, None)
+
+
+async def test_a_served_request_leaves_nothing_for_the_collector(handler):
+    from django.contrib.sessions.backends.base import SessionBase
+    from django.http import HttpRequest
+
+    await request(handler, "/where/")  # the first request builds what is built once
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        await request(handler, "/where/")
+        gc.collect()
+        left = [found for found in gc.garbage if isinstance(found, HttpRequest | SessionBase)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []
