@@ -4,7 +4,10 @@ the conftest files, which import these)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
@@ -115,3 +118,20 @@ def slow_group_discard(monkeypatch, seconds: float) -> None:
         await discard(group, channel)
 
     monkeypatch.setattr(layer, "group_discard", round_trip)
+
+
+@contextmanager
+def left_for_the_collector(*kinds: type) -> Iterator[list]:
+    """`with left_for_the_collector(Racer, Game) as left:` the instances of those kinds that the
+    block left for the cyclic garbage collector alone to free (held by reference cycles); `left`
+    is filled as the block ends."""
+    left: list = []
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        yield left
+        gc.collect()
+        left.extend(found for found in gc.garbage if isinstance(found, kinds))
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()

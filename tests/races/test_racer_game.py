@@ -1,31 +1,11 @@
 """A racer and their game: read together, they are freed as soon as nobody holds them, without the
 cyclic garbage collector (whose pauses hold every socket of a server process)."""
 
-import gc
-
 import pytest
 
 from games.models import Game
 from races.models import Racer
-
-
-@pytest.fixture
-def collector_garbage():
-    """collector_garbage(read) -> the racers and games that only the collector would have freed
-    after `read()` ran and its result was dropped."""
-
-    def garbage(read) -> list:
-        gc.collect()
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        try:
-            read()
-            gc.collect()
-            return [found for found in gc.garbage if isinstance(found, Racer | Game)]
-        finally:
-            gc.set_debug(0)
-            gc.garbage.clear()
-
-    return garbage
+from tests.support import left_for_the_collector
 
 
 @pytest.fixture
@@ -33,12 +13,16 @@ def race(running_race):
     return Racer.objects.first().race
 
 
-def test_racers_read_with_their_games_leave_nothing_for_the_collector(race, collector_garbage):
-    assert collector_garbage(lambda: list(race.racers.select_related("game", "player"))) == []
+def test_racers_read_with_their_games_leave_nothing_for_the_collector(race):
+    with left_for_the_collector(Racer, Game) as left:
+        list(race.racers.select_related("game", "player"))
+    assert left == []
 
 
-def test_a_racer_s_game_read_on_demand_leaves_nothing_for_the_collector(race, collector_garbage):
-    assert collector_garbage(lambda: [racer.game.state for racer in race.racers.all()]) == []
+def test_a_racer_s_game_read_on_demand_leaves_nothing_for_the_collector(race):
+    with left_for_the_collector(Racer, Game) as left:
+        [racer.game.state for racer in race.racers.all()]
+    assert left == []
 
 
 def test_a_game_still_finds_its_racer(race, django_assert_num_queries):

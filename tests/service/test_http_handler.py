@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 
 import pytest
 from channels.testing import HttpCommunicator
 from django.conf import settings
+from django.contrib.sessions.backends.base import SessionBase
+from django.http import HttpRequest
 
 from solitaire_site.http_handler import OneHopASGIHandler
 from tests.service import http_handler_urls as views
+from tests.support import left_for_the_collector
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -89,17 +91,7 @@ async def test_a_non_http_scope_is_refused(handler):
 
 
 async def test_a_served_request_leaves_nothing_for_the_collector(handler):
-    from django.contrib.sessions.backends.base import SessionBase
-    from django.http import HttpRequest
-
     await request(handler, "/where/")  # the first request builds what is built once
-    gc.collect()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
+    with left_for_the_collector(HttpRequest, SessionBase) as left:
         await request(handler, "/where/")
-        gc.collect()
-        left = [found for found in gc.garbage if isinstance(found, HttpRequest | SessionBase)]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
     assert left == []
