@@ -137,7 +137,7 @@ class RacerGameField(models.OneToOneField):
     JSON, and only the cyclic garbage collector could free them: some 31 objects a racer. Every
     race socket's snapshot, every resignation and every close reads its race's racers this way,
     and in a crowd of 1,000 the collector paused each server process for 60-190 ms every few
-    seconds to free them (docs/performance.md, "The collector's pauses"). Nothing reads a racer
+    seconds to free them (docs/performance.md, "Where the time goes"). Nothing reads a racer
     through its game more than once, and nothing selects `racer` from a game."""
 
     rel_class = _NoWayBack
