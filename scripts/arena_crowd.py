@@ -613,7 +613,8 @@ def as_utc(value: dt.datetime | str) -> dt.datetime:
 
 
 def cores_used(start: Sample, end: Sample, client_s: float) -> dict[str, float | None]:
-    """Each group's CPU over the run, in cores (CPU seconds a second): where the machine went."""
+    """Each group's CPU over the run, in cores (CPU seconds a second): where the machine went;
+    `machine`, the whole machine's busy cores (of its two), everything included."""
     seconds = end.at - start.at
     cores: dict[str, float | None] = {}
     for group, before in start.cpu.items():
@@ -623,6 +624,8 @@ def cores_used(start: Sample, end: Sample, client_s: float) -> dict[str, float |
         known = before is not None and after is not None and seconds > 0
         cores[group] = round(max(0.0, after - before) / seconds, 2) if known else None
     cores["client"] = round(client_s / seconds, 2) if seconds > 0 else None
+    known = start.machine is not None and end.machine is not None and seconds > 0
+    cores["machine"] = round((end.machine - start.machine) / seconds, 2) if known else None
     return cores
 
 

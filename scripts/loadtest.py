@@ -531,6 +531,7 @@ class LoadRun:
         self.cpu = ServerCpu(server_pids)
         self.idle = self.cpu.sample()  # before the run: the Daphnes' RSS with no racer on them
         self.window: tuple | None = None  # the samples at the play window's start and end
+        self.client_play_s = 0.0  # this client's CPU seconds over the play window
 
     async def setup(self) -> None:
         """Create the races (hosts), join them (guests), open every racer's socket."""
@@ -600,6 +601,7 @@ class LoadRun:
         """Everyone plays at the pace for the duration; the server's processes are sampled at
         the window's start and end."""
         first, acked_before = self.cpu.sample(), self.stats.acked
+        client_before = arena_crowd.client_cpu_s()
         self.started = time.perf_counter()
         until = self.started + self.args.duration
         self.bar.reset()
@@ -609,6 +611,7 @@ class LoadRun:
             await asyncio.to_thread(profiler.wait)
         self.played_s = time.perf_counter() - self.started
         self.window = (first, self.cpu.sample(), self.stats.acked - acked_before)
+        self.client_play_s = arena_crowd.client_cpu_s() - client_before
         self.bar.close()
 
     def start_profiler(self) -> subprocess.Popen | None:
@@ -688,6 +691,7 @@ class LoadRun:
             figures["server_cpu_ms_per_move"] = cpu
             figures["server_cpu_window_s"] = round(end.at - start.at, 2)
             figures["event_loops"] = ServerCpu.event_loops(start, end)
+            figures["cores_used"] = arena_crowd.cores_used(start, end, self.client_play_s)
             figures["daphne_rss_mb"] = {
                 "before": rss_mb(self.idle.rss_kb.values()),
                 "after": rss_mb(end.rss_kb.values()),
@@ -865,6 +869,9 @@ def print_figures(figures: dict) -> None:
         f"this client used {figures['client_cpu_s']} s of CPU",
     ]
     lines.append(server_cpu_line(figures))
+    if figures.get("cores_used"):
+        cores = ", ".join(f"{group} {used}" for group, used in figures["cores_used"].items())
+        lines.append(f"CPU in cores (CPU seconds a second) over the play window: {cores}")
     if "lost_moves" in figures:
         lines.append(
             f"record check: {figures['verified_racers']} racers verified, "

@@ -10,6 +10,9 @@ cstime): a PostgreSQL backend whose connection closes during the window hands it
 postmaster, which is sampled too. So the sum over a group at the end minus the sum at the start
 is the group's CPU in the window, whichever of its processes came or went in between.
 
+The whole machine's busy time (/proc/stat: every core, all but idle and waiting for a disk) is
+sampled too: what the groups leave out of it is what else ran (the kernel, a burner, another job).
+
 Each Daphne's main thread, where its event loop runs, is also read for its time on a core and
 its time waiting for one (the kernel's schedstat): whether the moves waited for the machine.
 """
@@ -91,6 +94,17 @@ def children_of(pids: list[int]) -> list[int]:
     return found
 
 
+def machine_busy_s() -> float | None:
+    """CPU seconds the whole machine has been busy since boot, over every core (None: no
+    /proc/stat)."""
+    try:
+        fields = (PROC / "stat").read_text().split("\n", 1)[0].split()
+    except OSError:
+        return None
+    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    return (sum(ticks) - ticks[3] - ticks[4]) / CLOCK_TICKS
+
+
 def load_average() -> tuple[float, float, float]:
     """The 1, 5 and 15 minute load averages."""
     one, five, fifteen = (PROC / "loadavg").read_text().split()[:3]
@@ -141,6 +155,8 @@ class Sample:
     rss_kb: dict[int, int | None] = field(default_factory=dict)
     loops: dict[int, tuple[float, float] | None] = field(default_factory=dict)
     """Each Daphne's event-loop thread: (seconds on a core, seconds waiting for one)."""
+    machine: float | None = None
+    """The whole machine's busy CPU seconds (`machine_busy_s`)."""
 
 
 class ServerCpu:
@@ -160,6 +176,7 @@ class ServerCpu:
             cpu,
             {pid: rss_kb(pid) for pid in self.daphne_pids},
             {pid: loop_thread_times(pid) for pid in self.daphne_pids},
+            machine_busy_s(),
         )
 
     @staticmethod

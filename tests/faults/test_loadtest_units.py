@@ -10,7 +10,11 @@ import socket
 import time
 from types import SimpleNamespace
 
-from scripts.arena_crowd import ArenaPlayer, waited_with_company
+import pytest
+
+from scripts.arena_crowd import ArenaPlayer, cores_used, waited_with_company
+from scripts.burner import burn
+from scripts.burner import parse_args as burner_args
 from scripts.loadtest import Pending, Racer, Stats
 from scripts.procstat import (
     Sample,
@@ -19,6 +23,7 @@ from scripts.procstat import (
     listening_pids,
     load_average,
     loop_thread_times,
+    machine_busy_s,
     rss_kb,
 )
 
@@ -271,3 +276,34 @@ def test_a_wait_over_5_s_beside_another_free_player_counts():
 def test_company_counts_from_when_the_second_player_became_free():
     # Free at 0 s, alone until 3 s, placed at 9 s: 6 s with company; the other's 6 s too.
     assert waited_with_company([waiting((0, 9)), waiting((3, 9))]) == [9000 - 3000] * 2
+
+
+def test_cores_used_by_group_and_by_the_whole_machine():
+    """Each group's CPU seconds a second over the window, this client's, and the machine's
+    busy cores with everything else that ran; a worker that started meanwhile counts from
+    nothing."""
+    start = Sample(0.0, {"daphne": 10.0, "worker": None, "postgres": 4.0}, machine=100.0)
+    end = Sample(20.0, {"daphne": 30.0, "worker": 2.0, "postgres": 8.0}, machine=136.0)
+    assert cores_used(start, end, client_s=6.0) == {
+        "daphne": 1.0,
+        "worker": 0.1,
+        "postgres": 0.2,
+        "client": 0.3,
+        "machine": 1.8,
+    }
+    assert cores_used(Sample(0.0, {}), Sample(20.0, {}), 0.0)["machine"] is None
+    busy = machine_busy_s()
+    assert busy is not None and busy > 0
+
+
+def test_the_burner_takes_no_more_than_its_share_and_stops_on_time():
+    """Half a core in periods of 0.05 s for 0.3 s: at most half of the time in CPU (less on a
+    full machine), and no run past its end; a share outside 0-1 is refused."""
+    wall, cpu = time.monotonic(), time.process_time()
+    burn(0.5, 0.05, until=wall + 0.3)
+    took, lasted = time.process_time() - cpu, time.monotonic() - wall
+    assert 0.3 <= lasted < 0.3 + 0.05 + 0.05
+    assert took <= 0.5 * lasted + 0.03
+    for refused in (["0"], ["1.5"], ["0.5", "--period", "0"]):
+        with pytest.raises(SystemExit):
+            burner_args(refused)
