@@ -103,11 +103,12 @@ def spread(values: list[float]) -> dict:
     }
 
 
-def set_up_arena(base: str, variant: str) -> str:
-    """The organiser's form: an arena of `variant` starting now; its id."""
+def set_up_arena(base: str, variant: str, lead_s: float = 0) -> str:
+    """The organiser's form: an arena of `variant` starting now, or with `lead_s`, at the first
+    whole minute (the form's) at least that far ahead; its id."""
     browser = Browser(base)
     browser.request("GET", "/arenas/new/")
-    start = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M")
+    start = start_after(dt.datetime.now(dt.UTC), lead_s).strftime("%Y-%m-%dT%H:%M")
     form = {
         "name": "Load arena",
         "variant": variant,
@@ -123,12 +124,26 @@ def set_up_arena(base: str, variant: str) -> str:
     return match.group(1)
 
 
-def arena_end(base: str, arena_id: str) -> dt.datetime:
-    """When the arena ends, as its JSON document says."""
+def start_after(now: dt.datetime, lead_s: float) -> dt.datetime:
+    """The form's start for a lead: this minute (so the arena runs at once) without one, else
+    the first whole minute at least `lead_s` ahead."""
+    if lead_s <= 0:
+        return now.replace(second=0, microsecond=0)
+    later = now + dt.timedelta(seconds=lead_s)
+    whole = later.replace(second=0, microsecond=0)
+    return whole if whole == later else whole + dt.timedelta(minutes=1)
+
+
+def arena_times(base: str, arena_id: str) -> tuple[dt.datetime, dt.datetime]:
+    """When the arena starts and ends, as its JSON document says."""
     status, _, text = Browser(base).request("GET", f"/api/arenas/{arena_id}/")
     if status != 200:
         raise RuntimeError(f"the arena's document answered {status}")
-    return dt.datetime.fromisoformat(json.loads(text)["ends_at"])
+    document = json.loads(text)
+    return (
+        dt.datetime.fromisoformat(document["starts_at"]),
+        dt.datetime.fromisoformat(document["ends_at"]),
+    )
 
 
 def join(browser: Browser, arena_id: str) -> str:
@@ -180,6 +195,11 @@ class Crowd:
         self.stop_at = 0.0
         self.played_s = 0.0
         self.began = time.perf_counter()
+        """The start of play: now, or the arena's start for a crowd that joins before it."""
+        self.began_ms = time.time() * 1000
+        """`began` on the wall clock (the server's `finished_at` and the placements' times)."""
+        self.at_start = None
+        """Called at the start of play, for a crowd that joined before it (the CPU's sample)."""
         self.bases: list[str] = []
         """The servers the crowd is spread over (`run`'s)."""
         self.players: list[ArenaPlayer] = []
@@ -280,7 +300,8 @@ class Crowd:
         """Just joined: the page's arena socket `ws` (the player's since its ticket), or one
         opened again when the server closed it (as the page's is: the session says who the
         player is), until `placed` comes."""
-        left = min(self.stop_at - time.perf_counter(), PLACED_TIMEOUT_S)
+        before_start = max(0.0, self.began - time.perf_counter())  # joined before the start
+        left = min(self.stop_at - time.perf_counter(), PLACED_TIMEOUT_S + before_start)
         if left <= 0:
             if ws is not None:
                 await ws.close()
@@ -301,11 +322,12 @@ class Crowd:
                                 if frame.get("type") == "placed":
                                     self.placed_heard += 1
                                     now_ms = time.time() * 1000  # free since the socket opened
-                                    player.placements_ms.append(now_ms - opened_ms)
+                                    free_ms = max(opened_ms, self.began_ms)  # or since the start
+                                    player.placements_ms.append(now_ms - free_ms)
                                     theirs_ms = accepted_ms or now_ms
                                     player.first_parts_ms = (
                                         theirs_ms - opened_ms,
-                                        now_ms - theirs_ms,
+                                        now_ms - max(theirs_ms, free_ms),
                                     )
                                     player.placed_at_s.append(time.perf_counter() - self.began)
                                     return frame["url"]
@@ -469,22 +491,25 @@ class Crowd:
         self.bases = bases
         loop = asyncio.get_running_loop()
         with concurrent.futures.ThreadPoolExecutor(min(32, args.racers)) as pool:
+            lead_s = getattr(args, "join_before", 0)
             self.arena_id = await loop.run_in_executor(
-                pool, set_up_arena, bases[0], args.variant or VARIANT
+                pool, set_up_arena, bases[0], args.variant or VARIANT, lead_s
             )
+            starts, ends = await loop.run_in_executor(pool, arena_times, bases[0], self.arena_id)
             players = [
                 ArenaPlayer(i, bases[i % len(bases)], Browser(bases[i % len(bases)]))
                 for i in range(args.racers)
             ]
             self.rng.shuffle(players)
             self.players = players
-            self.stop_at = time.perf_counter() + args.duration
+            now = time.perf_counter()
+            self.began = max(now, now + (starts - dt.datetime.now(dt.UTC)).total_seconds())
+            self.began_ms = time.time() * 1000 + (self.began - now) * 1000
+            self.stop_at = self.began + args.duration
             if args.whole_arena:  # until the arena's own end, however long the form made it
-                ends = await loop.run_in_executor(pool, arena_end, bases[0], self.arena_id)
-                self.stop_at = (
-                    time.perf_counter() + (ends - dt.datetime.now(dt.UTC)).total_seconds()
-                )
-            self.began = time.perf_counter()
+                self.stop_at = now + (ends - dt.datetime.now(dt.UTC)).total_seconds()
+            if self.began > now and self.at_start is not None:
+                loop.call_later(self.began - now, self.at_start)
             await asyncio.gather(*(self.play(p, pool) for p in players))
             self.played_s = min(time.perf_counter(), self.stop_at) - self.began
             await asyncio.gather(*list(self.counting))
@@ -642,11 +667,15 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
     crowd = Crowd(args, racer_class, stats)
     cpu = ServerCpu(server_pids or [])
     first, client_before = cpu.sample(), client_cpu_s()
+    at_start: list = []  # a crowd that joins before the start: its CPU counts from the start
+    crowd.at_start = lambda: at_start.extend([cpu.sample(), client_cpu_s()])
     lags: list[float] = []
     watch = asyncio.ensure_future(loop_lag(lags))
     players = await crowd.run(args.base_urls)
     watch.cancel()
     last = cpu.sample()
+    if at_start:
+        first, client_before = at_start
     cores = cores_used(first, last, client_cpu_s() - client_before)
     placements = [ms for p in players for ms in p.placements_ms]
     returns = [ms for p in players for ms in p.returns_ms]
@@ -891,6 +920,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--sockets-only",
         action="store_true",
         help="--arena: load no race's page (each race's socket alone)",
+    )
+    parser.add_argument(
+        "--join-before",
+        type=float,
+        default=0,
+        metavar="S",
+        help="--arena: set the arena to start at the first whole minute at least S s ahead and "
+        "join the crowd meanwhile, as a scheduled arena's players can; play, placements and CPU "
+        "count from the start (default 0: it starts as it is set up, everyone joins after)",
     )
     parser.add_argument(
         "--whole-arena",

@@ -5,6 +5,7 @@ arena crowd's 5-s bound counted from when a free player has someone to race with
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import os
 import socket
 import time
@@ -12,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.arena_crowd import ArenaPlayer, cores_used, waited_with_company
+from scripts.arena_crowd import ArenaPlayer, cores_used, start_after, waited_with_company
 from scripts.burner import burn
 from scripts.burner import parse_args as burner_args
 from scripts.loadtest import Pending, Racer, Stats
@@ -307,3 +308,13 @@ def test_the_burner_takes_no_more_than_its_share_and_stops_on_time():
     for refused in (["0"], ["1.5"], ["0.5", "--period", "0"]):
         with pytest.raises(SystemExit):
             burner_args(refused)
+
+
+def test_an_arena_joined_before_its_start_starts_at_the_first_whole_minute_past_the_lead():
+    """The form takes whole minutes: with a lead, the first one at least that far ahead;
+    without, this minute, so the arena runs as soon as it is set up."""
+    at = dt.datetime(2026, 12, 6, 12, 0, 30, tzinfo=dt.UTC)
+    assert start_after(at, 0) == dt.datetime(2026, 12, 6, 12, 0, tzinfo=dt.UTC)
+    assert start_after(at, 60) == dt.datetime(2026, 12, 6, 12, 2, tzinfo=dt.UTC)
+    assert start_after(at, 30) == dt.datetime(2026, 12, 6, 12, 1, tzinfo=dt.UTC)
+    assert start_after(at.replace(second=0), 60) == dt.datetime(2026, 12, 6, 12, 1, tzinfo=dt.UTC)
