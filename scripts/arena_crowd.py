@@ -50,7 +50,6 @@ import json
 import math
 import random
 import re
-import resource
 import time
 import traceback
 import zlib
@@ -63,7 +62,13 @@ import websockets
 
 from games.percentiles import percentile
 from scripts.client import Browser, query
-from scripts.procstat import Sample, ServerCpu, load_average
+from scripts.procstat import (
+    ServerCpu,
+    client_cpu_s,
+    cores_text,
+    cores_used,
+    load_average,
+)
 
 VARIANT = "penguin"
 """The arena's game without `--variant`."""
@@ -637,27 +642,6 @@ def as_utc(value: dt.datetime | str) -> dt.datetime:
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
-def cores_used(start: Sample, end: Sample, client_s: float) -> dict[str, float | None]:
-    """Each group's CPU over the run, in cores (CPU seconds a second): where the machine went;
-    `machine`, the whole machine's busy cores (of its two), everything included."""
-    seconds = end.at - start.at
-    cores: dict[str, float | None] = {}
-    for group, before in start.cpu.items():
-        after = end.cpu.get(group)
-        if before is None and after is not None and group == "worker":
-            before = 0.0  # the servers' workers start on first use, during the run
-        known = before is not None and after is not None and seconds > 0
-        cores[group] = round(max(0.0, after - before) / seconds, 2) if known else None
-    cores["client"] = round(client_s / seconds, 2) if seconds > 0 else None
-    known = start.machine is not None and end.machine is not None and seconds > 0
-    cores["machine"] = round((end.machine - start.machine) / seconds, 2) if known else None
-    return cores
-
-
-def client_cpu_s() -> float:
-    return sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
-
-
 async def run(args, racer_class, stats, server_pids: list[int] | None = None) -> dict:
     """`scripts/loadtest.py --arena`: the crowd, its figures, the CPU each part of the machine
     used (the servers given by pid, their workers, PostgreSQL, Redis, this client), and the
@@ -878,8 +862,9 @@ def print_figures(result: dict) -> None:
     ]
     lines += window_chart("placements", result["placements_by_window"])
     lines += window_chart("moves' round trips", result["moves_by_window"])
-    cores = ", ".join(f"{group} {used}" for group, used in result["cores_used"].items())
-    lines.append(f"CPU in cores (CPU seconds a second) over the run: {cores}")
+    lines.append(
+        f"CPU in cores (CPU seconds a second) over the run: {cores_text(result['cores_used'])}"
+    )
     lines.append(ServerCpu.event_loops_text(result["event_loops"]))
     if "db_races" in result:
         lines.append(

@@ -33,7 +33,6 @@ import json
 import math
 import random
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -54,7 +53,14 @@ from games.engine import VARIANTS
 from games.percentiles import percentile
 from scripts import arena_crowd, quick_crowd
 from scripts.client import Browser, query
-from scripts.procstat import ServerCpu, listening_pids, load_average
+from scripts.procstat import (
+    ServerCpu,
+    client_cpu_s,
+    cores_text,
+    cores_used,
+    listening_pids,
+    load_average,
+)
 from scripts.servers import (
     check_local,
     create_database,
@@ -601,7 +607,7 @@ class LoadRun:
         """Everyone plays at the pace for the duration; the server's processes are sampled at
         the window's start and end."""
         first, acked_before = self.cpu.sample(), self.stats.acked
-        client_before = arena_crowd.client_cpu_s()
+        client_before = client_cpu_s()
         self.started = time.perf_counter()
         until = self.started + self.args.duration
         self.bar.reset()
@@ -611,7 +617,7 @@ class LoadRun:
             await asyncio.to_thread(profiler.wait)
         self.played_s = time.perf_counter() - self.started
         self.window = (first, self.cpu.sample(), self.stats.acked - acked_before)
-        self.client_play_s = arena_crowd.client_cpu_s() - client_before
+        self.client_play_s = client_cpu_s() - client_before
         self.bar.close()
 
     def start_profiler(self) -> subprocess.Popen | None:
@@ -670,7 +676,7 @@ class LoadRun:
                 "max": rounded(max(latencies, default=None)),
             },
             "throughput_moves_per_s": round(stats.acked / window, 1) if window > 0 else 0.0,
-            "client_cpu_s": round(sum(resource.getrusage(resource.RUSAGE_SELF)[:2]), 1),
+            "client_cpu_s": round(client_cpu_s(), 1),
             "load_average_before": self.load_before[0],
             **self.server_figures(),
         }
@@ -691,7 +697,7 @@ class LoadRun:
             figures["server_cpu_ms_per_move"] = cpu
             figures["server_cpu_window_s"] = round(end.at - start.at, 2)
             figures["event_loops"] = ServerCpu.event_loops(start, end)
-            figures["cores_used"] = arena_crowd.cores_used(start, end, self.client_play_s)
+            figures["cores_used"] = cores_used(start, end, self.client_play_s)
             figures["daphne_rss_mb"] = {
                 "before": rss_mb(self.idle.rss_kb.values()),
                 "after": rss_mb(end.rss_kb.values()),
@@ -870,7 +876,7 @@ def print_figures(figures: dict) -> None:
     ]
     lines.append(server_cpu_line(figures))
     if figures.get("cores_used"):
-        cores = ", ".join(f"{group} {used}" for group, used in figures["cores_used"].items())
+        cores = cores_text(figures["cores_used"])
         lines.append(f"CPU in cores (CPU seconds a second) over the play window: {cores}")
     if "lost_moves" in figures:
         lines.append(

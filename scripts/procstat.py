@@ -13,6 +13,9 @@ is the group's CPU in the window, whichever of its processes came or went in bet
 The whole machine's busy time (/proc/stat: every core, all but idle and waiting for a disk) is
 sampled too: what the groups leave out of it is what else ran (the kernel, a burner, another job).
 
+`cores_used` turns two samples into cores a second by group, with the generator's own CPU
+(`client_cpu_s`, from getrusage) and the machine's beside them: both load modes print it.
+
 Each Daphne's main thread, where its event loop runs, is also read for its time on a core and
 its time waiting for one (the kernel's schedstat): whether the moves waited for the machine.
 """
@@ -20,6 +23,7 @@ its time waiting for one (the kernel's schedstat): whether the moves waited for 
 from __future__ import annotations
 
 import os
+import resource
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,3 +230,30 @@ class ServerCpu:
         known = figures["daphne"] is not None
         parts = [v for v in figures.values() if v is not None]
         return {"total": round(sum(parts), 2) if known else None, **figures}
+
+
+def cores_used(start: Sample, end: Sample, client_s: float) -> dict[str, float | None]:
+    """Each group's CPU over the run, in cores (CPU seconds a second): where the machine went;
+    `machine`, the whole machine's busy cores (of its two), everything included."""
+    seconds = end.at - start.at
+    cores: dict[str, float | None] = {}
+    for group, before in start.cpu.items():
+        after = end.cpu.get(group)
+        if before is None and after is not None and group == "worker":
+            before = 0.0  # the servers' workers start on first use, during the run
+        known = before is not None and after is not None and seconds > 0
+        cores[group] = round(max(0.0, after - before) / seconds, 2) if known else None
+    cores["client"] = round(client_s / seconds, 2) if seconds > 0 else None
+    known = start.machine is not None and end.machine is not None and seconds > 0
+    cores["machine"] = round((end.machine - start.machine) / seconds, 2) if known else None
+    return cores
+
+
+def client_cpu_s() -> float:
+    """This process's own CPU seconds (the generator's), user and system."""
+    return sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+
+
+def cores_text(cores: dict[str, float | None]) -> str:
+    """`cores_used` for a run's printout: `daphne 1.09, worker 0.08, ...`."""
+    return ", ".join(f"{group} {used}" for group, used in cores.items())

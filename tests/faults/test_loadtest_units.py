@@ -13,13 +13,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.arena_crowd import ArenaPlayer, cores_used, start_after, waited_with_company
+from scripts.arena_crowd import ArenaPlayer, start_after, waited_with_company
 from scripts.burner import burn
 from scripts.burner import parse_args as burner_args
 from scripts.loadtest import Pending, Racer, Stats
 from scripts.procstat import (
     Sample,
     ServerCpu,
+    cores_used,
     cpu_seconds,
     listening_pids,
     load_average,
