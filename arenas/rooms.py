@@ -177,15 +177,20 @@ def present_after_race(race: Race, player: Player) -> tuple[Arena, bool, dict[in
     return arena, actions.do_present(arena, player, True), own_texts(arena, [player.pk])
 
 
-async def watch_from_race(race: Race, player: Player, socket) -> Watch | None:
+async def watch_from_race(
+    race: Race, player: Player, socket, shown: str | None = None
+) -> Watch | None:
     """A race's racer, done in it, waits on the race's socket for their next race of its arena
     (races.consumers.NEXT_RACE_WAITS): the socket joins the arena's room as a page of the arena
-    would, one socket a page. None for a race of no arena."""
+    would, one socket a page. None for a race of no arena. `shown`: the address of a race the
+    page came back from, which is not sent to it as its placement (a page opened just after its
+    player's placement is sent to that race otherwise, `PLACED_GRACE`)."""
     found = await off_loop(present_after_race)(race, player)
     if found is None:
         return None
     arena, present, own = found
     watch = Watch(arena, player, socket, rows=False)
+    watch.placed_url = shown
     try:
         await watch.open(present, own)
     except BaseException:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import parse_qs
 
-from django.urls import resolve
+from django.urls import resolve, reverse
 
 from games import actions as game_actions
 from games import play as play_game
@@ -122,7 +122,10 @@ class Rematch:
 
 @dataclass(frozen=True)
 class WaitForNext:
-    """Done in this race: wait here for my next race of the event that placed me in it."""
+    """Done in this race: wait here for my next race of the event that placed me in it, but for
+    `shown`, the code of a race this page has shown already (it came back from it)."""
+
+    shown: str | None = None
 
 
 MESSAGES = {
@@ -135,19 +138,23 @@ MESSAGES = {
     "undo": (RaceUndo, {"seq": SEQ}),
     "resign": (Resign, {}),
     "rematch": (Rematch, {}),
-    "wait": (WaitForNext, {}),
+    "wait": (WaitForNext, {"shown": Field("text", required=False, limit=16)}),
     "ping": PING,
 }
 """/ws/race/<code>/'s messages: each `type`, its message and its fields."""
 TYPES = {message: kind for kind, (message, _) in MESSAGES.items()}
 
-NEXT_RACE_WAITS: list[Callable[[Race, Player, RaceConsumer], Awaitable[Waiting | None]]] = []
+NEXT_RACE_WAITS: list[
+    Callable[[Race, Player, RaceConsumer, str | None], Awaitable[Waiting | None]]
+] = []
 """How a racer done in a race waits on its socket for their next race (`wait`): an app above
 that places races registers its way (the arenas: the socket joins the arena's room, as the
 arena's page does, arenas/rooms.py). Each answers None for a race not its own, or refuses a
 racer who is not done (`races.actions.check_done`), or puts the socket in its waiting and hands
 back what ends that when the socket closes; it calls the socket's `placed(url)` when the racer
-is placed, and the socket goes on to that race (`race_next`)."""
+is placed, and the socket goes on to that race (`race_next`), unless that race is the one at the
+last argument's address (a race the page has shown already: it came back from it), which it
+leaves to the page."""
 
 
 class Waiting(Protocol):
@@ -302,16 +309,22 @@ class RaceConsumer(PlaySocket):
                 {"type": "rematch", "code": new.code, "url": new.get_absolute_url()}
             )
         elif isinstance(message, WaitForNext):
-            await self.wait_for_next()
+            await self.wait_for_next(message.shown)
 
-    async def wait_for_next(self) -> None:
+    async def wait_for_next(self, shown: str | None) -> None:
         """The racer, done here, waits on this socket for their next race: the event that placed
-        them here sends its board and, once they are placed, `placed` (docs/protocol.md)."""
+        them here sends its board and, once they are placed, `placed` (docs/protocol.md). Not for
+        the race coded `shown`: the page came back from it (the back button), and a page that
+        opened just after a placement is otherwise sent there."""
         player = self.need_player()
         if self.waiting is not None:
             return  # asked again (a page that lost an answer): it waits already
+        code = normalize_code(shown) if shown is not None else None
+        if shown is not None and code is None:
+            raise RaceRuleError("bad_message", "`shown` is not a race's code")
+        seen = reverse("races:race", args=[code]) if code else None
         for wait in NEXT_RACE_WAITS:
-            self.waiting = await wait(self.race, player, self)
+            self.waiting = await wait(self.race, player, self, seen)
             if self.waiting is not None:
                 return
         raise RaceRuleError(

@@ -166,11 +166,21 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     board = ann.board()
     ann.click_move(board["legal"][0])  # the new race's board plays
     ann.wait(f'#race[data-seq="{board["seq"] + 1}"]')
-    # Back: the earlier race's address, and its own page (loaded, not the new race's).
+    # Back: the earlier race's address, and its own page (loaded, not the new race's), which
+    # stays (its wait names the race it came back from: a page opened just after its player's
+    # placement is otherwise sent to that race), with a link back to it.
     ann.page.go_back()
     ann.page.wait_for_function("window.samePage === undefined")
     assert ann.page.url == first
     ann.wait("#race-over:not([hidden])")
+    ann.wait("#came-back:not([hidden])")
+    assert ann.page.get_attribute("#came-back-link", "href") == f"/races/{code}/"
+    ann.page.wait_for_function("document.getElementById('next-race-you').textContent !== ''")
+    # (the wait's first answer came: the room has the page)
+    ann.page.click("#came-back-link")
+    ann.page.wait_for_url(f"{live_url}/races/{code}/")
+    ann.wait('#race[data-socket="open"][data-role="racer"][data-phase="running"]')
+    ann.wait(f'#race[data-seq="{board["seq"] + 1}"]')  # her board as she left it
 
 
 def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people, live_url):  # noqa: F811

@@ -150,3 +150,47 @@ async def test_a_racer_still_racing_a_spectator_and_a_race_of_no_arena_are_refus
     socket = await race_socket(dan, other.code)
     await socket.expect("snapshot")
     assert (await socket.error({"type": "wait"}))["code"] == "no_next_race"
+
+
+async def test_a_page_that_came_back_from_its_race_is_not_sent_there_but_is_placed_after_it(
+    arena, arena_socket, race_socket, run, make_client
+):
+    """The back button from a racer's race to the race before reloads that race's page, whose
+    wait would be sent straight back (a page opened just after its player's placement is sent
+    to that race, arenas.rooms.PLACED_GRACE). The page names the race it came back from
+    (`shown`): it stays, and is sent the racer's next placement after that race."""
+    (ann, bob), first = await placed_together(run, make_client, arena_socket, arena, ["Ann", "Bob"])
+    sockets = [await race_socket(client, first.code) for client in (ann, bob)]
+    for socket in sockets:
+        await socket.expect("snapshot")
+    await run(play_out, first)
+    for socket in sockets:
+        await socket.expect("arena")
+        await socket.send_json_to({"type": "wait"})
+    second = (await asyncio.wait_for(sockets[0].expect("placed"), 5))["url"]
+    assert (await asyncio.wait_for(sockets[1].expect("placed"), 5))["url"] == second
+    code = second.strip("/").rsplit("/", 1)[1]
+
+    back = await race_socket(ann, first.code)  # Ann's back button: the first race's page
+    await back.expect("snapshot")
+    refused = await back.error({"type": "wait", "shown": "not a code"})
+    assert (refused["code"], refused["ref"]) == ("bad_message", "wait")
+    await back.send_json_to({"type": "wait", "shown": code.lower()})  # typed, not canonical
+    await back.expect("standings")
+    reloaded = await race_socket(ann, first.code)  # a reload just as she was placed: sent on
+    await reloaded.expect("snapshot")
+    await reloaded.send_json_to({"type": "wait"})
+    assert (await asyncio.wait_for(reloaded.expect("placed"), 5))["url"] == second
+    # The room's next tick, which sent the reloaded page on, has passed the one that came back.
+    await reloaded.expect("snapshot")
+    while not await back.receive_nothing(0.3):
+        assert (await back.next())["type"] == "standings"
+
+    # The second race ends: the page that came back is placed in the third, and goes on to it.
+    [second_race] = await run(lambda: list(Race.objects.filter(code=code)))
+    await run(play_out, second_race)
+    await sockets[1].expect("arena")
+    await sockets[1].send_json_to({"type": "wait"})
+    third = (await asyncio.wait_for(back.expect("placed"), 5))["url"]
+    assert third not in (first.get_absolute_url(), second)
+    assert (await back.expect("snapshot"))["race"]["code"] == third.strip("/").rsplit("/", 1)[1]

@@ -49,7 +49,9 @@ export const ENDED = "The arena has ended: its podium is on the arena's page.";
  * @param {object} hooks  now() the server's clock (ms); send(frame) on the race's socket;
  *                        status(text); you(text); paused(bool), whether the player sits out
  *                        (paused in another tab: no race comes until they resume); go(url), the
- *                        page's way to leave for the next race
+ *                        page's way to leave for the next race; shown, the code of a race the
+ *                        page came back from (the back button), which is not sent to it as its
+ *                        next race (or undefined)
  * @returns {{take(frame): boolean, connection(state): void, close(): void}}  take: the race
  *   socket's frames, true for those of the wait (`standings`, `placed`, an error about `wait`);
  *   connection: the race socket's state ("open" after a reconnect asks again: the server's
@@ -68,6 +70,7 @@ export function waitForNextRace(event, hooks) {
   };
   // The arena's end places nobody more: the page stops waiting and says so.
   const ending = hooks.now() >= event.ends_at ? null : setTimeout(ended, event.ends_at - hooks.now());
+  const ask = hooks.shown ? { type: "wait", shown: hooks.shown } : { type: "wait" };
   const wait = { close: stop, take: () => false, connection() {} };
   if (ending === null) {
     ended();
@@ -104,10 +107,10 @@ export function waitForNextRace(event, hooks) {
     if (state === "reconnecting") hooks.status("Connection lost; reconnecting…");
     else if (state === "open") {
       hooks.status(paused ? SITTING_OUT : WAITING);
-      hooks.send({ type: "wait" });
+      hooks.send(ask);
     }
   };
   hooks.status(WAITING);
-  hooks.send({ type: "wait" });
+  hooks.send(ask);
   return wait;
 }

@@ -198,6 +198,18 @@ function onError(frame) {
 }
 
 let nextRace = null; // an arena's race, over: the wait for the next one (arena-next.js)
+const backKey = "arena-came-back-from"; // the race a tab came back from (the popstate below)
+const cameBackFrom = takeCameBackFrom(); // that race's code, or null
+
+function takeCameBackFrom() {
+  try {
+    const code = sessionStorage.getItem(backKey);
+    sessionStorage.removeItem(backKey);
+    return code;
+  } catch {
+    return null;
+  }
+}
 const DONE = ["won", "resigned", "out_of_time"]; // a racer who will make no more moves
 
 /** An arena's racer is done (won, resigned, out of time), or the race is over: the page stays,
@@ -208,9 +220,15 @@ const DONE = ["won", "resigned", "out_of_time"]; // a racer who will make no mor
 function waitHereForNextRace(wait) {
   if (!wait || nextRace || !model.you.racer || !$("next-race")) return;
   $("next-race").hidden = false;
+  if (cameBackFrom) {
+    $("came-back-link").href = new URL(`../${cameBackFrom}/`, location.href).pathname;
+    setText($("came-back-code"), cameBackFrom);
+    $("came-back").hidden = false;
+  }
   nextRace = waitForNextRace(wait, {
     now: serverNow,
     send,
+    shown: cameBackFrom ?? undefined,
     status: (text) => setText($("next-race-status"), text),
     you: (text) => setText($("next-race-you"), text),
     paused: (paused) => {
@@ -248,6 +266,7 @@ function showNextRace(url) {
   $("boards").replaceChildren();
   for (const id of ["next-race-status", "next-race-you", "over-text"]) setText($(id), "");
   $("next-race").hidden = true;
+  $("came-back").hidden = true;
   $("race-over").hidden = true;
   document.title = document.title.replace(/^Race \S+/, `Race ${code}`);
   setText($("race-code"), code);
@@ -258,9 +277,18 @@ function showNextRace(url) {
   setStatus("Your next race of the arena: the board comes with its countdown…");
 }
 
-// An earlier race's address (the back button after races in place): that race's page.
+// An earlier race's address (the back button after races in place): that race's page. The
+// tab remembers the race it came back from (sessionStorage, read once by the page it loads): the
+// page offers a way back to it, and its wait asks not to be sent there (the server sends a page
+// opened just after its player's placement to that race, which would take this one away).
 window.addEventListener("popstate", () => {
-  if (!location.pathname.endsWith(`/${config.code}/`)) location.reload();
+  if (location.pathname.endsWith(`/${config.code}/`)) return;
+  try {
+    sessionStorage.setItem(backKey, config.code);
+  } catch {
+    // no storage: the page may be sent on to the race it came from
+  }
+  location.reload();
 });
 
 function goToRematch(url) {

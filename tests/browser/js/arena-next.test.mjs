@@ -55,7 +55,7 @@ test("an arena that has ended places nobody: the page says so and asks nothing",
   wait.close(); // nothing to stop
 });
 
-function waiting(endsAt = 600_000) {
+function waiting(endsAt = 600_000, shown = undefined) {
   const seen = { status: [], you: [], paused: [], went: [], sent: [] };
   const wait = waitForNextRace(
     { type: "arena", arena: "abc", url: "/arenas/abc/", ends_at: endsAt },
@@ -66,6 +66,7 @@ function waiting(endsAt = 600_000) {
       you: (t) => seen.you.push(t),
       paused: (p) => seen.paused.push(p),
       go: (url) => seen.went.push(url),
+      shown,
     },
   );
   return { seen, wait };
@@ -85,6 +86,18 @@ test("asks on the race's socket, shows the player's place, and goes where `place
   // Gone: a second `placed` (the room's check and the message both bring one) goes nowhere.
   assert.equal(wait.take({ type: "placed", url: "/races/ABC123/" }), true);
   assert.deepEqual(seen.went, ["/races/ABC123/"]);
+  mock.timers.reset();
+});
+
+test("a page that came back from a race asks not to be sent there, again after a reconnect", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting(600_000, "XYZ789");
+  wait.connection("open");
+  assert.deepEqual(seen.sent, [
+    { type: "wait", shown: "XYZ789" },
+    { type: "wait", shown: "XYZ789" },
+  ]);
+  wait.close();
   mock.timers.reset();
 });
 
