@@ -2,7 +2,8 @@
 
 A player is free when they are in the arena, not paused, have its page open (a server saw it
 within `SEEN_WITHIN_S`), and are in no race that is still on (of this arena or any other). While the arena runs, its free players are
-placed together as soon as there are two, once the first of them has waited
+placed together (those who joined before the start, in the last `FIRST_RACES_AHEAD` before it,
+in races that begin with it) as soon as there are two, once the first of them has waited
 `ARENA_GATHER_S` (so that racers coming back from one race meet in the next) or at once when
 there are enough for a full race. They are split into races of two to eight, as even as can
 be, nearest in points racing together; every race starts at once (its countdown) on a fresh
@@ -68,6 +69,20 @@ LATE_JOIN_LEAD_S = 1.0
 countdown left: their page loads the race and opens its socket before the start."""
 
 
+FIRST_RACES_AHEAD = timedelta(seconds=10)
+"""An arena places the players who joined before its start this long before it, in races that
+begin at the start (their countdown runs until then): a crowd's placement, its race pages and
+their sockets come in the last seconds before the start, not all at once with it, when 1,000
+players' placements, pages and sockets on the same cores left the last of them waiting 10 s for
+their first race (docs/performance-log.md, arenas' forty-seventh day)."""
+
+
+def placing(arena: Arena, now) -> bool:
+    """Whether the arena places its free players now: while it runs, and for its first races in
+    the last `FIRST_RACES_AHEAD` before its start."""
+    return arena.starts_at - FIRST_RACES_AHEAD <= now < arena.ends_at
+
+
 RACES_PER_TRANSACTION = 8
 """A crowd (everyone who joined before the start) is placed eight races at a time, each batch
 committed and told before the next: the first racers hear of their race in a fraction of the
@@ -102,7 +117,7 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
         arena = one_or_none(
             Arena.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=arena_pk)
         )
-        if arena is None or arena.phase(now) != Arena.Phase.RUNNING:
+        if arena is None or not placing(arena, now):
             return [], False
         entries = list(free_entries(arena, now))
         busy = busy_players([e.player_id for e in entries])
@@ -190,19 +205,22 @@ def join_countdown(arena: Arena, entry: ArenaPlayer, now) -> list[Race]:
 
 def open_races(arena: Arena, groups: list[list[ArenaPlayer]]) -> list[Race]:
     """Rated races of the arena, a group of its players each, started (together: a batch's
-    races cost a few statements in all, not a few a racer)."""
+    races cost a few statements in all, not a few a racer): their countdown ends at the arena's
+    start at the soonest."""
     races = start_placed_races(
         arena.variant,
         arena.race_time_limit_s,
         [[(entry.player, entry.player.nickname) for entry in group] for group in groups],
+        not_before=arena.starts_at,
     )
     ArenaRace.objects.bulk_create([ArenaRace(race=race, arena=arena) for race in races])
     return races
 
 
-def running_arenas(now=None):
+def placing_arenas(now=None):
+    """The arenas that place their free players now (`placing`)."""
     now = now or timezone.now()
-    return Arena.objects.filter(starts_at__lte=now, ends_at__gt=now)
+    return Arena.objects.filter(starts_at__lte=now + FIRST_RACES_AHEAD, ends_at__gt=now)
 
 
 DEALS_AHEAD = timedelta(hours=1)
@@ -224,7 +242,7 @@ def deals_wanted(variant: str, now=None) -> int:
 
 def place_all(now=None) -> int:
     """A tick of every running arena (the scheduler's backstop); how many races it opened."""
-    return sum(len(place(arena.pk, now)) for arena in running_arenas(now))
+    return sum(len(place(arena.pk, now)) for arena in placing_arenas(now))
 
 
 def placed_since(arena: Arena, player_ids: list[int], since) -> dict[int, tuple[str, object]]:

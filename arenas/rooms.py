@@ -84,7 +84,7 @@ def with_own(shared: str, own: str | None) -> str:
 def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dict:
     """A tick's reads and writes, on its thread, in one trip there from the event loop (each trip
     back to a busy loop waits its turn): the present players seen (if `say_seen`), and, while the
-    arena runs (`since` given), the free players placed, then each present player's race placed
+    arena places (`since` given: it runs, or starts within `placement.FIRST_RACES_AHEAD`), the free players placed, then each present player's race placed
     since `since` that they have not finished, read from the record. The `arena.placed` message
     is the fast way to a placement, this read the sure one (a message the channel layer lost, a
     Redis restart, or a page that reloaded just as its player was placed)."""
@@ -247,12 +247,12 @@ class Room:
         present = [s for s in self.sockets if s.present]
         now = time.monotonic()
         say_seen = bool(present) and now - self.seen_sent_at >= PRESENCE_EVERY_S
-        running = bool(present) and self.arena.phase() == Arena.Phase.RUNNING
-        if not (say_seen or running):
+        placing = bool(present) and placement.placing(self.arena, timezone.now())
+        if not (say_seen or placing):
             return
         if say_seen:
             self.seen_sent_at = now
-        since = min(s.opened_at for s in present) - PLACED_GRACE if running else None
+        since = min(s.opened_at for s in present) - PLACED_GRACE if placing else None
         found = await off_loop(tick_work, lane=TICK_THREAD)(
             self.arena, [s.player.pk for s in present], say_seen, since
         )

@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable
 from copy import copy
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from functools import cached_property
 
 from django.conf import settings
@@ -398,18 +399,28 @@ def do_start_if_due(race: Race) -> bool:
         return True
 
 
+ROUND_UP_TO_MS = timedelta(microseconds=999)
+
+
 def start_placed_races(
-    variant: str, time_limit_s: int, groups: list[list[tuple[Player, str]]]
+    variant: str,
+    time_limit_s: int,
+    groups: list[list[tuple[Player, str]]],
+    not_before: datetime | None = None,
 ) -> list[Race]:
     """Rated public races of players placed together (an arena's batch: each group (player,
     name) a race), each on a deal of its own and started at once: inserted started, with their
     racers, games and events as a lobby's joins and start would have left them, in a few
     statements for the whole batch whatever its size (under load a placement's time is its
     round trips: docs/performance.md). Nobody is on a new race's socket yet, so nothing is
-    broadcast: a page that opens reads it all."""
+    broadcast: a page that opens reads it all. They begin after the countdown, or at `not_before`
+    if later (an arena's first races, placed before its start, begin with it)."""
     if not groups:
         return []
-    starts_ms, ends_ms = lifecycle.plan_start(epoch_ms(timezone.now()), time_limit_s)
+    now_ms = epoch_ms(timezone.now())
+    if not_before is not None:  # the countdown runs until then (its millisecond, rounded up)
+        now_ms = max(now_ms, epoch_ms(not_before + ROUND_UP_TO_MS) - lifecycle.COUNTDOWN_MS)
+    starts_ms, ends_ms = lifecycle.plan_start(now_ms, time_limit_s)
     starts_at, ends_at = from_epoch_ms(starts_ms), from_epoch_ms(ends_ms)
     deals = placed_deals(variant, len(groups))
     races = [

@@ -328,13 +328,15 @@ class Crowd:
                                     self.placed_heard += 1
                                     now_ms = time.time() * 1000  # free since the socket opened
                                     free_ms = max(opened_ms, self.began_ms)  # or since the start
-                                    player.placements_ms.append(now_ms - free_ms)
+                                    # (placed before the start: no wait, its race begins then)
+                                    player.placements_ms.append(max(0.0, now_ms - free_ms))
                                     theirs_ms = accepted_ms or now_ms
                                     player.first_parts_ms = (
                                         theirs_ms - opened_ms,
-                                        now_ms - max(theirs_ms, free_ms),
+                                        max(0.0, now_ms - max(theirs_ms, free_ms)),
                                     )
-                                    player.placed_at_s.append(time.perf_counter() - self.began)
+                                    at_s = time.perf_counter() - self.began
+                                    player.placed_at_s.append(max(0.0, at_s))
                                     return frame["url"]
                     ws = None
                     self.reopened += 1

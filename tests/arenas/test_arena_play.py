@@ -347,6 +347,41 @@ def test_players_wait_for_others_to_gather_unless_a_full_race_is_free(arena, her
     assert [r.racers.count() for r in placement.place(arena.pk)] == [8]
 
 
+def test_a_crowd_that_joined_before_the_start_is_placed_just_before_it_to_race_from_it(
+    make_arena, countdown
+):
+    """A scheduled arena's players, joined before its start, are placed in its last
+    `FIRST_RACES_AHEAD` (their race pages load and open their sockets then, not all at the
+    start), in races whose countdown ends at the start; one who joins later joins one of them
+    with room. Within a countdown of the start, the races take their whole countdown."""
+    arena = make_arena(starts_in_s=placement.FIRST_RACES_AHEAD.total_seconds() / 2)
+    crowd = [Player.objects.create(nickname=f"P{i}") for i in range(10)]
+    for player in crowd:
+        actions.do_join(arena, player)
+        actions.do_present(arena, player, True)
+    races = placement.place(arena.pk)
+    assert sorted(race.racers.count() for race in races) == [5, 5]
+    for race in races:  # at the start's millisecond
+        assert timedelta(0) <= race.starts_at - arena.starts_at < timedelta(milliseconds=1)
+    assert all(
+        race.ends_at == race.starts_at + timedelta(seconds=race.time_limit_s) for race in races
+    )
+    assert all(race.status == Race.Status.STARTED for race in races)  # in their countdown
+    late = Player.objects.create(nickname="Late")
+    actions.do_join(arena, late)
+    actions.do_present(arena, late, True)
+    [joined] = placement.place(arena.pk)
+    assert joined in races and joined.racers.filter(player=late).exists()
+
+    soon = make_arena(starts_in_s=1)
+    for player in (Player.objects.create(), Player.objects.create()):
+        actions.do_join(soon, player)
+        actions.do_present(soon, player, True)
+    before = timezone.now()
+    [race] = placement.place(soon.pk)
+    assert race.starts_at >= before + timedelta(milliseconds=lifecycle.COUNTDOWN_MS)
+
+
 def test_nothing_is_placed_before_the_start_or_after_the_end(make_arena):
     for arena in (make_arena(starts_in_s=600), make_arena(starts_in_s=-3600, minutes=30)):
         ArenaPlayer.objects.bulk_create(

@@ -5,6 +5,7 @@ import asyncio
 import json
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 from autobahn.exception import Disconnected
@@ -107,6 +108,32 @@ async def test_two_players_with_the_page_open_are_placed_and_sent_to_their_race(
         ann.player.pk,
         bob.player.pk,
     }
+
+
+async def test_players_who_joined_before_the_start_are_sent_to_races_that_begin_with_it(
+    make_arena, arena_socket, run, make_client
+):
+    """In the last seconds before the start (`placement.FIRST_RACES_AHEAD`) the room places the
+    players whose page is open, in a race whose countdown ends at the start; earlier, nobody."""
+    later = await run(make_arena, starts_in_s=600)
+    soon = await run(make_arena, starts_in_s=placement.FIRST_RACES_AHEAD.total_seconds() - 2)
+    sockets = {}
+    for arena in (later, soon):
+        for name in ("Ann", "Bob"):
+            client = await joined(run, make_client, arena, name)
+            sockets[arena.pk, name] = await arena_socket(client, arena.public_id)
+    placed = await asyncio.wait_for(sockets[soon.pk, "Ann"].expect("placed"), 5)
+    assert (await sockets[soon.pk, "Bob"].expect("placed"))["url"] == placed["url"]
+    race = await run(Race.objects.get)  # the only one: nobody in the later arena's
+    assert placed["url"] == race.get_absolute_url()
+    assert race.starts_at - soon.starts_at < timedelta(milliseconds=1)
+    assert race.starts_at > timezone.now()  # its countdown runs until the start
+    await asyncio.sleep(5 * rooms.TICK_S)  # the later arena's room has ticked meanwhile
+    for name in ("Ann", "Bob"):
+        socket = sockets[later.pk, name]
+        while not await socket.receive_nothing(0.05):
+            await socket.next()
+        assert {frame["type"] for frame in socket.seen} == {"standings"}
 
 
 async def test_a_player_alone_is_sent_to_a_race_in_its_countdown_whose_sockets_hear_them_join(

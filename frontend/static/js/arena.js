@@ -35,12 +35,14 @@ function tickClock() {
 
 // ------------------------------------------------------------------ the reminder
 
-function remind() {
+/** The reminder the player asked for, once: at the start, or when their first race, dealt just
+ * before the start (it begins with it), takes this page to its race. */
+function remind(what = "has started", body = "Join or come back to race.") {
   if (localStorage.getItem(REMIND_KEY) !== "1") return;
   localStorage.removeItem(REMIND_KEY);
-  const text = `${document.querySelector("h1").textContent} has started`;
+  const text = `${document.querySelector("h1").textContent} ${what}`;
   if ("Notification" in window && Notification.permission === "granted") {
-    new Notification(text, { body: "Join or come back to race." });
+    new Notification(text, { body });
   }
   sessionStorage.setItem("arena-notice", text);
 }
@@ -137,6 +139,9 @@ function onFrame(frame) {
   if (frame.type === "standings") onBoard(frame);
   else if (frame.type === "placed") {
     root.dataset.placed = frame.url;
+    if (root.dataset.phase === "upcoming") {
+      remind("is starting", "Your first race is dealt: it begins with the arena.");
+    }
     sock.close();
     location.assign(frame.url);
   } else if (frame.type === "error" && frame.code === "bad_ticket") {
