@@ -3,7 +3,7 @@
 A player is free when they are in the arena, not paused, have its page open (a server saw it
 within `SEEN_WITHIN_S`), and are in no race that is still on (of this arena or any other). While the arena runs, its free players are
 placed together (those who joined before the start, in the last `FIRST_RACES_AHEAD` before it,
-in races that begin with it) as soon as there are two, once the first of them has waited
+in races that begin with it, a batch every `BATCH_STARTS_APART`) as soon as there are two, once the first of them has waited
 `ARENA_GATHER_S` (so that racers coming back from one race meet in the next) or at once when
 there are enough for a full race. They are split into races of two to eight, as even as can
 be, nearest in points racing together; every race starts at once (its countdown) on a fresh
@@ -77,6 +77,13 @@ players' placements, pages and sockets on the same cores left the last of them w
 their first race (docs/performance-log.md, arenas' forty-seventh day)."""
 
 
+BATCH_STARTS_APART = timedelta(seconds=0.5)
+"""Each batch of a placement begins this long after the batch before it, at the soonest: the
+start's crowd, placed ahead in one go, would otherwise begin all at once, 1,000 boards sent at
+one instant and every race's end in the same few seconds after; placed as it came, batch after
+batch, it spread over some 8 s."""
+
+
 def placing(arena: Arena, now) -> bool:
     """Whether the arena places its free players now: while it runs, and for its first races in
     the last `FIRST_RACES_AHEAD` before its start."""
@@ -103,16 +110,19 @@ def place(arena_pk: int, now=None) -> list[Race]:
     """Place the arena's free players in new races, if it is time, a batch of races a
     transaction; the races opened."""
     races: list[Race] = []
+    later = timedelta(0)
     while True:
-        batch, more = place_batch(arena_pk, now or timezone.now())
+        batch, more = place_batch(arena_pk, now or timezone.now(), later)
         races += batch
         if not (batch and more):
             return races
+        later += BATCH_STARTS_APART
 
 
-def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
+def place_batch(arena_pk: int, now, later=timedelta(0)) -> tuple[list[Race], bool]:
     """Up to `RACES_PER_TRANSACTION` races of free players, in one transaction; the races, and
-    whether more free players are left for the next batch."""
+    whether more free players are left for the next batch. The races begin after their
+    countdown, and no sooner than `later` after the arena's start."""
     with transaction.atomic():
         arena = one_or_none(
             Arena.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=arena_pk)
@@ -135,7 +145,7 @@ def place_batch(arena_pk: int, now) -> tuple[list[Race], bool]:
         for size in race_sizes(len(entries))[:RACES_PER_TRANSACTION]:
             groups.append(entries[:size])
             entries = entries[size:]
-        races = open_races(arena, groups)
+        races = open_races(arena, groups, arena.starts_at + later)
         placements = {
             e.player_id: race.get_absolute_url()
             for race, group in zip(races, groups, strict=True)
@@ -203,15 +213,15 @@ def join_countdown(arena: Arena, entry: ArenaPlayer, now) -> list[Race]:
     return []
 
 
-def open_races(arena: Arena, groups: list[list[ArenaPlayer]]) -> list[Race]:
+def open_races(arena: Arena, groups: list[list[ArenaPlayer]], not_before) -> list[Race]:
     """Rated races of the arena, a group of its players each, started (together: a batch's
-    races cost a few statements in all, not a few a racer): their countdown ends at the arena's
-    start at the soonest."""
+    races cost a few statements in all, not a few a racer): their countdown ends at
+    `not_before` at the soonest (the arena's start, or after it)."""
     races = start_placed_races(
         arena.variant,
         arena.race_time_limit_s,
         [[(entry.player, entry.player.nickname) for entry in group] for group in groups],
-        not_before=arena.starts_at,
+        not_before=not_before,
     )
     ArenaRace.objects.bulk_create([ArenaRace(race=race, arena=arena) for race in races])
     return races

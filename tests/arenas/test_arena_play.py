@@ -348,12 +348,14 @@ def test_players_wait_for_others_to_gather_unless_a_full_race_is_free(arena, her
 
 
 def test_a_crowd_that_joined_before_the_start_is_placed_just_before_it_to_race_from_it(
-    make_arena, countdown
+    make_arena, countdown, monkeypatch
 ):
     """A scheduled arena's players, joined before its start, are placed in its last
     `FIRST_RACES_AHEAD` (their race pages load and open their sockets then, not all at the
-    start), in races whose countdown ends at the start; one who joins later joins one of them
-    with room. Within a countdown of the start, the races take their whole countdown."""
+    start), in races whose countdown ends at the start, each batch `BATCH_STARTS_APART` after
+    the one before; one who joins later joins one of them with room. Within a countdown of the
+    start, the races take their whole countdown."""
+    monkeypatch.setattr(placement, "RACES_PER_TRANSACTION", 1)
     arena = make_arena(starts_in_s=placement.FIRST_RACES_AHEAD.total_seconds() / 2)
     crowd = [Player.objects.create(nickname=f"P{i}") for i in range(10)]
     for player in crowd:
@@ -361,8 +363,10 @@ def test_a_crowd_that_joined_before_the_start_is_placed_just_before_it_to_race_f
         actions.do_present(arena, player, True)
     races = placement.place(arena.pk)
     assert sorted(race.racers.count() for race in races) == [5, 5]
-    for race in races:  # at the start's millisecond
-        assert timedelta(0) <= race.starts_at - arena.starts_at < timedelta(milliseconds=1)
+    for race, after in zip(races, (timedelta(0), placement.BATCH_STARTS_APART), strict=True):
+        assert (
+            timedelta(0) <= race.starts_at - (arena.starts_at + after) < timedelta(milliseconds=1)
+        )
     assert all(
         race.ends_at == race.starts_at + timedelta(seconds=race.time_limit_s) for race in races
     )
