@@ -14,10 +14,11 @@ Every function here is synchronous (the ORM); consumers call them in worker thre
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from copy import copy
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import cached_property
 
 from django.conf import settings
@@ -399,9 +400,6 @@ def do_start_if_due(race: Race) -> bool:
         return True
 
 
-ROUND_UP_TO_MS = timedelta(microseconds=999)
-
-
 def start_placed_races(
     variant: str,
     time_limit_s: int,
@@ -419,7 +417,7 @@ def start_placed_races(
         return []
     now_ms = epoch_ms(timezone.now())
     if not_before is not None:  # the countdown runs until then (its millisecond, rounded up)
-        now_ms = max(now_ms, epoch_ms(not_before + ROUND_UP_TO_MS) - lifecycle.COUNTDOWN_MS)
+        now_ms = max(now_ms, math.ceil(not_before.timestamp() * 1000) - lifecycle.COUNTDOWN_MS)
     starts_ms, ends_ms = lifecycle.plan_start(now_ms, time_limit_s)
     starts_at, ends_at = from_epoch_ms(starts_ms), from_epoch_ms(ends_ms)
     deals = placed_deals(variant, len(groups))
