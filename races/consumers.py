@@ -319,10 +319,12 @@ class RaceConsumer(PlaySocket):
         player = self.need_player()
         if self.waiting is not None:
             return  # asked again (a page that lost an answer): it waits already
-        code = normalize_code(shown) if shown is not None else None
-        if shown is not None and code is None:
-            raise RaceRuleError("bad_message", "`shown` is not a race's code")
-        seen = reverse("races:race", args=[code]) if code else None
+        seen = None  # the address of the race the page came back from
+        if shown is not None:
+            code = normalize_code(shown)
+            if code is None:
+                raise RaceRuleError("bad_message", "`shown` is not a race's code")
+            seen = reverse("races:race", args=[code])
         for wait in NEXT_RACE_WAITS:
             self.waiting = await wait(self.race, player, self, seen)
             if self.waiting is not None:

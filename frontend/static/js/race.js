@@ -197,19 +197,29 @@ function onError(frame) {
   setStatus(frame.reason || frame.code, true);
 }
 
-let nextRace = null; // an arena's race, over: the wait for the next one (arena-next.js)
-const backKey = "arena-came-back-from"; // the race a tab came back from (the popstate below)
-const cameBackFrom = takeCameBackFrom(); // that race's code, or null
-
-function takeCameBackFrom() {
+/** What this tab keeps across its page loads (sessionStorage), or null. */
+function tabRead(key) {
   try {
-    const code = sessionStorage.getItem(backKey);
-    sessionStorage.removeItem(backKey);
-    return code;
+    return sessionStorage.getItem(key);
   } catch {
-    return null;
+    return null; // no storage (a private window's quota): the page keeps nothing across loads
   }
 }
+
+/** Keep `value` for this tab's next page loads (null: forget it). */
+function tabWrite(key, value) {
+  try {
+    if (value === null) sessionStorage.removeItem(key);
+    else sessionStorage.setItem(key, value);
+  } catch {
+    // no storage: what the page holds lasts while it stays open
+  }
+}
+
+let nextRace = null; // an arena's race, over: the wait for the next one (arena-next.js)
+const backKey = "arena-came-back-from"; // the race a tab came back from (the popstate below)
+const cameBackFrom = tabRead(backKey); // that race's code, or null, read once
+tabWrite(backKey, null);
 const DONE = ["won", "resigned", "out_of_time"]; // a racer who will make no more moves
 
 /** An arena's racer is done (won, resigned, out of time), or the race is over: the page stays,
@@ -283,11 +293,7 @@ function showNextRace(url) {
 // opened just after its player's placement to that race, which would take this one away).
 window.addEventListener("popstate", () => {
   if (location.pathname.endsWith(`/${config.code}/`)) return;
-  try {
-    sessionStorage.setItem(backKey, config.code);
-  } catch {
-    // no storage: the page may be sent on to the race it came from
-  }
+  tabWrite(backKey, config.code); // without storage the page may be sent on to that race
   location.reload();
 });
 
@@ -328,19 +334,10 @@ function racerLink(racer) {
 // after its snapshot named it (and load once more, below in onFrame).
 const seatKey = `quick-seat:${config.code}`;
 function rememberSeat(held) {
-  try {
-    if (held) sessionStorage.setItem(seatKey, "held");
-    else sessionStorage.removeItem(seatKey);
-  } catch {
-    // no storage (a private window's quota): the seat is kept while the page stays open
-  }
+  tabWrite(seatKey, held ? "held" : null); // without storage, kept while the page stays open
 }
 function seatRemembered() {
-  try {
-    return sessionStorage.getItem(seatKey) === "held";
-  } catch {
-    return false;
-  }
+  return tabRead(seatKey) === "held";
 }
 // none, held, rejoining, left
 let quickSeat = root.dataset.role === "racer" || seatRemembered() ? "held" : "none";
