@@ -149,7 +149,7 @@ def do_leave(arena: Arena, player: Player | None) -> ArenaPlayer:
     if race is not None:
         racer = one_or_none(Racer.objects.filter(race=race, player=player))
         if racer is not None and racer.status not in DONE and race.status == Race.Status.STARTED:
-            # Still in its countdown, or just over: nothing to resign.
+            # In its countdown too (the player does not hold the race open); just over: nothing.
             with contextlib.suppress(RaceRuleError):
                 do_resign(race, player)
     return entry

@@ -548,11 +548,12 @@ def do_resign(
     now = timezone.now()
     racer = held if held is not None else racer_of(race, player)
     current = phase_of(race if racer is None else racer.race, now)  # no racer: refused anyway
-    lifecycle.check_play(current, None if racer is None else RacerStatus(racer.status))
+    lifecycle.check_resign(current, None if racer is None else RacerStatus(racer.status))
     game = racer.game  # with the racer: its end is a compare-and-set on `seq`
     if game is not None and live is None:
         live = load(game, read=held is not None)  # a held row may be old; a read one is not
-    ended = game is not None and do_end_game(game, now, loaded=live)
+    end = max(now, racer.race.starts_at)  # given up in the countdown: at the start, 0 ms long
+    ended = game is not None and do_end_game(game, end, loaded=live)
     with transaction.atomic():
         race = _locked(race)
         racers = list(race.racers.select_related("game", "player"))
@@ -561,7 +562,7 @@ def do_resign(
         if racer is None and ended:  # the race closed since the game ended: the close ranked them
             return None
         if held is not None and race.status != Race.Status.STARTED:  # the seat's race was old
-            lifecycle.check_play(phase_of(race, now), mine and RacerStatus(mine.status))
+            lifecycle.check_resign(phase_of(race, now), mine and RacerStatus(mine.status))
         lost_half = racer is not None and racer.game and racer.game.status == Game.Status.RESIGNED
         if racer is None or not (ended or lost_half):
             raise RaceRuleError("already_finished", "you have already finished this race")
@@ -649,7 +650,8 @@ def _close(
     first: the last racer's resignation), then `finished`, then the followers'; they are
     returned."""
     now = timezone.now()
-    end = min(now, race.ends_at)
+    closed_at = max(now, race.starts_at)  # everyone gave up in the countdown: at the start
+    end = min(closed_at, race.ends_at)
     if racers is None:
         racers = list(race.racers.select_related("game", "player"))
     playing = [r.game for r in racers if r.status in STILL and r.game is not None]
@@ -674,7 +676,7 @@ def _close(
     if race.rated and race.ranked:
         rating_changes = apply_ratings(race, now, racers, closing.withheld)
     race.status = Race.Status.FINISHED
-    race.finished_at = now
+    race.finished_at = closed_at
     finished = {
         "reason": reason,
         "race": race_dict(race),

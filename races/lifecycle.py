@@ -167,6 +167,17 @@ def check_play(current: Phase, racer: RacerStatus | None) -> None:
         raise RaceRuleError("already_finished", "you have already finished this race")
 
 
+def check_resign(current: Phase, racer: RacerStatus | None) -> None:
+    """May this racer resign now? Whenever they may move, and in the countdown too: a racer who
+    gives up before the start (an arena's Leave, the Resign button) does not hold the race open
+    until its time limit. Refusals as `check_play`'s."""
+    if current is Phase.COUNTDOWN and racer is not None:
+        if racer in DONE:
+            raise RaceRuleError("already_finished", "you have already finished this race")
+        return
+    check_play(current, racer)
+
+
 def racer_status_after(won: bool, stuck: bool) -> RacerStatus:
     """A racer's status after a move or undo (a stuck racer may still undo or resign)."""
     if won:

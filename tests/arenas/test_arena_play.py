@@ -552,6 +552,23 @@ def test_leaving_mid_race_resigns_and_keeps_the_points(arena, here):
     assert not ArenaPlayer.objects.get(arena=arena, player=ann).paused
 
 
+def test_leaving_in_the_countdown_resigns_and_the_race_ends_with_its_others(arena, here, countdown):
+    """Leave before the race's start resigns too, so the absent player does not hold the race
+    open until its time limit: once the others are done the race closes, and the leaver, who
+    never moved, scores nothing."""
+    ann, bob, cat = here("Ann"), here("Bob"), here("Cat")
+    [race] = placement.place(arena.pk)
+    assert race.starts_at > timezone.now()  # in its countdown
+    actions.do_leave(arena, ann)
+    left = race.racers.select_related("game").get(player=ann)
+    assert (left.status, left.done_ms) == ("resigned", 0)
+    assert left.game.status == "resigned" and left.game.finished_at == race.starts_at
+    play_out(race, resigners=[bob, cat])  # the others give up in the countdown as well
+    assert race.status == "finished" and race.finished_at == race.starts_at
+    assert ArenaResult.objects.get(race=race, player=ann).points == 0
+    assert ArenaPlayer.objects.get(arena=arena, player=ann).paused
+
+
 def test_pausing_someone_who_never_joined_is_refused(arena):
     with pytest.raises(ArenaRuleError) as refused:
         actions.do_pause(arena, Player.objects.create(), True)

@@ -244,6 +244,31 @@ async def test_resigning_everyone_finishes_the_race(running, run):
     assert (await ann_socket.expect("finished"))["event"] == finished["event"]
 
 
+async def test_a_racer_may_resign_in_the_countdown_and_the_race_ends_at_its_start(
+    lobby, monkeypatch, run
+):
+    """Resign before the start (a move then is `not_started`): the racer is done at 0 ms, their
+    game ended at the start; when the last one gives up too the race is over, 0:00 long."""
+    from races import lifecycle
+
+    monkeypatch.setattr(lifecycle, "COUNTDOWN_MS", 5000)  # the resignations come well inside it
+    race, ann_socket, bob_socket = lobby
+    await ann_socket.request({"type": "start"}, "countdown")
+    assert (await ann_socket.error({"type": "move", "move": "t0-t1", "seq": 0}))["code"] == (
+        "not_started"
+    )
+    resigned = await ann_socket.request({"type": "resign"}, "progress")
+    assert resigned["racers"][0]["status"] == "resigned" and resigned["racers"][0]["done_ms"] == 0
+    assert (await ann_socket.error({"type": "resign"}))["code"] == "already_finished"
+    finished = await bob_socket.request({"type": "resign"}, "finished")
+    assert finished["reason"] == "all_done"
+    stored = await run(Race.objects.get, pk=race.pk)
+    assert stored.status == "finished" and stored.finished_at == stored.starts_at
+    games = await run(lambda: list(Game.objects.filter(racer__race=race)))
+    assert [g.status for g in games] == ["resigned", "resigned"]
+    assert all(g.finished_at == g.started_at == stored.starts_at for g in games)
+
+
 async def test_moves_after_the_finish_are_refused(running):
     """Once the race is over nobody moves (`race_over`)."""
     race, (ann_socket, ann_board), (bob_socket, _) = running

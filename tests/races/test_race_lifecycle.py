@@ -15,6 +15,7 @@ from races.lifecycle import (
     check_lobby_action,
     check_max_players,
     check_play,
+    check_resign,
     check_start,
     check_time_limit,
     is_complete,
@@ -130,20 +131,34 @@ def test_everyone_ready_starts_the_race_from_two_players(ready, starts):
 
 
 @pytest.mark.parametrize(
-    ("current", "racer", "code"),
+    ("check", "current", "racer", "code"),
     [
-        (Phase.RUNNING, None, "not_in_race"),
-        (Phase.LOBBY, RacerStatus.WAITING, "not_started"),
-        (Phase.COUNTDOWN, RacerStatus.PLAYING, "not_started"),
-        (Phase.OVERTIME, RacerStatus.PLAYING, "race_over"),
-        (Phase.FINISHED, RacerStatus.PLAYING, "race_over"),
-        (Phase.RUNNING, RacerStatus.WON, "already_finished"),
-        (Phase.RUNNING, RacerStatus.RESIGNED, "already_finished"),
+        (check_play, Phase.RUNNING, None, "not_in_race"),
+        (check_play, Phase.LOBBY, RacerStatus.WAITING, "not_started"),
+        (check_play, Phase.COUNTDOWN, RacerStatus.PLAYING, "not_started"),
+        (check_play, Phase.OVERTIME, RacerStatus.PLAYING, "race_over"),
+        (check_play, Phase.FINISHED, RacerStatus.PLAYING, "race_over"),
+        (check_play, Phase.RUNNING, RacerStatus.WON, "already_finished"),
+        (check_play, Phase.RUNNING, RacerStatus.RESIGNED, "already_finished"),
+        (check_resign, Phase.COUNTDOWN, None, "not_in_race"),
+        (check_resign, Phase.LOBBY, RacerStatus.WAITING, "not_started"),
+        (check_resign, Phase.COUNTDOWN, RacerStatus.RESIGNED, "already_finished"),
+        (check_resign, Phase.OVERTIME, RacerStatus.PLAYING, "race_over"),
+        (check_resign, Phase.FINISHED, RacerStatus.STUCK, "race_over"),
+        (check_resign, Phase.RUNNING, RacerStatus.WON, "already_finished"),
     ],
 )
-def test_moves_outside_the_running_race_are_refused(current, racer, code):
-    """No move before the start, after the end, by a spectator or by a finished racer."""
-    refused(code, check_play, current, racer)
+def test_play_and_resignations_outside_the_running_race_are_refused(check, current, racer, code):
+    """No move before the start, after the end, by a spectator or by a finished racer; no
+    resignation in the lobby, after the end, by a spectator or twice."""
+    refused(code, check, current, racer)
+
+
+@pytest.mark.parametrize("current", [Phase.COUNTDOWN, Phase.RUNNING])
+def test_a_racer_may_resign_from_the_countdown_on(current):
+    """Giving up before the start is allowed (a move is not): the racer who leaves does not
+    hold the race open until its time limit."""
+    check_resign(current, RacerStatus.PLAYING)
 
 
 @pytest.mark.parametrize("racer", [RacerStatus.PLAYING, RacerStatus.STUCK])

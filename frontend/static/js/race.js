@@ -410,7 +410,7 @@ function renderStatusLine(phase) {
     const n = model.racers.size;
     setStatus(`Waiting in the lobby: ${n} of ${race.max_players} players.`);
   } else if (phase === "countdown") {
-    setStatus("Get ready…");
+    setStatus(model.me?.status === "resigned" ? "You resigned before the start; the others play on." : "Get ready…");
   } else if (phase === "running") {
     if (!model.you.racer) setStatus("You are watching this race.");
     else if (model.me?.status === "stuck") setStatus("No move left: undo, or resign.");
