@@ -13,7 +13,9 @@ stops), and then, done in the race, it stays on the race's page, as the page doe
 (js/arena-next.js): it sends `wait` on the race's socket (again on a socket that came back),
 where it is placed again once the race closes, and opens the next race's socket: the page
 shows the next race in place, with no page load (js/race.js; it keeps the last race's socket
-until it has heard the race's end, for the figures). At the end everyone resigns and stops.
+until it has heard the race's end, for the figures). At the end of a time-boxed run (`--duration`)
+everyone resigns and stops. In a whole arena (`--whole-arena`) each player plays the race in hand
+out, as players do (a race under way at the arena's end still counts), and is not placed again.
 `--sockets-only` leaves out the first race's page too (the generator before 2026-12-01 loaded
 no page; before 2026-12-04 it loaded the arena's page again after joining, as the page did then;
 before 2026-12-05 it loaded each race's page).
@@ -409,7 +411,9 @@ class Crowd:
             racer.take_over(before)
         try:
             await self.asking(racer, racer.board_ready)
-            until = min(time.perf_counter() + self.race_seconds(), self.stop_at)
+            until = time.perf_counter() + self.race_seconds()
+            if not getattr(self.args, "whole_arena", False):  # a time-boxed crowd stops at its end
+                until = min(until, self.stop_at)
             await racer.play(until)
             if not racer.out_of_time():  # once time is up the close ends everyone's game
                 await racer.resign()
