@@ -64,11 +64,15 @@ def entries_of(arena: Arena, player_ids) -> dict[int, Entry]:
 
 
 def from_board(arena: Arena, read: Callable[[], T]) -> T | None:
-    """`read()` of the arena's live board, or None where the record is to be read instead: the
-    arena has ended, the store does not hold its board, or the store is away (a Redis restart:
-    the page is shown from the record, not refused)."""
+    """`read()` of the arena's board, or None where the record is to be read instead: the store
+    does not hold the board (lost with Redis, or a day after the arena's end) or is away (a
+    Redis restart: the page is shown from the record, not refused). An ended arena is read
+    from its board too while the store keeps it: its races still under way at the end count
+    as they close, and each close writes the board as it writes the record; counting the
+    record again for every socket's row, as the end of a whole arena of 1,000 did, cost 180 ms
+    of CPU a count (docs/performance-log.md, arenas' forty-eighth day)."""
     try:
-        if arena.phase() != Arena.Phase.ENDED and board.is_built(arena):
+        if board.is_built(arena):
             return read()
     except (RedisError, OSError):
         logger.warning("the rank store failed; arena %s from the record", arena.public_id)
@@ -217,8 +221,8 @@ def podium(arena: Arena, size: int = 3) -> list[dict]:
 
 
 def final_order(arena: Arena) -> list[board.Row]:
-    """Every player's row, counted from the record (an ended arena's, or a board the store
-    does not hold: requests never rebuild a board)."""
+    """Every player's row, counted from the record (a board the store does not hold: requests
+    never rebuild a board)."""
     order = sorted(board.recount(arena).items(), key=lambda item: points.board_score(item[1]))
     return [
         board.Row(rank=i, player_id=pid, points=s.points, score=points.board_score(s))
@@ -227,8 +231,8 @@ def final_order(arena: Arena) -> list[board.Row]:
 
 
 def standings_page(arena: Arena, page: int, per_page: int) -> dict:
-    """One page of the standings (the API): live from the board while the arena runs, from
-    the record once it has ended."""
+    """One page of the standings (the API): from the board while the store keeps it, else
+    from the record (`from_board`)."""
     start = (page - 1) * per_page
     top = from_board(arena, lambda: board.read_top(arena, per_page, start))
     if top is None:

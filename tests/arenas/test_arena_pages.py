@@ -221,6 +221,34 @@ def test_the_ended_arena_shows_its_podium_with_each_race_linked(client, arena, h
     assert f"{first.points} points" in player_page.content.decode()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_race_closing_after_the_arena_s_end_shows_on_its_board_without_counting_the_record(
+    arena, here, monkeypatch
+):
+    """A race under way at the arena's end counts when it closes, and the ended arena is read
+    from its board while the store keeps it: its sockets' rows, its page and its API follow that
+    close without counting the whole record again (180 ms of CPU for an arena of 1,000)."""
+    players = [here(name) for name in ("Ann", "Bob")]
+    [race] = placement.place(arena.pk)
+    Arena.objects.filter(pk=arena.pk).update(ends_at=timezone.now())
+    arena.refresh_from_db()
+    assert arena.phase() == Arena.Phase.ENDED
+    play_out(race, movers=players)  # the race in hand at the end closes after it
+    expected = {p.player_id: p.points for p in ArenaPlayer.objects.filter(arena=arena)}
+    assert max(expected.values()) > 0
+
+    def counted_again(arena):
+        raise AssertionError("the record was counted again")
+
+    monkeypatch.setattr(board, "recount", counted_again)
+    own = standings.own_rows(arena, [p.pk for p in players])
+    assert {pid: row["points"] for pid, row in own.items()} == expected
+    frame = standings.board_frame(arena)
+    assert {row["player"]: row["points"] for row in frame["rows"]} == expected
+    page = standings.standings_page(arena, 1, 50)
+    assert {row["player"]: row["points"] for row in page["rows"]} == expected
+
+
 class RankStoreAway:
     """A rank store whose Redis is away (restarting): every call fails as redis-py's does."""
 
