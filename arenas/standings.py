@@ -79,15 +79,20 @@ def from_board(arena: Arena, read: Callable[[], T]) -> T | None:
     return None
 
 
+def top_rows(arena: Arena, size: int, start: int = 0) -> tuple[list[board.Row], int]:
+    """`size` rows of the standings from position `start` (0: the first), and how many players
+    there are: from the board, or counted from the record (`from_board`)."""
+    top = from_board(arena, lambda: board.read_top(arena, size, start))
+    if top is not None:
+        return top.rows, top.count
+    order = final_order(arena)
+    return order[start : start + size], len(order)
+
+
 def board_frame(arena: Arena, size: int = TOP) -> dict:
     """The board's first rows, shared by every socket of a process (their own rows are added
     one by one, `own_rows`)."""
-    top = from_board(arena, lambda: board.read_top(arena, size))
-    if top is not None:
-        found, count = top.rows, top.count
-    else:
-        order = final_order(arena)
-        found, count = order[:size], len(order)
+    found, count = top_rows(arena, size)
     entries = entries_of(arena, [row.player_id for row in found])
     rows = [row_dict(row, entries.get(row.player_id)) for row in found]
     return {"type": "standings", "rows": rows, "count": count, **lobby(arena)}
@@ -205,18 +210,19 @@ def results_of(arena: Arena, player_id: int) -> list[ArenaResult]:
 
 
 def podium(arena: Arena, size: int = 3) -> list[dict]:
-    """The first `size` of the final order (from the record), each with their races."""
-    order = sorted(board.recount(arena).items(), key=lambda item: points.board_score(item[1]))
-    entries = entries_of(arena, [pid for pid, _ in order[:size]])
+    """The first `size` of the standings, each with their races: every arena page open at the
+    end reloads at once to show it, so it is read as the board is (`top_rows`)."""
+    found, _ = top_rows(arena, size)
+    entries = entries_of(arena, [row.player_id for row in found])
     return [
         {
-            "rank": rank,
-            "player": pid,
-            "name": entries[pid].name if pid in entries else "?",
-            "standing": standing,
-            "results": results_of(arena, pid),
+            "rank": row.rank,
+            "player": row.player_id,
+            "name": entries[row.player_id].name if row.player_id in entries else "?",
+            "points": row.points,
+            "results": results_of(arena, row.player_id),
         }
-        for rank, (pid, standing) in enumerate(order[:size], 1)
+        for row in found
     ]
 
 
@@ -233,13 +239,7 @@ def final_order(arena: Arena) -> list[board.Row]:
 def standings_page(arena: Arena, page: int, per_page: int) -> dict:
     """One page of the standings (the API): from the board while the store keeps it, else
     from the record (`from_board`)."""
-    start = (page - 1) * per_page
-    top = from_board(arena, lambda: board.read_top(arena, per_page, start))
-    if top is None:
-        order = final_order(arena)
-        rows, count = order[start : start + per_page], len(order)
-    else:
-        rows, count = top.rows, top.count
+    rows, count = top_rows(arena, per_page, (page - 1) * per_page)
     entries = entries_of(arena, [row.player_id for row in rows])
     found = []
     for row in rows:

@@ -226,8 +226,9 @@ def test_a_race_closing_after_the_arena_s_end_shows_on_its_board_without_countin
     arena, here, monkeypatch
 ):
     """A race under way at the arena's end counts when it closes, and the ended arena is read
-    from its board while the store keeps it: its sockets' rows, its page and its API follow that
-    close without counting the whole record again (180 ms of CPU for an arena of 1,000)."""
+    from its board while the store keeps it: its sockets' rows, its page, its podium and its API
+    follow that close without counting the whole record again (180 ms of CPU for an arena of
+    1,000)."""
     players = [here(name) for name in ("Ann", "Bob")]
     [race] = placement.place(arena.pk)
     Arena.objects.filter(pk=arena.pk).update(ends_at=timezone.now())
@@ -247,6 +248,9 @@ def test_a_race_closing_after_the_arena_s_end_shows_on_its_board_without_countin
     assert {row["player"]: row["points"] for row in frame["rows"]} == expected
     page = standings.standings_page(arena, 1, 50)
     assert {row["player"]: row["points"] for row in page["rows"]} == expected
+    podium = standings.podium(arena)  # every arena page open at the end reloads to show it
+    assert [place["points"] for place in podium] == sorted(expected.values(), reverse=True)
+    assert [len(place["results"]) for place in podium] == [1, 1]
 
 
 class RankStoreAway:
