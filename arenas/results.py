@@ -71,14 +71,10 @@ def record_race(closing: Closing) -> None:
         entry.free_since = at
         changed.append(entry)
     ArenaResult.objects.bulk_create(results)
-    update_rows(changed, [*TOTALS, "free_since"])
+    update_rows(changed, [*board.TOTALS, "free_since"])
     closing.events.append(("arena", arena.next_race_wait()))
     transaction.on_commit(lambda: board.write(arena, changed))
     transaction.on_commit(lambda: events.board_changed(arena))
-
-
-TOTALS = ["points", "races", "place_sum", "podiums_in_a_row", "last_scored_s"]
-"""A player's totals in an arena (`_set_totals`)."""
 
 
 def _set_totals(entry: ArenaPlayer, standing: points.Standing) -> None:
@@ -123,7 +119,7 @@ def rescore(arena: Arena, player_id: int) -> bool:
                 changed = True
         if standing != board.standing_of(entry):
             _set_totals(entry, standing)
-            entry.save(update_fields=TOTALS)
+            entry.save(update_fields=board.TOTALS)
             changed = True
         if changed and arena.ends_at + board.KEPT_AFTER_END > timezone.now():
             transaction.on_commit(lambda: board.write(arena, [entry]))

@@ -227,9 +227,9 @@ def podium(arena: Arena, size: int = 3) -> list[dict]:
 
 
 def final_order(arena: Arena) -> list[board.Row]:
-    """Every player's row, counted from the record (a board the store does not hold: requests
-    never rebuild a board)."""
-    order = sorted(board.recount(arena).items(), key=lambda item: points.board_score(item[1]))
+    """Every player's row, from their totals in the record (a board the store does not hold:
+    requests never rebuild a board)."""
+    order = sorted(board.totals(arena).items(), key=lambda item: points.board_score(item[1]))
     return [
         board.Row(rank=i, player_id=pid, points=s.points, score=points.board_score(s))
         for i, (pid, s) in enumerate(order, 1)

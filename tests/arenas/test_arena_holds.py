@@ -64,6 +64,7 @@ def test_a_hold_after_the_race_takes_its_points_back_and_a_clear_gives_them_back
     assert (second.points, third.points, third.doubled) == (4, 4, False)
     assert total(arena, ann) == 8
     assert on_board(arena) == recounted(arena) == {ann.pk: 8, bob.pk: 9}
+    assert board.totals(arena) == board.recount(arena)  # what pages read once the board is gone
     assert ArenaResult.objects.get(race=races[0], player=bob).points == 3  # Bob's stays
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -72,6 +73,7 @@ def test_a_hold_after_the_race_takes_its_points_back_and_a_clear_gives_them_back
     assert not ArenaResult.objects.filter(player=ann, withheld=True).exists()
     assert total(arena, ann) == 16
     assert on_board(arena) == recounted(arena) == {ann.pk: 16, bob.pk: 9}
+    assert board.totals(arena) == board.recount(arena)
 
 
 def test_a_confirmed_account_loses_every_arena_point(
