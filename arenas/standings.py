@@ -81,7 +81,7 @@ def from_board(arena: Arena, read: Callable[[], T]) -> T | None:
 
 def top_rows(arena: Arena, size: int, start: int = 0) -> tuple[list[board.Row], int]:
     """`size` rows of the standings from position `start` (0: the first), and how many players
-    there are: from the board, or counted from the record (`from_board`)."""
+    there are: from the board, or from the players' totals in the record (`from_board`)."""
     top = from_board(arena, lambda: board.read_top(arena, size, start))
     if top is not None:
         return top.rows, top.count
