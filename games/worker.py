@@ -34,7 +34,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import (
+    BrokenExecutor,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+)
 from pathlib import Path
 
 import django
@@ -105,9 +111,19 @@ def submit(function: Callable, *args, on_done: Callable[[Future], None] | None =
     `on_done(future)` in this process; False (and `on_done` at once) if the worker could not
     take it."""
     try:
-        future = executor().submit(_call, function, *args)
-    except Exception:  # a worker that cannot start: the job's own catch-up command will do it
-        logger.exception("the background worker could not take %s", function.__name__)
+        pool = executor()
+        try:
+            future = pool.submit(_call, function, *args)
+        except BrokenExecutor:  # its worker died (killed, out of memory): a new one takes it
+            logger.warning("the background worker died; starting a new one")
+            _forget(pool)
+            future = executor().submit(_call, function, *args)
+    except Exception as exc:  # the job's own catch-up command will do it
+        if isinstance(exc, RuntimeError) and not isinstance(exc, BrokenExecutor):
+            # Shut down: this process is exiting (a pool that broke is a BrokenExecutor).
+            logger.warning("the background worker has shut down: %s not taken", function.__name__)
+        else:
+            logger.exception("the background worker could not take %s", function.__name__)
         if on_done is not None:
             on_done(None)
         return False
@@ -271,6 +287,16 @@ def executor() -> Executor:
         if kind not in _executors:
             _executors[kind] = _make(kind, database)
         return _executors[kind]
+
+
+def _forget(pool: Executor) -> None:
+    """Drop a pool whose worker died, so that `executor` starts a new one: a broken pool takes
+    no job ever again, and every search would otherwise fail until the server restarts."""
+    with _lock:
+        for kind, found in list(_executors.items()):
+            if found is pool:
+                del _executors[kind]
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _make(kind: str, database: dict) -> Executor:
