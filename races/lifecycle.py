@@ -168,14 +168,10 @@ def check_play(current: Phase, racer: RacerStatus | None) -> None:
 
 
 def check_resign(current: Phase, racer: RacerStatus | None) -> None:
-    """May this racer resign now? Whenever they may move, and in the countdown too: a racer who
-    gives up before the start (an arena's Leave, the Resign button) does not hold the race open
-    until its time limit. Refusals as `check_play`'s."""
-    if current is Phase.COUNTDOWN and racer is not None:
-        if racer in DONE:
-            raise RaceRuleError("already_finished", "you have already finished this race")
-        return
-    check_play(current, racer)
+    """May this racer resign now? Whenever they may move, and in the countdown too, checked as
+    in the running race: a racer who gives up before the start (an arena's Leave, the Resign
+    button) does not hold the race open until its time limit."""
+    check_play(Phase.RUNNING if current is Phase.COUNTDOWN else current, racer)
 
 
 def racer_status_after(won: bool, stuck: bool) -> RacerStatus:
