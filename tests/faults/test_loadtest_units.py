@@ -319,3 +319,25 @@ def test_an_arena_joined_before_its_start_starts_at_the_first_whole_minute_past_
     assert start_after(at, 60) == dt.datetime(2026, 12, 6, 12, 2, tzinfo=dt.UTC)
     assert start_after(at, 30) == dt.datetime(2026, 12, 6, 12, 1, tzinfo=dt.UTC)
     assert start_after(at.replace(second=0), 60) == dt.datetime(2026, 12, 6, 12, 1, tzinfo=dt.UTC)
+
+
+def test_the_generator_measures_with_its_garbage_collector_off(monkeypatch):
+    import gc
+
+    from scripts import loadtest
+
+    seen: list[bool] = []
+
+    class Measured(Exception):
+        pass
+
+    async def measure(args, **kwargs):
+        seen.append(gc.isenabled())
+        raise Measured
+
+    monkeypatch.setattr(loadtest, "run", measure)
+    assert gc.isenabled()
+    with pytest.raises(Measured):
+        loadtest.main(["--racers", "2", "--races", "1", "http://127.0.0.1:1"])
+    assert seen == [False]  # no collection pauses the frames waiting in its sockets
+    assert gc.isenabled()  # and it is back on once the run is over, however it ended
