@@ -921,13 +921,11 @@ def collector_paused():
     "Arenas, forty-ninth day"). What the generator frees is freed at once by its count of
     references; what only the collector would free waits for the run's end."""
     gc.collect()
-    gc.freeze()
     gc.disable()
     try:
         yield
     finally:
         gc.enable()
-        gc.unfreeze()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -953,6 +951,7 @@ def main(argv: list[str] | None = None) -> int:
         args.base_urls = [s.url for s in servers]
     try:
         with collector_paused():
+            pids = [s.pid for s in servers] + args.server_pid
             if args.quick:
                 result = asyncio.run(quick_crowd.run(args))
                 quick_crowd.print_figures(result)
@@ -960,13 +959,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(json.dumps(result, separators=(",", ":")))
                 return 0 if quick_crowd.ok(result) else 1
             if args.arena:
-                pids = [s.pid for s in servers] + args.server_pid
                 result = asyncio.run(arena_crowd.run(args, Racer, Stats(), pids))
                 arena_crowd.print_figures(result)
                 if args.json:
                     print(json.dumps(result, separators=(",", ":")))
                 return 0 if arena_crowd.ok(result) else 1
-            pids = [s.pid for s in servers] + args.server_pid
             figures = asyncio.run(run(args, server_pids=pids, load_before=load_before))
     finally:
         for server in servers:
