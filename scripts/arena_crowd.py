@@ -83,6 +83,7 @@ FINISH_TIMEOUT_S = 90.0
 OVERDUE_S = 15
 """A race still open this long after its time limit at the record check is a failure: every
 socket on it asks for its close at the limit, and reads the record 5 s later."""
+UNANSWERED_SHOWN = 50  # the moves let go of unanswered that a run lists (all are counted)
 SILENCE_S = 30.0
 """How long a racer waits in silence for its board before asking with `sync`. A page asks only
 on a gap in the events or when its socket opens again (frontend/static/js/socket.js pings every
@@ -641,6 +642,22 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     }
 
 
+def unanswered_in_record(database_url: str, unanswered: list[dict]) -> list[dict]:
+    """Each move the generator let go of unanswered (`Stats.unanswered`), with whether the
+    record holds it: stored (`stored`: the game's log has it at its seq, the answer was what
+    went missing) or not (refused, or lost with it)."""
+    found = []
+    for move in unanswered:
+        rows = query(
+            database_url,
+            "SELECT m.move FROM games_move m JOIN races_racer x ON x.game_id = m.game_id "
+            "WHERE x.public_id = %s AND m.seq = %s",
+            [move["racer"], move["seq"] + 1],
+        )
+        found.append({**move, "stored": bool(rows) and rows[0][0] == move["move"]})
+    return found
+
+
 def as_utc(value: dt.datetime | str) -> dt.datetime:
     """A timestamp as PostgreSQL gives it (aware) or SQLite (text, in UTC)."""
     if isinstance(value, str):
@@ -703,6 +720,8 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "client_lag_ms": spread(lags),
         "moves_sent": stats.sent,
         "moves_acked": stats.acked,
+        "moves_unanswered": stats.unanswered[:UNANSWERED_SHOWN],
+        "moves_unanswered_count": len(stats.unanswered),
         "move_ms": spread(stats.latencies_ms),
         "moves_by_window": by_window(
             (at - crowd.began, ms)
@@ -724,6 +743,9 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         check = settled_record_check  # the last closes' boards are written after their commits
         result.update(
             await asyncio.to_thread(check, args.database_url, args.base_urls[0], crowd.arena_id)
+        )
+        result["moves_unanswered"] = await asyncio.to_thread(
+            unanswered_in_record, args.database_url, result["moves_unanswered"]
         )
     return result
 
@@ -826,6 +848,16 @@ def ok(result: dict) -> bool:
     )
 
 
+def unanswered_text(move: dict) -> str:
+    """One move let go of unanswered, as the figures print it."""
+    stored = {True: "stored", False: "not in the record"}.get(move.get("stored"), "record unread")
+    heard = "after the race's end was heard" if move["race_over_heard"] else "the race still on"
+    return (
+        f"  unanswered: race {move['race']}, racer {move['racer']}, seq {move['seq']} "
+        f"{move['move']}, waited {move['waited_s']:g} s, {heard}; {stored}"
+    )
+
+
 def print_figures(result: dict) -> None:
     placed, moves = result["placement_ms"], result["move_ms"]
     back, heard = result["return_ms"], result["end_heard_ms"]
@@ -856,8 +888,10 @@ def print_figures(result: dict) -> None:
         f"{result['boards_late_over_1s']} of {result['boards']}; of them, sockets opened in the "
         f"countdown ({result['start_boards']}): median {start['median']}, p95 {start['p95']}, "
         f"p99 {start['p99']}, max {start['max']}",
-        f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}; round trip ms "
-        f"median {moves['median']}, p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
+        f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}, let go of "
+        f"unanswered {result['moves_unanswered_count']}; round trip ms median {moves['median']}, "
+        f"p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
+        *(unanswered_text(move) for move in result["moves_unanswered"]),
         f"errors {result['errors']} {result['error_kinds'] or ''}; protocol errors "
         f"{result['protocol_errors'] or 'none'}; boards asked for after a silence "
         f"{result['boards_asked_for']}, arena sockets reopened "

@@ -138,6 +138,8 @@ class Stats:
     unavailable_retries: int = 0
     first_move_at: float | None = None
     last_ack_at: float | None = None
+    unanswered: list[dict] = field(default_factory=list)
+    """Each move a racer still had in flight when it left its race's socket (`Racer.let_go`)."""
 
     def error(self, code: str) -> None:
         self.errors[code] += 1
@@ -227,8 +229,26 @@ class Racer:
     def take_over(self, before: Racer) -> None:
         """The socket `before` raced on, now this race's (the server went on to it after
         `placed`, before.handed_over): read from where `before` stopped."""
+        before.let_go()
         self.ws, self.base = before.ws, before.base
         self.read_from_now()
+
+    def let_go(self) -> None:
+        """The racer leaves its race's socket (closed, or gone on to the next race): a move
+        still in flight will not be answered to it. Noted with its race, racer, seq and how long
+        it waited (`Stats.unanswered`), so that a run's record can say whether it was stored."""
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            self.stats.unanswered.append(
+                {
+                    "race": self.code,
+                    "racer": self.racer_id,
+                    "seq": pending.seq,
+                    "move": pending.move,
+                    "waited_s": round(time.perf_counter() - pending.sent_at, 3),
+                    "race_over_heard": self.finished.is_set() or self.over,
+                }
+            )
 
     async def reconnect(self) -> None:
         """The socket is gone: try the servers in turn (the browser's retry), then resolve."""
@@ -474,6 +494,7 @@ class Racer:
         if self.reader is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.reader
+        self.let_go()  # what the reader took in before the close is counted
 
 
 # ------------------------------------------------------------------ the run

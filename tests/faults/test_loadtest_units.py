@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.arena_crowd import ArenaPlayer, start_after, waited_with_company
+from scripts.arena_crowd import ArenaPlayer, start_after, unanswered_text, waited_with_company
 from scripts.burner import burn
 from scripts.burner import parse_args as burner_args
 from scripts.loadtest import Pending, Racer, Stats
@@ -251,6 +251,34 @@ def test_a_racer_is_done_at_the_race_s_end_or_when_its_resignation_is_refused():
     racer, _ = racer_with_outbox()
     racer.on_frame({"type": "error", "code": "bad_move", "reason": "no", "ref": "move"})
     assert not racer.done.is_set()
+
+
+def test_a_move_in_flight_when_the_socket_goes_on_to_the_next_race_is_noted_unanswered():
+    """After `placed` nothing more of the race before comes on its socket: a move still in
+    flight then will never be answered, and the run lists it (its race, racer and seq, for
+    the record check to look up) instead of leaving it a silent gap between sent and acked."""
+    before, _ = racer_with_outbox()
+    before.code, before.racer_id = "RACE01", "Me0000000000"
+    before.pending = Pending("t1-f0", 7, time.perf_counter())
+    before.on_frame({"type": "finished", "event": 9, "race": {"finished_at": 1}})
+    after = Racer(0, ["http://127.0.0.1:1"], before.stats, SimpleNamespace(rng_seed=1), Bar())
+    after.read_from_now = lambda: None
+    after.take_over(before)
+    [noted] = before.stats.unanswered
+    assert noted["race"] == "RACE01" and noted["racer"] == "Me0000000000"
+    assert (noted["seq"], noted["move"], noted["race_over_heard"]) == (7, "t1-f0", True)
+    assert before.pending is None and "unanswered: race RACE01" in unanswered_text(noted)
+
+
+def test_a_move_answered_before_its_socket_closes_is_not_noted_unanswered():
+    racer, _ = racer_with_outbox()
+    racer.pending = Pending("t1-f0", 0, time.perf_counter())
+    racer.on_frame({"type": "ack", "seq": 1, "played": ["t1-f0"]})
+    asyncio.run(racer.close())
+    assert racer.stats.unanswered == [] and racer.stats.acked == 1
+    racer.pending = Pending("t2-f0", 1, time.perf_counter())
+    asyncio.run(racer.close())
+    assert [n["seq"] for n in racer.stats.unanswered] == [1]
 
 
 def waiting(*waits: tuple[float, float]) -> ArenaPlayer:
