@@ -720,6 +720,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "client_lag_ms": spread(lags),
         "moves_sent": stats.sent,
         "moves_acked": stats.acked,
+        "moves_refused": dict(stats.refused),
         "moves_unanswered": stats.unanswered[:UNANSWERED_SHOWN],
         "moves_unanswered_count": len(stats.unanswered),
         "move_ms": spread(stats.latencies_ms),
@@ -888,7 +889,8 @@ def print_figures(result: dict) -> None:
         f"{result['boards_late_over_1s']} of {result['boards']}; of them, sockets opened in the "
         f"countdown ({result['start_boards']}): median {start['median']}, p95 {start['p95']}, "
         f"p99 {start['p99']}, max {start['max']}",
-        f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}, let go of "
+        f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}, refused "
+        f"{sum(result['moves_refused'].values())} {result['moves_refused'] or ''}, let go of "
         f"unanswered {result['moves_unanswered_count']}; round trip ms median {moves['median']}, "
         f"p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
         *(unanswered_text(move) for move in result["moves_unanswered"]),

@@ -138,6 +138,8 @@ class Stats:
     unavailable_retries: int = 0
     first_move_at: float | None = None
     last_ack_at: float | None = None
+    refused: Counter = field(default_factory=Counter)
+    """Moves the server answered with an error that settles them (`race_over`...), by code."""
     unanswered: list[dict] = field(default_factory=list)
     """Each move a racer still had in flight when it left its race's socket (`Racer.let_go`)."""
 
@@ -345,6 +347,7 @@ class Racer:
                 self.done.set()
             # A refused move settles it; a stale seq does not (the board follows).
             if about_move and frame.get("code") != "stale_seq":
+                self.stats.refused[frame.get("code", "?")] += 1
                 self.pending = None
                 self.settled.set()
         elif kind in ("finished", "cancelled"):

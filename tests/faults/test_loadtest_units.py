@@ -102,6 +102,19 @@ def test_a_racer_told_the_race_is_over_sends_no_more_moves():
     assert racer.stats.errors == {"race_over": 1}
 
 
+def test_a_move_refused_is_counted_as_refused_by_its_code_not_as_unanswered():
+    """A move sent just before the race's end and refused (`race_over`) was answered: sent
+    moves are the acknowledged, the refused and the unanswered, each counted."""
+    racer, _ = racer_with_outbox()
+    racer.pending = Pending("t1-f0", 4, time.perf_counter())
+    racer.on_frame({"type": "error", "code": "race_over", "ref": "move"})
+    racer.pending = Pending("t1-f0", 4, time.perf_counter())
+    racer.on_frame({"type": "error", "code": "stale_seq", "ref": "move"})  # the board follows
+    assert racer.stats.refused == {"race_over": 1} and racer.pending is not None
+    asyncio.run(racer.close())
+    assert [n["seq"] for n in racer.stats.unanswered] == [4]
+
+
 def test_a_racer_plays_on_while_its_race_runs():
     """The two tests above against a race that still runs: the same racer sends its moves."""
     racer, sent = racer_with_outbox()
