@@ -849,6 +849,11 @@ def ok(result: dict) -> bool:
     )
 
 
+def by_kind(total: int, kinds: dict) -> str:
+    """A count as the figures print it: the total, then by kind if there are any."""
+    return f"{total} {kinds}" if kinds else str(total)
+
+
 def unanswered_text(move: dict) -> str:
     """One move let go of unanswered, as the figures print it."""
     stored = {True: "stored", False: "not in the record"}.get(move.get("stored"), "record unread")
@@ -890,11 +895,11 @@ def print_figures(result: dict) -> None:
         f"countdown ({result['start_boards']}): median {start['median']}, p95 {start['p95']}, "
         f"p99 {start['p99']}, max {start['max']}",
         f"moves sent {result['moves_sent']}, acknowledged {result['moves_acked']}, refused "
-        f"{sum(result['moves_refused'].values())} {result['moves_refused'] or ''}, let go of "
+        f"{by_kind(sum(result['moves_refused'].values()), result['moves_refused'])}, let go of "
         f"unanswered {result['moves_unanswered_count']}; round trip ms median {moves['median']}, "
         f"p95 {moves['p95']}, p99 {moves['p99']}, max {moves['max']}",
         *(unanswered_text(move) for move in result["moves_unanswered"]),
-        f"errors {result['errors']} {result['error_kinds'] or ''}; protocol errors "
+        f"errors {by_kind(result['errors'], result['error_kinds'])}; protocol errors "
         f"{result['protocol_errors'] or 'none'}; boards asked for after a silence "
         f"{result['boards_asked_for']}, arena sockets reopened "
         f"{result['arena_sockets_reopened']}; pages loaded between races {result['pages_loaded']}"

@@ -13,7 +13,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from scripts.arena_crowd import ArenaPlayer, start_after, unanswered_text, waited_with_company
+from scripts.arena_crowd import (
+    ArenaPlayer,
+    by_kind,
+    start_after,
+    unanswered_text,
+    waited_with_company,
+)
 from scripts.burner import burn
 from scripts.burner import parse_args as burner_args
 from scripts.loadtest import Pending, Racer, Stats
@@ -113,6 +119,11 @@ def test_a_move_refused_is_counted_as_refused_by_its_code_not_as_unanswered():
     assert racer.stats.refused == {"race_over": 1} and racer.pending is not None
     asyncio.run(racer.close())
     assert [n["seq"] for n in racer.stats.unanswered] == [4]
+
+
+def test_a_count_prints_its_kinds_only_when_there_are_some():
+    assert f"refused {by_kind(0, {})}, let go" == "refused 0, let go"
+    assert by_kind(3, {"race_over": 3}) == "3 {'race_over': 3}"
 
 
 def test_a_racer_plays_on_while_its_race_runs():
