@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import concurrent.futures
 import contextlib
 import datetime as dt
@@ -748,6 +749,11 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         result["moves_unanswered"] = await asyncio.to_thread(
             unanswered_in_record, args.database_url, result["moves_unanswered"]
         )
+        to_wall = time.time() - time.perf_counter()  # the acks' clock to the record's
+        result["moves_by_closing"] = by_closing(
+            ((at + to_wall, ms) for at, ms in zip(stats.acked_at, stats.latencies_ms, strict=True)),
+            await asyncio.to_thread(closed_at, args.database_url, crowd.arena_id),
+        )
     return result
 
 
@@ -816,6 +822,66 @@ def by_window(timed: Iterable[tuple[float, float]]) -> list[dict]:
             }
         )
     return found
+
+
+CLOSING = ((0, 0), (1, 2), (3, 5), (6, None))
+"""The groups of `by_closing`: how many of the arena's races closed in the second before a move's
+acknowledgement (none, one or two, three to five, six or more)."""
+
+
+def by_closing(acks: Iterable[tuple[float, float]], closed_at: Iterable[float]) -> list[dict]:
+    """Moves (when each was acknowledged, as `time.time()`; ms) by how many of the arena's races
+    closed (the record's `finished_at`, the same clock) in the second before the acknowledgement,
+    in the groups of `CLOSING`: how many, their median and p99. A crowd's races start together
+    and last about as long, so they close in waves, each close bringing its racers' placement and
+    their next race's snapshot; windows of 30 s hold waves and the play between alike, and this
+    says which of the two the slow moves come with."""
+    ends = sorted(closed_at)
+    groups: dict[int, list[float]] = {i: [] for i in range(len(CLOSING))}
+    for at, ms in acks:
+        closes = bisect.bisect_right(ends, at) - bisect.bisect_left(ends, at - 1)
+        group = next(i for i, (_, most) in enumerate(CLOSING) if most is None or closes <= most)
+        groups[group].append(ms)
+    found = []
+    for i, (least, most) in enumerate(CLOSING):
+        figures = spread(groups[i])
+        label = str(least) if least == most else f"{least}+" if most is None else f"{least}-{most}"
+        found.append(
+            {
+                "closes": label,
+                "count": len(groups[i]),
+                "median": figures["median"],
+                "p99": figures["p99"],
+            }
+        )
+    return found
+
+
+def closing_chart(rows: list[dict], width: int = 40) -> list[str]:
+    """`by_closing`'s groups, each p99 drawn as a bar as `window_chart` draws a window's (none
+    without the record)."""
+    if not rows:
+        return []
+    widest = max((r["p99"] or 0 for r in rows), default=0) or 1
+    lines = [
+        "moves' round trips by races closed in the second before: closes, count, median / p99 ms"
+    ]
+    for r in rows:
+        bar = "#" * round(width * (r["p99"] or 0) / widest)
+        lines.append(f"  {r['closes']:>5} {r['count']:>6} {r['median']} / {r['p99']}  {bar}")
+    return lines
+
+
+def closed_at(database_url: str, arena_id: str) -> list[float]:
+    """When each of the arena's closed races closed (`finished_at`, as `time.time()`)."""
+    rows = query(
+        database_url,
+        "SELECT extract(epoch FROM r.finished_at) FROM races_race r "
+        "JOIN arenas_arenarace ar ON ar.race_id = r.id JOIN arenas_arena a ON a.id = ar.arena_id "
+        "WHERE a.public_id = %s AND r.finished_at IS NOT NULL",
+        [arena_id],
+    )
+    return [float(at) for (at,) in rows]
 
 
 def window_chart(what: str, windows: list[dict], width: int = 40) -> list[str]:
@@ -909,6 +975,7 @@ def print_figures(result: dict) -> None:
     ]
     lines += window_chart("placements", result["placements_by_window"])
     lines += window_chart("moves' round trips", result["moves_by_window"])
+    lines += closing_chart(result.get("moves_by_closing", []))
     lines.append(
         f"CPU in cores (CPU seconds a second) over the run: {cores_text(result['cores_used'])}"
     )

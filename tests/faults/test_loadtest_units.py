@@ -15,7 +15,9 @@ import pytest
 
 from scripts.arena_crowd import (
     ArenaPlayer,
+    by_closing,
     by_kind,
+    closing_chart,
     start_after,
     unanswered_text,
     waited_with_company,
@@ -124,6 +126,29 @@ def test_a_move_refused_is_counted_as_refused_by_its_code_not_as_unanswered():
 def test_a_count_prints_its_kinds_only_when_there_are_some():
     assert f"refused {by_kind(0, {})}, let go" == "refused 0, let go"
     assert by_kind(3, {"race_over": 3}) == "3 {'race_over': 3}"
+
+
+def test_moves_are_grouped_by_the_races_closed_in_the_second_before_their_ack():
+    closes = [100.2, 100.5, 100.9, 104.0, 110.0, 110.1, 110.2, 110.3, 110.4, 110.5]
+    acks = [
+        (99.0, 5.0),  # nothing closed in 98.0-99.0
+        (100.3, 7.0),  # one close (100.2)
+        (101.0, 9.0),  # three (100.2, 100.5, 100.9)
+        (104.5, 6.0),  # one (104.0)
+        (106.0, 4.0),  # none
+        (110.6, 80.0),  # six
+    ]
+    rows = by_closing(acks, closes)
+    assert [(r["closes"], r["count"]) for r in rows] == [
+        ("0", 2),
+        ("1-2", 2),
+        ("3-5", 1),
+        ("6+", 1),
+    ]
+    assert rows[0]["median"] == 4.0 and rows[3]["p99"] == 80.0  # nearest rank
+    chart = closing_chart(rows)
+    assert chart[-1].startswith("     6+      1 80.0 / 80.0  " + "#" * 40)
+    assert closing_chart([]) == []
 
 
 def test_a_racer_plays_on_while_its_race_runs():
