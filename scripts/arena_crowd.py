@@ -868,7 +868,7 @@ def closing_chart(rows: list[dict], width: int = 40) -> list[str]:
     ]
     for r in rows:
         bar = "#" * round(width * (r["p99"] or 0) / widest)
-        lines.append(f"  {r['closes']:>5} {r['count']:>6} {r['median']} / {r['p99']}  {bar}")
+        lines.append(f"  {r['closes']:>5} {r['count']:>7} {r['median']:>8} / {r['p99']:>8}  {bar}")
     return lines
 
 

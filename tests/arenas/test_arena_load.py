@@ -45,6 +45,9 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
     # move found applied on a resync is acknowledged untimed).
     assert sum(w["count"] for w in result["placements_by_window"]) == result["placements"]
     assert 0 < sum(w["count"] for w in result["moves_by_window"]) <= result["moves_acked"]
+    # ... and, grouped by the races closed in the second before each ack, every move timed.
+    timed = sum(w["count"] for w in result["moves_by_window"])
+    assert sum(g["count"] for g in result["moves_by_closing"]) == timed
     untimed = result["placed_frames"] - result["placements"]
     assert untimed == result["placements_untimed"], result
     # (A race placed as the run stops may still be on: its players had stopped.)

@@ -147,7 +147,7 @@ def test_moves_are_grouped_by_the_races_closed_in_the_second_before_their_ack():
     ]
     assert rows[0]["median"] == 4.0 and rows[3]["p99"] == 80.0  # nearest rank
     chart = closing_chart(rows)
-    assert chart[-1].startswith("     6+      1 80.0 / 80.0  " + "#" * 40)
+    assert chart[-1] == "     6+       1     80.0 /     80.0  " + "#" * 40
     assert closing_chart([]) == []
 
 
