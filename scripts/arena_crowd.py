@@ -862,14 +862,21 @@ def closing_chart(rows: list[dict], width: int = 40) -> list[str]:
     without the record)."""
     if not rows:
         return []
-    widest = max((r["p99"] or 0 for r in rows), default=0) or 1
+    widest = max(r["p99"] or 0 for r in rows)
     lines = [
         "moves' round trips by races closed in the second before: closes, count, median / p99 ms"
     ]
     for r in rows:
-        bar = "#" * round(width * (r["p99"] or 0) / widest)
-        lines.append(f"  {r['closes']:>5} {r['count']:>7} {r['median']:>8} / {r['p99']:>8}  {bar}")
+        drawn = bar(r["p99"], widest, width)
+        lines.append(
+            f"  {r['closes']:>5} {r['count']:>7} {r['median']:>8} / {r['p99']:>8}  {drawn}"
+        )
     return lines
+
+
+def bar(value: float | None, widest: float, width: int) -> str:
+    """`value` drawn as `#`s, `width` of them for `widest` (none for no value)."""
+    return "#" * round(width * (value or 0) / (widest or 1))
 
 
 def closed_at(database_url: str, arena_id: str) -> list[float]:
@@ -889,13 +896,13 @@ def window_chart(what: str, windows: list[dict], width: int = 40) -> list[str]:
     count over 5 s."""
     if not windows:
         return []
-    widest = max(w["p99"] or 0 for w in windows) or 1
+    widest = max(w["p99"] or 0 for w in windows)
     lines = [f"{what} by {WINDOW_S} s of play: from s, count, median / p99 ms, over 5 s"]
     for w in windows:
-        bar = "#" * round(width * (w["p99"] or 0) / widest)
+        drawn = bar(w["p99"], widest, width)
         over = f"  {w['over_5s']} over 5 s" if w["over_5s"] else ""
         lines.append(
-            f"  {w['from_s']:>5} {w['count']:>6} {w['median']:>8} / {w['p99']:>8}  {bar}{over}"
+            f"  {w['from_s']:>5} {w['count']:>6} {w['median']:>8} / {w['p99']:>8}  {drawn}{over}"
         )
     return lines
 
