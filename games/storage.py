@@ -9,8 +9,10 @@ waits when two threads write. `retrying(call)` tries a call again while the data
 reached, for up to `MOVE_WRITE_RETRY_S`, then refuses it with `Unavailable`.
 
 **Group commit.** One writer per event loop collects the moves all its sockets made within
-`MOVE_BATCH_WINDOW_MS` and stores them in one transaction on its own thread, then answers each.
-A move is acknowledged only after the commit that stored it. Every write is a compare-and-set
+`MOVE_BATCH_WINDOW_MS` and stores them in one transaction, then answers each: a plain batch
+(nothing announced, nothing to follow, no game ended) as the one statement sent from the event
+loop on the writer's own asynchronous connection (PostgreSQL); any other on the writer's own
+thread. A move is acknowledged only after the commit that stored it. Every write is a compare-and-set
 on the game row: it is applied only where the stored game is still at the `seq` the move was
 checked against and unfinished, so a second writer with a move at the same `seq` (another tab,
 another process) finds the row moved on (`BatchResult.conflicts`) and its socket answers from
@@ -31,6 +33,7 @@ import asyncio
 import functools
 import logging
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -216,8 +219,7 @@ def register(part: BatchPart) -> None:
 def write_batch(writes: list[GameWrite]) -> BatchResult:
     """Store a batch (sync) and run what follows its commit; a second write to one game in the
     batch is left out and found a conflict (its socket reloads and tries again)."""
-    seen: set[int] = set()
-    writes = [w for w in writes if not (w.pk in seen or seen.add(w.pk))]
+    writes = first_writes(writes)
     announcing: dict[str, list[Any]] = {}
     for w in writes:
         for name, value in w.parts.items():
@@ -260,6 +262,22 @@ def write_batch(writes: list[GameWrite]) -> BatchResult:
     return result
 
 
+def first_writes(writes: list[GameWrite]) -> list[GameWrite]:
+    """The batch's first write to each game; a second one is left out (found a conflict)."""
+    seen: set[int] = set()
+    return [w for w in writes if not (w.pk in seen or seen.add(w.pk))]
+
+
+def plain(writes: list[GameWrite]) -> bool:
+    """Whether nothing but the statement is wanted: no part announces or follows up, and no
+    write ends its game (`ON_END`)."""
+    return not any(
+        (w.state is not None and w.status in ENDED)
+        or any(value.announce or value.follow_up for value in w.parts.values())
+        for w in writes
+    )
+
+
 def _pairs_by_part(writes: list[GameWrite], applied: set[int]) -> dict[str, list]:
     found: dict[str, list] = {}
     for w in writes:
@@ -275,9 +293,28 @@ def apply(writes: list[GameWrite]) -> set[int]:
     parameter); elsewhere the ORM, a statement per row in one transaction (the reference)."""
     if not writes:
         return set()
-    if _on_sqlite() or settings.MOVE_STORE == "orm":
+    if not _by_statement():
         with db_transaction.atomic():
             return _apply_orm(writes)
+    connection.ensure_connection()
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        # Django opens its connections with preparing off, and its cursors bind on the client:
+        # a cursor of psycopg's own on the same connection prepares the statement on the server.
+        raw.prepare_threshold = PREPARE_THRESHOLD
+    with psycopg.Cursor(raw) as cur:
+        cur.execute(APPLY_SQL, [batch_param(writes)], prepare=True)
+        return {row[0] for row in cur}
+
+
+def _by_statement() -> bool:
+    """Whether batches are stored by the one statement (PostgreSQL, unless `MOVE_STORE=orm`)."""
+    return not _on_sqlite() and settings.MOVE_STORE != "orm"
+
+
+def batch_param(writes: list[GameWrite]) -> str:
+    """The batch's rows as the statement's one jsonb parameter: the games, their moves, and
+    each part's rows under its name."""
     batch = {
         "g": [
             {
@@ -300,15 +337,7 @@ def apply(writes: list[GameWrite]) -> set[int]:
     for w in writes:
         for name, value in w.parts.items():
             batch.setdefault(name, []).append({"game_id": w.pk, **value.row()})
-    connection.ensure_connection()
-    raw = connection.connection
-    if raw.prepare_threshold is None:
-        # Django opens its connections with preparing off, and its cursors bind on the client:
-        # a cursor of psycopg's own on the same connection prepares the statement on the server.
-        raw.prepare_threshold = PREPARE_THRESHOLD
-    with psycopg.Cursor(raw) as cur:
-        cur.execute(APPLY_SQL, [orjson.dumps(batch).decode()], prepare=True)
-        return {row[0] for row in cur}
+    return orjson.dumps(batch).decode()
 
 
 def _apply_orm(writes: list[GameWrite]) -> set[int]:
@@ -396,6 +425,49 @@ class _Item:
     future: asyncio.Future
 
 
+class LoopConnection:
+    """The writer's own asynchronous connection to PostgreSQL, used from its event loop for
+    the plain batches (`plain`): the batch's one statement, sent and answered without a hop
+    to a thread and back. Opened at its first batch; closed and opened again after a failure
+    (a restart, a failover: the try that follows `retrying`'s wait opens a new one)."""
+
+    def __init__(self) -> None:
+        self.conn: psycopg.AsyncConnection | None = None
+
+    async def apply(self, writes: list[GameWrite]) -> set[int]:
+        """The same statement as `apply`, in its own transaction (autocommit): the pks applied."""
+        try:
+            if self.conn is None or self.conn.closed:
+                self.conn = await psycopg.AsyncConnection.connect(**loop_connection_params())
+            async with self.conn.cursor() as cur:
+                await cur.execute(APPLY_SQL, [batch_param(writes)], prepare=True)
+                return {row[0] for row in await cur.fetchall()}
+        except BaseException:
+            self.close()  # a failed or cancelled statement leaves the connection unknown
+            raise
+
+    def close(self) -> None:
+        """Close the connection at once (from any thread; its loop may be closed already)."""
+        if self.conn is not None:
+            self.conn.pgconn.finish()
+            self.conn = None
+
+
+def loop_connection_params() -> dict:
+    """The settings' connection, as psycopg's own asynchronous connection takes it: Django's
+    parameters without its cursor class and type adapters (the statement's one parameter is
+    text, its result the games' ids), preparing on, autocommit (one statement, one
+    transaction)."""
+    params = connection.get_connection_params()
+    for django_only in ("cursor_factory", "context", "prepare_threshold"):
+        params.pop(django_only, None)
+    return {**params, "autocommit": True, "prepare_threshold": PREPARE_THRESHOLD}
+
+
+WRITERS: weakref.WeakSet[MoveWriter] = weakref.WeakSet()
+"""Every writer of the process, whose connections `close_writer_connection` closes."""
+
+
 class MoveWriter:
     """The writer of one event loop (`play.writer()` finds or makes it)."""
 
@@ -405,6 +477,11 @@ class MoveWriter:
         self.wakeup = asyncio.Event()
         self.batches = 0
         self.store = off_loop(write_batch, WRITER_THREAD)
+        # Where the plain batches go; None (SQLite, `MOVE_STORE=orm`): every batch to the thread.
+        self.own = LoopConnection() if _by_statement() else None
+        for ended in [w for w in WRITERS if w.loop.is_closed() and w.own is not None]:
+            ended.own.close()  # a test's loop, gone with its writer
+        WRITERS.add(self)
         self.task = self.loop.create_task(self.run())
 
     async def write(self, write: GameWrite) -> BatchResult:
@@ -428,7 +505,7 @@ class MoveWriter:
     async def commit(self, items: list[_Item]) -> None:
         writes = [item.write for item in items]
         try:
-            result = await retrying(lambda: self.store(writes))
+            result = await retrying(lambda: self.send(writes))
         except BaseException as exc:
             for item in items:
                 if not item.future.done():
@@ -446,6 +523,15 @@ class MoveWriter:
         if result.messages:
             await send_messages(result.messages)
 
+    async def send(self, writes: list[GameWrite]) -> BatchResult:
+        """A plain batch's statement from the loop (PostgreSQL); any other batch on the
+        writer's thread, where its transaction, announcements and follow-ups run."""
+        if self.own is None or not plain(writes):
+            return await self.store(writes)
+        writes = first_writes(writes)
+        applied = await self.own.apply(writes)
+        return BatchResult(applied=applied, conflicts={w.pk for w in writes} - applied)
+
 
 async def send_messages(messages: list[tuple[str, dict]]) -> None:
     """A batch's announcements; a lost one is filled in from the record by the sockets."""
@@ -457,6 +543,10 @@ async def send_messages(messages: list[tuple[str, dict]]) -> None:
 
 
 def close_writer_connection() -> None:
-    """Give back the writer thread's database connection (a test run's end; a shutdown)."""
+    """Give back the writers' database connections, the thread's and the loops' (a test run's
+    end; a shutdown)."""
     if not _on_sqlite():
         WRITER_THREAD.submit(lambda: connection.close()).result()  # the thread's own
+        for writer in list(WRITERS):
+            if writer.own is not None:
+                writer.own.close()

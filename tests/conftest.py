@@ -466,17 +466,23 @@ def fresh_player_budgets():
 @pytest.fixture
 def store_faults(monkeypatch):
     """store_faults(fail): every batch the writer stores calls `fail()` first (which may raise),
-    on the writer's thread, before its statement."""
+    before its statement: on the writer's thread, or on its event loop for a plain batch sent
+    from there."""
 
     from games import storage
 
     def install(fail) -> None:
-        apply = storage.apply
+        apply, apply_from_loop = storage.apply, storage.LoopConnection.apply
 
         def failing_apply(writes):
             fail()
             return apply(writes)
 
+        async def failing_apply_from_loop(own, writes):
+            fail()
+            return await apply_from_loop(own, writes)
+
         monkeypatch.setattr(storage, "apply", failing_apply)
+        monkeypatch.setattr(storage.LoopConnection, "apply", failing_apply_from_loop)
 
     return install

@@ -1,10 +1,13 @@
 """The move store (games/storage.py): a write is a compare-and-set on the game's `seq` and status,
 so of two writes checked against the same position exactly one is stored; the rest of a move
 (racer, attempt) goes with it or not at all. Both ways to store, through the ORM and as
-PostgreSQL's one statement, keep the same rules (the latter where the tests run on PostgreSQL)."""
+PostgreSQL's one statement, keep the same rules (the latter where the tests run on PostgreSQL),
+whether the statement is sent from the writer's thread or, for a plain batch, from its event
+loop on its own asynchronous connection."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -34,18 +37,38 @@ class Store:
             return storage.write_batch(writes)
 
 
+class LoopStore:
+    """A plain batch as the sockets' writer stores it (`MoveWriter.send`): the statement sent
+    from an event loop on the writer's own asynchronous connection, never its thread."""
+
+    def write(self, writes):
+        async def send():
+            writer = storage.MoveWriter()
+            writer.store = thread_not_expected
+            try:
+                return await writer.send(writes)
+            finally:
+                writer.task.cancel()
+                writer.own.close()
+
+        return asyncio.run(send())
+
+
+async def thread_not_expected(writes):
+    raise AssertionError("a plain batch went to the writer's thread")
+
+
+on_postgres = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the PostgreSQL store needs PostgreSQL"
+)
+
+
 def stores():
-    made = [pytest.param(lambda: Store("orm"), id="orm")]
-    made.append(
-        pytest.param(
-            lambda: Store("postgres"),
-            id="postgres",
-            marks=pytest.mark.skipif(
-                connection.vendor != "postgresql", reason="the PostgreSQL store needs PostgreSQL"
-            ),
-        )
-    )
-    return made
+    return [
+        pytest.param(lambda: Store("orm"), id="orm"),
+        pytest.param(lambda: Store("postgres"), id="postgres", marks=on_postgres),
+        pytest.param(LoopStore, id="from-the-loop", marks=on_postgres),
+    ]
 
 
 def write_of(game: Game, move: str, old_seq: int = 0) -> storage.GameWrite:
@@ -171,8 +194,14 @@ def waiting_on_a_row_lock() -> bool:
     return False
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the PostgreSQL store's row locks")
-def test_a_batch_locks_its_games_in_id_order_as_a_race_s_close_does(player, other_player):
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param(lambda: Store("postgres"), id="postgres", marks=on_postgres),
+        pytest.param(LoopStore, id="from-the-loop", marks=on_postgres),
+    ],
+)
+def test_a_batch_locks_its_games_in_id_order_as_a_race_s_close_does(player, other_player, kind):
     """A race's close ends the games still playing, locking their rows in id order; a batch of
     moves locked its games in the batch's own order. A batch holding a later game and waiting for
     an earlier one that the close held, while the close waited for the later one: PostgreSQL
@@ -194,7 +223,7 @@ def test_a_batch_locks_its_games_in_id_order_as_a_race_s_close_does(player, othe
 
     def a_batch():
         held.wait(10)
-        return Store("postgres").write(later_first)
+        return kind().write(later_first)
 
     close, batch = ConnectionThread(a_close), ConnectionThread(a_batch)
     close.start(), batch.start()
@@ -244,3 +273,54 @@ def test_the_postgres_store_runs_its_batch_as_a_prepared_statement(player):
             ["%INSERT INTO games_move%"],
         )
         assert cursor.fetchone()[0] == 1
+
+
+@on_postgres
+def test_the_loop_s_connection_prepares_the_batch_too(player):
+    """The writer's asynchronous connection prepares the statement as the thread's does."""
+    game = do_create_game(player, "penguin", 1)
+
+    async def prepared() -> int:
+        own = storage.LoopConnection()
+        try:
+            assert await own.apply([write_of(game, "t0-t1")]) == {game.pk}
+            async with own.conn.cursor() as cur:
+                await cur.execute(
+                    "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+                    ["%INSERT INTO games_move%"],
+                )
+                return (await cur.fetchone())[0]
+        finally:
+            own.close()
+
+    assert asyncio.run(prepared()) == 1
+    assert log_of(game) == ["t0-t1"]
+
+
+def backends() -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+        return {row[0] for row in cursor.fetchall()}
+
+
+@on_postgres
+def test_a_closed_loop_s_writer_gives_its_connection_back(player):
+    """A test run makes an event loop a test: the writer of a loop that has closed gives its
+    connection back when the next loop's writer is made, and the run's end closes the rest."""
+    game = do_create_game(player, "penguin", 1)
+
+    async def a_loop_s_writer(move: str, seq: int) -> storage.MoveWriter:
+        writer = storage.MoveWriter()
+        result = await writer.write(write_of(game, move, seq))
+        assert result.applied == {game.pk}
+        return writer
+
+    first = asyncio.run(a_loop_s_writer("t0-t1", 0))
+    first_pid = first.own.conn.info.backend_pid
+    second = asyncio.run(a_loop_s_writer("t2-t3", 1))
+    second_pid = second.own.conn.info.backend_pid
+    assert first.own.conn is None and first_pid not in backends()
+    assert second_pid in backends()
+    storage.close_writer_connection()
+    assert second.own.conn is None and second_pid not in backends()
+    assert log_of(game) == ["t0-t1", "t2-t3"]

@@ -10,6 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.db import OperationalError, connection
 from django.test import Client
+from django.utils import timezone
 
 from games import play, storage
 from games.actions import do_create_game
@@ -173,7 +174,26 @@ class Probe:
         return {}
 
 
-async def test_a_parts_follow_up_runs_after_the_commit_before_the_ack(make_socket, monkeypatch):
+@pytest.fixture
+def probe_part(monkeypatch):
+    """probe_part(follow): every practice move's write carries a `Probe`, whose registered
+    follow-up is `follow(values)`."""
+
+    def install(follow) -> None:
+        part = storage.BatchPart(name="probe", sql="probe AS (SELECT 1)", orm=lambda pairs: None)
+        part = storage.BatchPart(**{**part.__dict__, "after_commit": follow})
+        monkeypatch.setitem(storage.PARTS, "probe", part)
+        monkeypatch.setattr(storage, "APPLY_SQL", storage.apply_sql())
+        monkeypatch.setitem(play.WRITE_PARTS, "practice", lambda game: add_probe)
+
+    return install
+
+
+def add_probe(live, write) -> None:
+    write.parts["probe"] = Probe()
+
+
+async def test_a_parts_follow_up_runs_after_the_commit_before_the_ack(make_socket, probe_part):
     """What an app registers to follow a batch runs once the batch is committed (the move is in
     the record) and before the move is acked, with the applied writes' parts."""
     seen = []
@@ -182,11 +202,7 @@ async def test_a_parts_follow_up_runs_after_the_commit_before_the_ack(make_socke
         stored = Move.objects.filter(game_id=game.pk).count()
         seen.append((len(values), stored))
 
-    part = storage.BatchPart(name="probe", sql="probe AS (SELECT 1)", orm=lambda pairs: None)
-    part = storage.BatchPart(**{**part.__dict__, "after_commit": follow})
-    monkeypatch.setitem(storage.PARTS, "probe", part)
-    monkeypatch.setattr(storage, "APPLY_SQL", storage.apply_sql())
-    monkeypatch.setitem(play.WRITE_PARTS, "practice", lambda game: add_probe)
+    probe_part(follow)
     [(player, game)] = await games_of(1)
     ws, state = await open_socket(make_socket, player, game)
     ack = await ws.send_frame({"type": "move", "move": state["legal"][0], "seq": 0})
@@ -194,27 +210,105 @@ async def test_a_parts_follow_up_runs_after_the_commit_before_the_ack(make_socke
     assert seen == [(1, 1)]
 
 
-def add_probe(live, write) -> None:
-    write.parts["probe"] = Probe()
+def write_of(pk: int, status=Game.Status.PLAYING, state=None, **parts) -> storage.GameWrite:
+    return storage.GameWrite(
+        pk=pk,
+        public_id=f"g{pk}",
+        old_seq=0,
+        moves=["t0-t1"],
+        move_count=1,
+        status=status,
+        finished_at=None,
+        at=timezone.now(),
+        state=state,
+        parts=parts,
+    )
+
+
+class Part:
+    def __init__(self, announce=False, follow_up=False) -> None:
+        self.announce, self.follow_up = announce, follow_up
+
+
+def test_a_batch_is_plain_unless_it_announces_follows_up_or_ends_a_game():
+    """A plain batch wants nothing but its statement; one write that wants more makes the whole
+    batch go where its transaction and what follows it run (the writer's thread)."""
+    moving = write_of(1, racer=Part())
+    assert storage.plain([moving, write_of(2)])
+    assert storage.plain([write_of(3, status=Game.Status.STUCK)])  # no state: not an end
+    assert not storage.plain([moving, write_of(4, racer=Part(announce=True))])
+    assert not storage.plain([moving, write_of(5, attempt=Part(follow_up=True))])
+    for ended in (Game.Status.WON, Game.Status.STUCK, Game.Status.RESIGNED):
+        assert not storage.plain([moving, write_of(6, status=ended, state={})])
 
 
 @on_postgres
-async def test_a_dropped_writer_connection_costs_no_move(make_socket, settings):
-    """PostgreSQL ends the writer's own connection between two moves (a restart, a failover):
+async def test_a_plain_move_is_stored_from_the_loop_and_one_with_a_follow_up_on_the_thread(
+    make_socket, probe_part, monkeypatch
+):
+    """A move with nothing to follow goes from the event loop on the writer's own asynchronous
+    connection, without the writer's thread; a move whose part wants a follow-up goes to the
+    thread, where the follow-up runs."""
+    writer = play.GAMES.get().writer
+    on_thread = []
+    store = writer.store
+
+    async def spy(writes):
+        on_thread.append(len(writes))
+        return await store(writes)
+
+    monkeypatch.setattr(writer, "store", spy)
+    [(player, game), (other, probed)] = await games_of(2)
+    ws, state = await open_socket(make_socket, player, game)
+    ack = await ws.send_frame({"type": "move", "move": state["legal"][0], "seq": 0})
+    assert ack["type"] == "ack" and on_thread == []
+    assert writer.own.conn is not None and not writer.own.conn.closed
+    followed = []
+    probe_part(followed.append)  # for the games loaded from now on
+    ws, state = await open_socket(make_socket, other, probed)
+    ack = await ws.send_frame({"type": "move", "move": state["legal"][0], "seq": 0})
+    assert ack["type"] == "ack" and on_thread == [1] and len(followed) == 1
+    assert [len(log) for log in await stored_logs([game, probed])] == [1, 1]
+
+
+@on_postgres
+async def test_a_dropped_loop_connection_costs_no_move(make_socket, settings):
+    """PostgreSQL ends the connection the writer sends plain batches on from its event loop:
     the next move is retried on a new connection and acked, and both are stored once."""
     settings.MOVE_WRITE_RETRY_S = 5
+    writer = play.GAMES.get().writer
+    [(player, game)] = await games_of(1)
+    ws, state = await open_socket(make_socket, player, game)
+    first = state["legal"][0]
+    ack = await ws.send_frame({"type": "move", "move": first, "seq": 0})
+    own = writer.own.conn.info.backend_pid
+    await terminate(own)
+    second = ack["legal"][0]
+    ack = await ws.send_frame({"type": "move", "move": second, "seq": 1})
+    assert ack["type"] == "ack" and ack["seq"] == 2
+    assert writer.own.conn.info.backend_pid != own
+    assert await stored_logs([game]) == [[first.removesuffix(":1"), second.removesuffix(":1")]]
+
+
+@database_sync_to_async
+def terminate(pid: int) -> None:
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+@on_postgres
+async def test_a_dropped_writer_connection_costs_no_move(make_socket, settings, probe_part):
+    """PostgreSQL ends the writer thread's own connection between two moves (a restart, a
+    failover): the next move is retried on a new connection and acked, and both are stored
+    once. (The moves carry a part with a follow-up, so both go to the thread.)"""
+    settings.MOVE_WRITE_RETRY_S = 5
+    probe_part(lambda values: None)
     [(player, game)] = await games_of(1)
     ws, state = await open_socket(make_socket, player, game)
     first = state["legal"][0]
     ack = await ws.send_frame({"type": "move", "move": first, "seq": 0})
     own = await asyncio.wrap_future(storage.WRITER_THREAD.submit(writer_backend))
     assert own is not None
-
-    @database_sync_to_async
-    def terminate(pid: int) -> None:
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_terminate_backend(%s)", [pid])
-
     await terminate(own)
     second = ack["legal"][0]
     ack = await ws.send_frame({"type": "move", "move": second, "seq": 1})
