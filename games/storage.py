@@ -12,11 +12,11 @@ reached, for up to `MOVE_WRITE_RETRY_S`, then refuses it with `Unavailable`.
 `MOVE_BATCH_WINDOW_MS` and stores them in one transaction, then answers each: a plain batch
 (nothing announced, nothing to follow, no game ended) as the one statement sent from the event
 loop on the writer's own asynchronous connection (PostgreSQL); any other on the writer's own
-thread. A move is acknowledged only after the commit that stored it. Every write is a compare-and-set
-on the game row: it is applied only where the stored game is still at the `seq` the move was
-checked against and unfinished, so a second writer with a move at the same `seq` (another tab,
-another process) finds the row moved on (`BatchResult.conflicts`) and its socket answers from
-the record. A retried batch that did commit before its answer was lost is a conflict, never a
+thread. A move is acknowledged only after the commit that stored it. Every write is a
+compare-and-set on the game row: it is applied only where the stored game is still at the `seq`
+the move was checked against and unfinished, so a second writer with a move at the same `seq`
+(another tab, another process) finds the row moved on (`BatchResult.conflicts`) and its socket
+answers from the record. A retried batch that did commit before its answer was lost is a conflict, never a
 second copy.
 
 **Parts.** A game's write carries what other apps add to it (`GameWrite.parts`: a racer's
@@ -469,7 +469,7 @@ WRITERS: weakref.WeakSet[MoveWriter] = weakref.WeakSet()
 
 
 class MoveWriter:
-    """The writer of one event loop (`play.writer()` finds or makes it)."""
+    """The writer of one event loop (`play.GAMES.get().writer` finds or makes it)."""
 
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()

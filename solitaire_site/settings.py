@@ -259,8 +259,8 @@ BACKGROUND_YIELD_PRESSURE = float(os.environ.get("BACKGROUND_YIELD_PRESSURE", "1
 # arena's first wave of 1,000 had its moves' p99 at 1.0-1.2 s, at 2 and 2 at 0.4-0.6 s, and was
 # placed three times sooner). Raise them for a database far enough away that its round trips,
 # not Python, take a request's time. With the arena rooms' threads (2) they stay well inside
-# the database pool (20; the move writer's connection is its own): raised, their sum and the
-# rooms' two must still fit in it, or a thread waits for a connection instead of a core.
+# the database pool (20; the move writer's two connections are its own): raised, their sum and
+# the rooms' two must still fit in it, or a thread waits for a connection instead of a core.
 HTTP_THREADS = int(os.environ.get("HTTP_THREADS", "2"))
 ORM_THREADS = int(os.environ.get("ORM_THREADS", "2"))
 if HTTP_THREADS < 1 or ORM_THREADS < 1:
