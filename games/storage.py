@@ -16,8 +16,8 @@ thread. A move is acknowledged only after the commit that stored it. Every write
 compare-and-set on the game row: it is applied only where the stored game is still at the `seq`
 the move was checked against and unfinished, so a second writer with a move at the same `seq`
 (another tab, another process) finds the row moved on (`BatchResult.conflicts`) and its socket
-answers from the record. A retried batch that did commit before its answer was lost is a conflict, never a
-second copy.
+answers from the record. A retried batch that did commit before its answer was lost is a
+conflict, never a second copy.
 
 **Parts.** A game's write carries what other apps add to it (`GameWrite.parts`: a racer's
 progress, a daily attempt's result), each written in the same statement only for the games

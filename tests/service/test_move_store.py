@@ -11,6 +11,7 @@ import asyncio
 import json
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from django.db import connection, transaction
@@ -177,21 +178,26 @@ def test_writes_of_different_games_are_independent(player, other_player, kind):
     assert (log_of(mine), log_of(theirs)) == (["t0-t1"], ["t2-t3"])
 
 
-def waiting_on_a_row_lock() -> bool:
-    """Whether a connection of this database is waiting for a row's lock (polled up to 10 s)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        with connection.cursor() as cursor:
-            # Within a transaction the statistics are read once, unless the snapshot is cleared.
-            cursor.execute("SELECT pg_stat_clear_snapshot()")
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            )
-            if cursor.fetchone()[0]:
-                return True
+def within(seconds: float, found: Callable[[], bool]) -> bool:
+    """Whether `found()` comes true within `seconds` (asked every 20 ms)."""
+    deadline = time.monotonic() + seconds
+    while not found():
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.02)
-    return False
+    return True
+
+
+def a_row_lock_waited_for() -> bool:
+    """Whether a connection of this database is waiting for a row's lock now."""
+    with connection.cursor() as cursor:
+        # Within a transaction the statistics are read once, unless the snapshot is cleared.
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0] > 0
 
 
 @pytest.mark.parametrize(
@@ -217,7 +223,7 @@ def test_a_batch_locks_its_games_in_id_order_as_a_race_s_close_does(player, othe
             games = Game.objects.select_for_update(no_key=True)
             games.get(pk=first.pk)
             held.set()
-            waited = waiting_on_a_row_lock()  # the batch, on `first`
+            waited = within(10, a_row_lock_waited_for)  # the batch, on `first`
             games.get(pk=second.pk)
             return waited
 
@@ -304,14 +310,9 @@ def backends() -> set[int]:
 
 
 def ended(pid: int) -> bool:
-    """Whether the backend `pid` has gone (polled up to 10 s: a backend whose client closed the
-    connection exits a moment later)."""
-    deadline = time.monotonic() + 10
-    while pid in backends():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
+    """Whether the backend `pid` goes within 10 s (a backend whose client closed the connection
+    exits a moment later)."""
+    return within(10, lambda: pid not in backends())
 
 
 @on_postgres
