@@ -556,15 +556,14 @@ def do_resign(
     ended = game is not None and do_end_game(game, end, loaded=live)
     with transaction.atomic():
         race = _locked(race)
-        racers = list(race.racers.select_related("game", "player"))
+        racers = list(race.racers.all())  # their games and players only if it closes (`_close`)
         mine = next((r for r in racers if r.pk == racer.pk), None)
         racer = mine if mine is not None and mine.status in STILL else None
         if racer is None and ended:  # the race closed since the game ended: the close ranked them
             return None
         if held is not None and race.status != Race.Status.STARTED:  # the seat's race was old
             lifecycle.check_resign(phase_of(race, now), mine and RacerStatus(mine.status))
-        lost_half = racer is not None and racer.game and racer.game.status == Game.Status.RESIGNED
-        if racer is None or not (ended or lost_half):
+        if racer is None or not (ended or _lost_half(racer)):
             raise RaceRuleError("already_finished", "you have already finished this race")
         racer.status = RacerStatus.RESIGNED
         racer.done_ms = since_start_ms(race, now)
@@ -572,10 +571,16 @@ def do_resign(
         return event_frame(progress_event(race, racer, racers))
 
 
+def _lost_half(racer: Racer) -> bool:
+    """Whether the racer's game ended resigned while they are still racing: a resignation whose
+    second part never committed (its server killed between the two), which this one finishes."""
+    return racer.game_id is not None and racer.game.status == Game.Status.RESIGNED
+
+
 def progress_event(race: Race, racer: Racer, racers: list[Racer]) -> RaceEvent:
     """A `progress` event for a racer outside the move path (a resignation), and the close if
-    that racer was the last one still racing (`racers`: all of them with their games, as read
-    under the race's lock, `racer` among them as changed), its events stored with this one; the
+    that racer was the last one still racing (`racers`: all of them, as read under the race's
+    lock, `racer` among them as changed and saved), its events stored with this one; the
     event."""
     progress = (
         "progress",
@@ -592,14 +597,15 @@ def progress_event(race: Race, racer: Racer, racers: list[Racer]) -> RaceEvent:
 def _close_if_all_done(
     race: Race, racers: list[Racer] | None = None, preceding: list[tuple[str, dict]] | None = None
 ) -> list[RaceEvent] | None:
-    """Close the race if every racer is done (`racers`: all of them with their games, as just
-    read under the race's lock, or read here); the close's events (`preceding` first), or None
-    if someone is still racing. Once every racer is done no move can change their rows, so the
-    close ranks the racers read for this check."""
+    """Close the race if every racer is done (`racers`: all of them, as just read under the
+    race's lock, or read here); the close's events (`preceding` first), or None if someone is
+    still racing. The check needs the racers' rows alone: a race's racers are done one by one,
+    and only the last one's check closes it, reading them again with their games and players
+    (once every racer is done no move can change their rows)."""
     if racers is None:
-        racers = list(race.racers.select_related("game", "player"))
+        racers = list(race.racers.all())
     if lifecycle.is_complete([RacerStatus(r.status) for r in racers]):
-        return _close(race, reason="all_done", racers=racers, preceding=preceding)
+        return _close(race, reason="all_done", preceding=preceding)
     return None
 
 
@@ -638,22 +644,17 @@ def do_close_if_due(race: Race) -> bool:
 
 
 def _close(
-    race: Race,
-    reason: str,
-    racers: list[Racer] | None = None,
-    preceding: list[tuple[str, dict]] | None = None,
+    race: Race, reason: str, preceding: list[tuple[str, dict]] | None = None
 ) -> list[RaceEvent]:
     """Close the race under its row's lock: the games still playing end, the racers still racing
     stop, everyone's place, the ratings, what other apps follow it with (`ON_CLOSE`) and the
-    `finished` event. `racers`: all of them with their games and players, read under the lock,
-    or read here. The events, stored in one write with the race's new status (`preceding`
-    first: the last racer's resignation), then `finished`, then the followers'; they are
-    returned."""
+    `finished` event, its racers read here with their games and players. The events, stored in
+    one write with the race's new status (`preceding` first: the last racer's resignation),
+    then `finished`, then the followers'; they are returned."""
     now = timezone.now()
     closed_at = max(now, race.starts_at)  # everyone gave up in the countdown: at the start
     end = min(closed_at, race.ends_at)
-    if racers is None:
-        racers = list(race.racers.select_related("game", "player"))
+    racers = list(race.racers.select_related("game", "player"))
     playing = [r.game for r in racers if r.status in STILL and r.game is not None]
     if playing:
         # Every game still playing ends first (waiting for a batch that holds its row), so the
