@@ -145,6 +145,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # restarts, every idle connection in it is broken, and without the check each would fail one
     # request or race action (`unavailable`) before being thrown away.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # A connect gives up after 5 s (psycopg's own default is 130): a database host that drops what
+    # it is sent, rather than refusing it, would hold a connect that long, and the move writer
+    # opens its own connections inside `retrying`, whose bound (`MOVE_WRITE_RETRY_S`) is checked
+    # only between tries. A `connect_timeout` in DATABASE_URL's query wins.
+    DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 5)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

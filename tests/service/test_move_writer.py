@@ -5,6 +5,7 @@ nothing."""
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 from channels.db import database_sync_to_async
@@ -288,6 +289,35 @@ async def test_a_dropped_loop_connection_costs_no_move(make_socket, settings):
     assert ack["type"] == "ack" and ack["seq"] == 2
     assert writer.own.conn.info.backend_pid != own
     assert await stored_logs([game]) == [[first.removesuffix(":1"), second.removesuffix(":1")]]
+
+
+@on_postgres
+async def test_a_database_host_that_never_answers_holds_a_move_for_its_connect_timeout_only(
+    make_socket, settings, monkeypatch
+):
+    """The writer's loop connection is opened again towards a host that takes the TCP connection
+    and never answers (a database behind a link that drops what it is sent): the connect gives up
+    after the settings' `connect_timeout`, not psycopg's own default of 130 s, and the move is
+    answered `unavailable`, nothing stored. With the database back, the same move is acked."""
+    settings.MOVE_WRITE_RETRY_S = 1  # one try: its connect is what is bounded
+    timeout = int(connection.settings_dict["OPTIONS"]["connect_timeout"])
+    assert 2 <= timeout < 10  # psycopg's least is 2 s; well under a move's retry bound (10 s)
+    writer = play.GAMES.get().writer
+    [(player, game)] = await games_of(1)
+    ws, state = await open_socket(make_socket, player, game)
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
+        params = storage.loop_connection_params()
+        elsewhere = {**params, "host": "127.0.0.1", "port": silent.getsockname()[1]}
+        monkeypatch.setattr(storage, "loop_connection_params", lambda: elsewhere)
+        writer.own.close()  # the next batch opens the connection again
+        move = state["legal"][0]
+        await ws.send_json_to({"type": "move", "move": move, "seq": 0})
+        error = await ws.receive_json_from(timeout=timeout + 10)
+    assert error["type"] == "error" and error["code"] == "unavailable"
+    assert await stored_logs([game]) == [[]]
+    monkeypatch.setattr(storage, "loop_connection_params", lambda: params)
+    ack = await ws.send_frame({"type": "move", "move": move, "seq": 0})
+    assert ack["type"] == "ack" and ack["seq"] == 1
 
 
 @database_sync_to_async
