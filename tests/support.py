@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from channels.layers import get_channel_layer
@@ -20,6 +21,16 @@ from games.models import Game, Move, Player
 
 ORIGIN = b"http://localhost"
 HIDDEN = "??"
+
+
+def within(seconds: float, found: Callable[[], bool], step: float = 0.02) -> bool:
+    """Whether `found()` comes true within `seconds` (asked every `step` s)."""
+    deadline = time.monotonic() + seconds
+    while not found():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(step)
+    return True
 
 
 def log_in_as_guest(client, player: Player) -> None:

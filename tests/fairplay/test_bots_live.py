@@ -25,6 +25,7 @@ from scripts import bots
 from scripts.client import Browser, query
 from scripts.servers import ROOT, server_env
 from tests.live import live_server_process
+from tests.support import within
 
 # One worker for every test (the module's server and games); the lane of tests that wait
 # (WAITING_LANES in tests/conftest.py), whose other tests run on that worker before or after.
@@ -138,11 +139,8 @@ FIGURES: dict[str, tuple] = {}
 
 
 def eventually(check, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} within {timeout:g} s")
-        time.sleep(0.5)
+    if not within(timeout, check, step=0.5):
+        raise AssertionError(f"{what} within {timeout:g} s")
 
 
 def player_id(database_url: str, username: str) -> int:

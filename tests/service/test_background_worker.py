@@ -13,6 +13,7 @@ import pytest
 from django.db import transaction
 
 from games import worker
+from tests.support import within
 
 WEB_PROCESS = """
 import os, sys, time
@@ -123,10 +124,7 @@ def queue(db):
 
 
 def until(condition, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the worker did not get there"
-        time.sleep(0.01)
+    assert within(timeout, condition, step=0.01), "the worker did not get there"
 
 
 def test_a_key_handed_over_while_its_job_runs_runs_again_after_it(

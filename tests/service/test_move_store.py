@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
-from collections.abc import Callable
 
 import pytest
 from django.db import connection, transaction
@@ -22,6 +20,7 @@ from games import storage
 from games.actions import do_create_game, do_end_game, get_game_update
 from games.models import Game, Move
 from games.play import load
+from tests.support import within
 from tests.threads import ConnectionThread
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -176,16 +175,6 @@ def test_writes_of_different_games_are_independent(player, other_player, kind):
     result = kind().write([write_of(mine, "t4-t5"), write_of(theirs, "t2-t3")])
     assert result.applied == {theirs.pk} and result.conflicts == {mine.pk}
     assert (log_of(mine), log_of(theirs)) == (["t0-t1"], ["t2-t3"])
-
-
-def within(seconds: float, found: Callable[[], bool]) -> bool:
-    """Whether `found()` comes true within `seconds` (asked every 20 ms)."""
-    deadline = time.monotonic() + seconds
-    while not found():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def a_row_lock_waited_for() -> bool:
