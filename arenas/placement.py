@@ -37,6 +37,11 @@ from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART, RaceRul
 from races.models import Race, Racer
 
 RACE_ON = (Race.Status.LOBBY, Race.Status.STARTED)
+RACE_VISIBILITY = {
+    Arena.Visibility.PUBLIC: Race.Visibility.PUBLIC,
+    Arena.Visibility.LINK: Race.Visibility.LINK,
+}
+"""An arena's races are listed (on /races/, the recent races) where the arena is."""
 
 
 def race_sizes(free: int, most: int = MAX_PLAYERS) -> list[int]:
@@ -216,12 +221,14 @@ def join_countdown(arena: Arena, entry: ArenaPlayer, now) -> list[Race]:
 def open_races(arena: Arena, groups: list[list[ArenaPlayer]], not_before) -> list[Race]:
     """Rated races of the arena, a group of its players each, started (together: a batch's
     races cost a few statements in all, not a few a racer): their countdown ends at
-    `not_before` at the soonest (the arena's start, or after it)."""
+    `not_before` at the soonest (the arena's start, or after it). A link-only arena's races are
+    link-only too: none is listed where its arena is not."""
     races = start_placed_races(
         arena.variant,
         arena.race_time_limit_s,
         [[(entry.player, entry.player.nickname) for entry in group] for group in groups],
         not_before=not_before,
+        visibility=RACE_VISIBILITY[arena.visibility],
     )
     ArenaRace.objects.bulk_create([ArenaRace(race=race, arena=arena) for race in races])
     return races

@@ -176,19 +176,28 @@ def take_pooled_seeds(variant: str, use: str, count: int) -> list[int]:
         return [seed for _, seed in sorted(cursor.fetchall())]
 
 
-def winnable_seed(variant: str, use: str) -> int | None:
-    """A seed the solver proved winnable, at once: a `BUILT` variant's built deal, else the
-    pool's next (replaced behind it by a background search, `start_search`). None when the
-    pool is empty (or the variant is not `offers_winnable`): this never searches; the caller
-    starts or joins a background search (`start_search`, `wait_for_deal`) if it wants one."""
-    if not offers_winnable(variant):
-        return None
+def winnable_seeds(variant: str, use: str, count: int) -> list[int]:
+    """Up to `count` seeds the solver proved winnable, at once: a `BUILT` variant's built deals
+    (always `count`), else the pool's oldest, taken in one statement (`take_pooled_seeds`) and
+    replaced behind them by a background search (`start_search`). Fewer, or none, when the pool
+    runs short (none for a variant not `offers_winnable`): this never searches, and an empty
+    pool starts nothing; the caller starts or joins a background search (`start_search`,
+    `wait_for_deal`) if it wants one."""
+    if count <= 0 or not offers_winnable(variant):
+        return []
     if variant in BUILT:
-        return built_seed(use)
-    seed = take_pooled_seed(variant, use)
-    if seed is not None:
+        return [built_seed(use) for _ in range(count)]
+    seeds = take_pooled_seeds(variant, use, count)
+    if seeds:
         start_search(variant, use)
-    return seed
+    return seeds
+
+
+def winnable_seed(variant: str, use: str) -> int | None:
+    """One of `winnable_seeds`: None when the pool is empty (or the variant not
+    `offers_winnable`)."""
+    seeds = winnable_seeds(variant, use, 1)
+    return seeds[0] if seeds else None
 
 
 def proved_mark(variant: str, seed: int) -> str:

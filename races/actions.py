@@ -405,9 +405,11 @@ def start_placed_races(
     time_limit_s: int,
     groups: list[list[tuple[Player, str]]],
     not_before: datetime | None = None,
+    visibility: str = Race.Visibility.PUBLIC,
 ) -> list[Race]:
-    """Rated public races of players placed together (an arena's batch: each group (player,
-    name) a race), each on a deal of its own and started at once: inserted started, with their
+    """Rated races of players placed together (an arena's batch: each group (player, name) a
+    race), listed or not as `visibility` says, each on a deal of its own and started at once:
+    inserted started, with their
     racers, games and events as a lobby's joins and start would have left them, in a few
     statements for the whole batch whatever its size (under load a placement's time is its
     round trips: docs/performance.md). Nobody is on a new race's socket yet, so nothing is
@@ -430,7 +432,7 @@ def start_placed_races(
             wants_winnable=True,
             max_players=lifecycle.MAX_PLAYERS,
             time_limit_s=time_limit_s,
-            visibility=Race.Visibility.PUBLIC,
+            visibility=visibility,
             rated=True,
             status=Race.Status.STARTED,
             starts_at=starts_at,

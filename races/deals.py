@@ -6,7 +6,7 @@ start; if none has come by then, the race is run on the random deal it opened wi
 from __future__ import annotations
 
 from games.deals import random_seed
-from games.winnable import Use, offers_winnable, start_search, take_pooled_seed, take_pooled_seeds
+from games.winnable import Use, offers_winnable, start_search, winnable_seeds
 from games.winnable import winnable_seed as pooled_seed
 from races.lifecycle import RaceRuleError
 
@@ -38,22 +38,23 @@ def pooled_winnable(race, *, search_if_empty: bool = False) -> bool:
     wanted = race.quick or race.wants_winnable
     if not wanted or race.winnable or race.seed_chosen or not offers_winnable(race.variant):
         return False
-    seed = take_pooled_seed(race.variant, Use.RACE)
-    if seed is not None or search_if_empty:
-        start_search(race.variant, Use.RACE)  # a top-up, or the deal this race waits for
+    seed = pooled_seed(race.variant, Use.RACE)  # taken, it is topped up behind
     if seed is None:
+        if search_if_empty:
+            start_search(race.variant, Use.RACE)  # the deal this race waits for
         return False
     race.seed, race.winnable = seed, True
     return True
 
 
 def placed_deals(variant: str, count: int) -> list[tuple[int, bool]]:
-    """Deals for `count` races placed together (an arena's batch), (seed, winnable) each: the
-    race pool's while it lasts, taken in one statement, else random ones. A background search
-    tops the pool up behind them (or looks for the deals it lacked), never waited for."""
-    seeds = []
-    if offers_winnable(variant):
-        seeds = take_pooled_seeds(variant, Use.RACE, count)
+    """Deals for `count` races placed together (an arena's batch), (seed, winnable) each: proved
+    ones (`winnable_seeds`: built deals for Eighty Thieves, else the race pool's while it lasts,
+    taken in one statement), else random ones. The races start at once, so a random deal stays
+    theirs: a background search looks for the deals the pool lacked, for the next batches,
+    never waited for."""
+    seeds = winnable_seeds(variant, Use.RACE, count)
+    if len(seeds) < count:
         start_search(variant, Use.RACE)
     randoms = [random_seed(variant) for _ in range(count - len(seeds))]
     return [(seed, True) for seed in seeds] + [(seed, False) for seed in randoms]

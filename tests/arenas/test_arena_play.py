@@ -15,14 +15,15 @@ from django.utils import timezone
 
 from arenas import actions, board, consumers, events, placement, rooms, standings
 from arenas.actions import ArenaRuleError
-from arenas.models import ArenaPlayer, ArenaRace, ArenaResult
+from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
 from games import winnable
 from games.engine import Game as EngineGame
+from games.engine.built_deals import is_built, open_numbers
 from games.identity import SESSION_PLAYER_KEY
 from games.models import Player, WinnableDeal
 from games.rankstore import get_rank_store
 from races import actions as race_actions
-from races import lifecycle
+from races import deals, lifecycle
 from races.models import Race, Racer, RatingChange
 from races.ratings import updates
 from tests.arenas.conftest import play_out
@@ -59,6 +60,56 @@ def test_each_race_of_an_arena_deals_a_fresh_winnable_deal_the_same_for_its_race
         assert race.winnable
         assert {r.game.seed for r in race.racers.select_related("game")} == {race.seed}
     assert sum(race.racers.count() for race in races) == len(players)
+
+
+def test_every_race_of_an_eighty_thieves_arena_deals_a_built_deal_no_pool_needed(make_arena, here):
+    """Eighty Thieves has no race pool: its winnable deals are built ones, whose numbers are
+    not public, one fresh for each race."""
+    arena = make_arena(variant="eighty-thieves")
+    for index in range(24):
+        here(f"P{index}", on=arena)
+    races = placement.place(arena.pk)
+    assert len(races) == 3
+    assert all(race.winnable and is_built(race.seed) for race in races)
+    assert not any(race.seed in open_numbers() for race in races)
+    assert len({race.seed for race in races}) == 3
+    for race in races:
+        assert {r.game.seed for r in race.racers.select_related("game")} == {race.seed}
+
+
+def test_a_race_placed_while_the_pool_is_empty_keeps_its_random_deal_and_a_search_starts(
+    make_arena, here, monkeypatch
+):
+    """The races start at once, so a random deal dealt for want of a proved one stays theirs
+    (never marked winnable); the pool is searched for the next batches."""
+    searches = []
+    monkeypatch.setattr(deals, "start_search", lambda *asked: searches.append(asked))
+    arena = make_arena(variant="penguin")
+    WinnableDeal.objects.create(variant="penguin", use=WinnableDeal.Use.RACE, seed=424242)
+    for index in range(16):
+        here(f"P{index}", on=arena)
+    races = sorted(placement.place(arena.pk), key=lambda race: not race.winnable)
+    assert [(race.seed == 424242, race.winnable) for race in races] == [
+        (True, True),
+        (False, False),
+    ]
+    assert searches == [("penguin", WinnableDeal.Use.RACE)]
+
+
+@pytest.mark.parametrize(
+    ("visibility", "listed"),
+    [(Arena.Visibility.PUBLIC, True), (Arena.Visibility.LINK, False)],
+)
+def test_an_arena_s_races_are_listed_where_the_arena_is(
+    make_arena, here, client, visibility, listed
+):
+    """A link-only arena among friends keeps its races off /races/ too: its races are
+    link-only."""
+    arena = make_arena(variant="penguin", visibility=visibility)
+    here("Ann", on=arena), here("Bob", on=arena)
+    [race] = placement.place(arena.pk)
+    assert race.visibility == (Race.Visibility.PUBLIC if listed else Race.Visibility.LINK)
+    assert (race.code in client.get("/races/").content.decode()) == listed
 
 
 def test_the_race_pool_is_stocked_for_the_crowd_that_joined_the_coming_arenas(make_arena, here):
