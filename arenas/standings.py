@@ -228,11 +228,14 @@ def podium(arena: Arena, size: int = 3) -> list[dict]:
 
 def final_order(arena: Arena) -> list[board.Row]:
     """Every player's row, from their totals in the record (a board the store does not hold:
-    requests never rebuild a board)."""
-    order = sorted(board.totals(arena).items(), key=lambda item: points.board_score(item[1]))
+    requests never rebuild a board), in the board's order: by score, then, as the rank store
+    orders equal scores, by the member's text (the player's id as a string)."""
+    totals = board.totals(arena)
+    scores = {pid: points.board_score(standing) for pid, standing in totals.items()}
+    order = sorted(scores, key=lambda pid: (scores[pid], str(pid)))
     return [
-        board.Row(rank=i, player_id=pid, points=s.points, score=points.board_score(s))
-        for i, (pid, s) in enumerate(order, 1)
+        board.Row(rank=i, player_id=pid, points=totals[pid].points, score=scores[pid])
+        for i, pid in enumerate(order, 1)
     ]
 
 
@@ -258,24 +261,24 @@ def standings_page(arena: Arena, page: int, per_page: int) -> dict:
 RECENT = 10
 
 
-def player_arenas(player) -> list[dict]:
+def player_arenas(player, viewer=None) -> list[dict]:
     """The player's latest arenas, for their page and the API's player document: each with
-    their points, races and place by points (equal points share a place)."""
-    entries = list(
-        ArenaPlayer.objects.filter(player=player)
-        .select_related("arena")
-        .order_by("-joined_at")[:RECENT]
-    )
+    their points, races and place on the arena's board (`own_board_rows`: the board's order,
+    ties and all). An arena only reachable by its link is listed to the player alone (`viewer`):
+    anyone else would learn of it, and its link, from their page."""
+    entries = ArenaPlayer.objects.filter(player=player)
+    if viewer is None or viewer.pk != player.pk:
+        entries = entries.filter(arena__visibility=Arena.Visibility.PUBLIC)
     rows = []
-    for entry in entries:
+    for entry in entries.select_related("arena").order_by("-joined_at")[:RECENT]:
         arena = entry.arena
-        ahead = ArenaPlayer.objects.filter(arena=arena, points__gt=entry.points).count()
+        row = own_board_rows(arena, [entry.player_id]).get(entry.player_id)
         rows.append(
             {
                 **arena.facts(),
                 "points": entry.points,
                 "races": entry.races,
-                "place": ahead + 1,
+                "place": row.rank if row else None,
                 "url": reverse("arenas:player", args=[arena.public_id, entry.player_id]),
             }
         )

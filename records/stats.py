@@ -169,7 +169,8 @@ class PlayerPart:
     """Its key in the player's document (the API's, and the page's `data`)."""
     template: str
     """The page's section, given the rows as `rows`."""
-    rows: Callable[[Player], list[dict]]
+    rows: Callable[[Player, Player | None], list[dict]]
+    """The part's rows of a player, as this viewer (None: a visitor) may see them."""
 
 
 PLAYER_PARTS: list[PlayerPart] = []
@@ -187,5 +188,5 @@ def player_dict(player: Player, viewer: Player | None) -> dict:
         "daily_streak": daily_streaks(player),
         "recent_games": recent_games(player, viewer),
         "recent_races": recent_races(player, viewer),
-        **{part.key: part.rows(player) for part in PLAYER_PARTS},
+        **{part.key: part.rows(player, viewer) for part in PLAYER_PARTS},
     }

@@ -1,11 +1,16 @@
 """The arenas' JSON API and the arenas on a player's page (issue 27, docs/api.md)."""
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from arenas import placement
+from arenas import actions, board, placement
+from arenas.models import Arena, ArenaPlayer
+from games.models import Player
+from games.rankstore import get_rank_store
 from tests.arenas.conftest import play_out
+from tests.support import log_in_as_guest
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_countdown")]
 
@@ -69,3 +74,66 @@ def test_the_player_page_and_document_list_their_arenas(client, arena, played):
     )
     page = client.get(reverse("records:player", args=[players[1].pk])).content.decode()
     assert "<h2>Arenas</h2>" in page and arena.name in page
+
+
+def arenas_listed(client, player) -> tuple[list[str], list[str]]:
+    """The names of the arenas the player's API document lists, and of those their page shows."""
+    document = client.get(reverse("records:api_player", args=[player.pk])).json()
+    page = client.get(reverse("records:player", args=[player.pk])).content.decode()
+    table = page[page.index("<h2>Arenas</h2>") :]
+    names = [arena["name"] for arena in document["arenas"]]
+    return names, [name for name in ("Open arena", "Secret arena") if f">{name}</a>" in table]
+
+
+def test_an_arena_only_by_link_is_listed_on_a_player_s_page_to_that_player_alone(make_arena):
+    """Anyone else, a visitor or another player, sees the player's public arenas only: the page
+    would give away the link-only arena's link."""
+    ann, bob = Player.objects.create(nickname="Ann"), Player.objects.create(nickname="Bob")
+    actions.do_join(make_arena(name="Open arena"), ann)
+    actions.do_join(make_arena(name="Secret arena", visibility=Arena.Visibility.LINK), ann)
+    anns, bobs = Client(), Client()
+    log_in_as_guest(anns, ann)
+    log_in_as_guest(bobs, bob)
+    assert arenas_listed(Client(), ann) == (["Open arena"], ["Open arena"])
+    assert arenas_listed(bobs, ann) == (["Open arena"], ["Open arena"])
+    assert arenas_listed(anns, ann) == (
+        ["Secret arena", "Open arena"],
+        ["Open arena", "Secret arena"],
+    )
+
+
+def test_a_player_s_place_in_an_arena_is_their_place_on_its_board_ties_broken_as_there(
+    client, arena, here
+):
+    """Equal points: the lower average place is ahead (docs/arenas.md, "Order"), on the player's
+    page and document as on the board, read from the board or, once the store keeps it no more,
+    from the record."""
+    ahead, behind = here("Ahead"), here("Behind")
+    entries = {entry.player_id: entry for entry in ArenaPlayer.objects.filter(arena=arena)}
+    totals = {ahead.pk: (6, 2, 2), behind.pk: (6, 3, 6)}  # points, races, place sum
+    for pid, (points, races, place_sum) in totals.items():
+        entry = entries[pid]
+        entry.points, entry.races, entry.place_sum, entry.last_scored_s = (
+            points,
+            races,
+            place_sum,
+            60,
+        )
+        entry.save()
+    board.write(arena, entries.values())
+    assert [row.player_id for row in board.read_top(arena, 2).rows] == [ahead.pk, behind.pk]
+
+    def places() -> list:
+        found = []
+        for player in (ahead, behind):
+            document = client.get(reverse("records:api_player", args=[player.pk])).json()
+            page = client.get(reverse("records:player", args=[player.pk])).content.decode()
+            place = document["arenas"][0]["place"]
+            assert f'<td data-label="Place">{place}</td>' in page
+            found.append(place)
+        return found
+
+    assert places() == [1, 2]
+    get_rank_store().delete(board.key(arena))  # a day after the end: the store keeps it no more
+    get_rank_store().delete(board.marker_key(arena))
+    assert places() == [1, 2]
