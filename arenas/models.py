@@ -35,6 +35,17 @@ class ArenaSchedule(models.Model):
         return f"{self.get_variant_display()} every {self.every_minutes} min"
 
 
+class StandardScheduleMade(models.Model):
+    """That the standard schedule was made in this database, and when (one row at most): the
+    scheduler makes it once, so the rows an admin deleted or deactivated stay so
+    (arenas/schedule.py `make_standard_schedule`)."""
+
+    made_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"standard schedule made {self.made_at:%Y-%m-%d %H:%M}"
+
+
 class Arena(models.Model):
     class Visibility(models.TextChoices):
         PUBLIC = "public", "Public (listed on /arenas/)"

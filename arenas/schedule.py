@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from arenas.models import Arena, ArenaSchedule
+from arenas.models import Arena, ArenaSchedule, StandardScheduleMade
 from games.models import Variant
 
 
@@ -55,18 +55,24 @@ STANDARD_LENGTH_MINUTES = 30
 
 
 def make_standard_schedule() -> int:
-    """The standard schedule where there is none yet: an arena of each game every hour, 30
-    minutes long, the games' start times spread over the hour; how many rows were made."""
-    if ArenaSchedule.objects.exists():
-        return 0
-    step = STANDARD_EVERY_MINUTES // len(Variant.values)
-    ArenaSchedule.objects.bulk_create(
-        ArenaSchedule(
-            variant=variant,
-            every_minutes=STANDARD_EVERY_MINUTES,
-            offset_minutes=i * step,
-            length_minutes=STANDARD_LENGTH_MINUTES,
+    """The standard schedule, once in the database's life: an arena of each game every hour, 30
+    minutes long, the games' start times spread over the hour; how many rows were made. The
+    scheduler asks every minute; a marker (`StandardScheduleMade`) says it was made, so rows an
+    admin deleted or deactivated since do not come back. A database that already has schedule
+    rows (an admin's) gets the marker and no rows."""
+    with transaction.atomic():
+        # A second scheduler's insert of the marker waits for this one's commit, then finds it.
+        _, first = StandardScheduleMade.objects.get_or_create(pk=1)
+        if not first or ArenaSchedule.objects.exists():
+            return 0
+        step = STANDARD_EVERY_MINUTES // len(Variant.values)
+        ArenaSchedule.objects.bulk_create(
+            ArenaSchedule(
+                variant=variant,
+                every_minutes=STANDARD_EVERY_MINUTES,
+                offset_minutes=i * step,
+                length_minutes=STANDARD_LENGTH_MINUTES,
+            )
+            for i, variant in enumerate(Variant.values)
         )
-        for i, variant in enumerate(Variant.values)
-    )
     return len(Variant.values)

@@ -6,7 +6,8 @@ APScheduler keeps the times (UTC); each job runs one management command in this 
 logs its output. A job that fails is logged and runs again at its next time; a job still running
 when its next time comes is not started twice, and runs a busy process missed are made up once,
 not once per miss. The missing boards, the daily deals and the pools are also filled when the
-scheduler starts, so a fresh deployment (or one that was down at 00:05) does not wait. Run one scheduler per
+scheduler starts, so a fresh deployment (or one that was down at 00:05) does not wait; and
+`run_arenas` makes the standard arena schedule in a fresh database, once. Run one scheduler per
 deployment: the commands are idempotent, so a second one costs work but breaks nothing.
 """
 
@@ -51,9 +52,10 @@ JOBS = (
     ),
     Job(
         "run_arenas",
-        (),
+        ("--standard-schedule",),
         IntervalTrigger(minutes=1, timezone=UTC),
-        why="the scheduled arenas of the next day, and placing arena players no page placed",
+        why="the scheduled arenas of the next day, and placing arena players no page placed; "
+        "the standard schedule once, in a fresh database",
     ),
     Job(
         "analyse_replays",

@@ -16,8 +16,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--standard-schedule",
             action="store_true",
-            help="First make the standard schedule if there is none: an arena of each game "
-            "every hour, 30 minutes long (edit it in the admin).",
+            help="First make the standard schedule, once in the database's life and only where "
+            "there is no schedule: an arena of each game every hour, 30 minutes long (edit it "
+            "in the admin; the scheduler passes this).",
         )
 
     def handle(self, *args, hours: int = 24, standard_schedule: bool = False, **options) -> None:
