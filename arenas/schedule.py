@@ -1,10 +1,11 @@
 """The standing schedule: each active `ArenaSchedule` row makes an arena of its game every
-`every_minutes` (counted from midnight UTC plus its offset), `length_minutes` long. Making the
-coming ones is idempotent: one arena per schedule and start (a unique constraint)."""
+`every_minutes` (counted from a fixed epoch, midnight UTC of 1 January 1970, plus its offset),
+`length_minutes` long. Making the coming ones is idempotent: one arena per schedule and start (a
+unique constraint)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -12,12 +13,17 @@ from django.utils import timezone
 from arenas.models import Arena, ArenaSchedule, StandardScheduleMade
 from games.models import Variant
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""Where every schedule's series is counted from: one series whatever day a run falls on (counted
+from each run's midnight, an interval that does not divide a day, 25 minutes say, began a
+second series overlapping the first after each midnight). A midnight is a whole number of days
+from it, so an interval that divides a day keeps the start times it had from midnight."""
+
 
 def starts_between(schedule: ArenaSchedule, start: datetime, end: datetime) -> list[datetime]:
     """The schedule's start times in [start, end)."""
     every = timedelta(minutes=max(1, schedule.every_minutes))
-    day = start.replace(hour=0, minute=0, second=0, microsecond=0)
-    at = day + timedelta(minutes=schedule.offset_minutes)
+    at = EPOCH + timedelta(minutes=schedule.offset_minutes)
     if at < start:
         at += every * -(-(start - at) // every)
     found = []

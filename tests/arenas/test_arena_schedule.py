@@ -3,11 +3,14 @@ kept as an admin leaves it, its start times counted from a fixed epoch; and the 
 up an arena" form."""
 
 import io
+from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
 import pytest
 from django.core.management import call_command
 
 from arenas.models import Arena, ArenaSchedule
+from arenas.schedule import make_coming
 from deploy import scheduler
 from games.models import Variant
 
@@ -48,3 +51,30 @@ def test_a_database_with_its_own_schedule_gets_no_standard_one():
     ArenaSchedule.objects.create(variant="queenie", every_minutes=120)
     run_the_scheduler_s_arena_job()
     assert list(ArenaSchedule.objects.values_list("variant", flat=True)) == ["queenie"]
+
+
+def scheduled_starts(every: ArenaSchedule) -> list[datetime]:
+    return list(Arena.objects.filter(schedule=every).values_list("starts_at", flat=True))
+
+
+def test_an_interval_that_does_not_divide_a_day_keeps_one_series_across_midnight():
+    """Runs before and after midnight make one series 25 minutes apart, not a second one from
+    the new day's midnight."""
+    every = ArenaSchedule.objects.create(variant="penguin", every_minutes=25, length_minutes=20)
+    make_coming(hours=1, now=datetime(2026, 3, 1, 23, 50, tzinfo=UTC))
+    make_coming(hours=1, now=datetime(2026, 3, 2, 0, 5, tzinfo=UTC))
+    starts = scheduled_starts(every)
+    assert len(starts) >= 3
+    assert {later - earlier for earlier, later in pairwise(starts)} == {timedelta(minutes=25)}
+
+
+def test_an_hourly_schedule_keeps_its_minute_past_each_hour_across_midnight():
+    every = ArenaSchedule.objects.create(variant="penguin", every_minutes=60, offset_minutes=10)
+    make_coming(hours=1, now=datetime(2026, 3, 1, 22, 30, tzinfo=UTC))
+    make_coming(hours=1, now=datetime(2026, 3, 1, 23, 50, tzinfo=UTC))
+    make_coming(hours=1, now=datetime(2026, 3, 2, 0, 30, tzinfo=UTC))
+    assert [f"{at:%d %H:%M}" for at in scheduled_starts(every)] == [
+        "01 23:10",
+        "02 00:10",
+        "02 01:10",
+    ]
