@@ -16,8 +16,8 @@ from django.urls import reverse
 from redis.exceptions import RedisError
 
 from arenas import board, points
-from arenas.models import Arena, ArenaPlayer, ArenaResult, arena_of_race
-from arenas.placement import racing_now
+from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult, arena_of_race
+from arenas.placement import RACE_ON, racing_now
 from races.actions import Owner
 from races.models import Race
 
@@ -89,13 +89,23 @@ def top_rows(arena: Arena, size: int, start: int = 0) -> tuple[list[board.Row], 
     return order[start : start + size], len(order)
 
 
-def board_frame(arena: Arena, size: int = TOP) -> dict:
+def board_frame(arena: Arena, size: int | None = None) -> dict:
     """The board's first rows, shared by every socket of a process (their own rows are added
-    one by one, `own_rows`)."""
-    found, count = top_rows(arena, size)
+    one by one, `own_rows`); once the arena has ended, with how many of its races are still
+    `finishing` (their points still to come: the standings are final at 0). `size`: `TOP`."""
+    found, count = top_rows(arena, TOP if size is None else size)
     entries = entries_of(arena, [row.player_id for row in found])
     rows = [row_dict(row, entries.get(row.player_id)) for row in found]
-    return {"type": "standings", "rows": rows, "count": count, **lobby(arena)}
+    frame = {"type": "standings", "rows": rows, "count": count, **lobby(arena)}
+    if arena.phase() == Arena.Phase.ENDED:
+        frame["finishing"] = finishing(arena)
+    return frame
+
+
+def finishing(arena: Arena) -> int:
+    """How many of the arena's races are still on (in their countdown or started): a race under
+    way at the arena's end counts when it closes, up to its own time limit."""
+    return ArenaRace.objects.filter(arena=arena, race__status__in=RACE_ON).count()
 
 
 BOARD_FRESH_S = 1.0

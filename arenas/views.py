@@ -21,6 +21,7 @@ from arenas import actions, standings
 from arenas.actions import ArenaRuleError
 from arenas.forms import ArenaForm
 from arenas.models import Arena, ArenaPlayer
+from games import params
 from games.identity import current_player, socket_ticket
 from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
@@ -117,20 +118,57 @@ def controls_context(arena: Arena, player, joined: ArenaPlayer | None = None) ->
     }
 
 
+def standings_rows(
+    arena: Arena, frame: dict, page: int, viewer: int | None
+) -> tuple[list[str], set[int], int]:
+    """One page of the board (`standings.TOP` rows) as HTML, with the viewer's own row
+    highlighted; the players on it; and how many pages there are. The first page is the board
+    frame every page and socket of the second shares (`board_rows`); the others are read from
+    the board as the API reads its pages (from the players' totals once the store keeps it no
+    more: the record is never counted again)."""
+    if page == 1:
+        shown, count = frame["rows"], frame["count"]
+        rows = board_rows(arena, frame, viewer)
+    else:
+        found = standings.standings_page(arena, page, standings.TOP)
+        shown, count = found["rows"], found["total"]
+        rows = [board_row(arena, row, you=row["player"] == viewer) for row in shown]
+    pages = max(1, -(-count // standings.TOP))
+    if page > pages:
+        raise Http404(f"This arena's standings have {pages} page{'s' if pages > 1 else ''}.")
+    return rows, {row["player"] for row in shown}, pages
+
+
 @require_GET
 def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
+    """The arena's page; `?page=` a page of its standings past the first (which alone is
+    live). Once the arena has ended, its standings are final, with the podium, when the last of
+    its races under way at the end has closed; until then they say how many are finishing and
+    stay live."""
     arena = get_arena(arena_id)
+    try:
+        page = params.whole("page", request.GET.get("page"), 1, 1, params.MAX_PAGE)
+    except params.BadParameter as exc:
+        return params.bad_request(request, f"{exc.name}: {exc.reason}")
     player = current_player(request, create=False)
     context = controls_context(arena, player)
     entry = context["entry"]
     frame = standings.current_board(arena)
-    own = standings.own_row(arena, entry, player.nickname) if entry else None
-    rows = board_rows(arena, frame, entry.player_id if entry else None)
-    if own and own["rank"] > len(frame["rows"]):
-        rows = [*rows, board_row(arena, own, you=True, pinned=True)]
-    context["board"] = frame
-    context["board_rows"] = rows
-    context["podium"] = standings.podium(arena) if context["phase"] == Arena.Phase.ENDED else None
+    rows, shown, pages = standings_rows(arena, frame, page, entry.player_id if entry else None)
+    if entry and entry.player_id not in shown:  # their own row, pinned under the page's
+        own = standings.own_row(arena, entry, player.nickname)
+        rows = [*rows, board_row(arena, own, you=True, pinned=True)] if own else rows
+    finishing = frame.get("finishing", 0)
+    final = context["phase"] == Arena.Phase.ENDED and not finishing
+    context.update(
+        board=frame,
+        board_rows=rows,
+        page=page,
+        pages=pages,
+        finishing=finishing,
+        final=final,
+        podium=standings.podium(arena) if final else None,
+    )
     return render(request, "arenas/arena.html", context)
 
 

@@ -1,6 +1,7 @@
 """Arena pages: the list, setting one up, the arena page before, during and after, joining and
 pausing by its buttons; and the standing schedule (issue 27)."""
 
+import re
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -442,3 +443,119 @@ def test_the_admin_edits_the_schedule_and_lists_the_arenas(admin_client, arena):
     assert answer.status_code == 302
     every.refresh_from_db()
     assert (every.variant, every.every_minutes, every.length_minutes) == ("queenie", 30, 20)
+
+
+ROW = re.compile(r'<tr data-player="(\d+)"(?: class="(you(?: pinned)?)")?')
+
+
+def board_of(page: str) -> list[tuple[int, str]]:
+    """The board's rows on a page: each player's id, and "you" or "you pinned" for their own."""
+    return [(int(pid), mark or "") for pid, mark in ROW.findall(page)]
+
+
+def pager_of(page: str) -> tuple[str | None, str | None, str]:
+    """The standings' pager: its previous and next links, and where it says the page is."""
+    nav = page[page.index('<nav class="pager"') :].split("</nav>")[0]
+    prev, after = (
+        re.search(r'href="([^"]+)" rel="prev"', nav),
+        re.search(r'href="([^"]+)" rel="next"', nav),
+    )
+    return (
+        prev.group(1) if prev else None,
+        after.group(1) if after else None,
+        re.search(r"Page \d+ of \d+", nav).group(0),
+    )
+
+
+@pytest.fixture
+def five_ranked(arena, here):
+    """Five players in the arena, on its board in order of their points (50 down to 10)."""
+    players = [here(f"P{i}") for i in range(5)]
+    entries = list(ArenaPlayer.objects.filter(arena=arena))
+    for entry in entries:
+        entry.points = 50 - 10 * [p.pk for p in players].index(entry.player_id)
+        entry.races, entry.place_sum = 1, 1
+        entry.save()
+    board.write(arena, entries)
+    return players
+
+
+def test_the_standings_are_paged_with_the_player_s_own_row_pinned_on_every_page(
+    arena, five_ranked, monkeypatch
+):
+    """?page=N shows the standings a page at a time (50 rows; 2 here), with links to the
+    previous and next pages; the player's own row stays pinned under any page they are not on."""
+    monkeypatch.setattr(standings, "TOP", 2)
+    ids = [p.pk for p in five_ranked]
+    last = Client()
+    log_in_as_guest(last, five_ranked[-1])
+    url = arena.get_absolute_url()
+    first = last.get(url).content.decode()
+    assert board_of(first) == [(ids[0], ""), (ids[1], ""), (ids[4], "you pinned")]
+    assert pager_of(first) == (None, "?page=2", "Page 1 of 3")
+    second = last.get(url, {"page": 2}).content.decode()
+    assert board_of(second) == [(ids[2], ""), (ids[3], ""), (ids[4], "you pinned")]
+    assert pager_of(second) == ("?page=1", "?page=3", "Page 2 of 3")
+    third = last.get(url, {"page": 3}).content.decode()
+    assert board_of(third) == [(ids[4], "you")]
+    assert pager_of(third) == ("?page=2", None, "Page 3 of 3")
+    assert "Only the first page follows the races live" in second
+    visitor = Client().get(url, {"page": 2}).content.decode()
+    assert board_of(visitor) == [(ids[2], ""), (ids[3], "")]
+
+
+def test_a_page_of_the_standings_that_is_not_there_is_refused_with_its_reason(
+    client, arena, five_ranked, monkeypatch
+):
+    monkeypatch.setattr(standings, "TOP", 2)
+    url = arena.get_absolute_url()
+    past = client.get(url, {"page": 4})
+    assert past.status_code == 404 and "have 3 pages" in past.content.decode()
+    for bad in ("0", "two", "-1"):
+        refused = client.get(url, {"page": bad})
+        assert refused.status_code == 400
+        assert f"page: &#x27;{bad}&#x27; is not a whole number" in refused.content.decode()
+
+
+def test_an_ended_arena_s_later_pages_are_read_from_the_record_without_counting_it_again(
+    client, arena, five_ranked, monkeypatch
+):
+    """A day after the end the store keeps the board no more: a page of the standings is read
+    from the players' totals, never counted again from every result."""
+    monkeypatch.setattr(standings, "TOP", 2)
+    Arena.objects.filter(pk=arena.pk).update(ends_at=timezone.now())
+    get_rank_store().delete(board.key(arena))
+    get_rank_store().delete(board.marker_key(arena))
+
+    def counted_again(arena):
+        raise AssertionError("the record was counted again")
+
+    monkeypatch.setattr(board, "recount", counted_again)
+    page = client.get(arena.get_absolute_url(), {"page": 2}).content.decode()
+    assert board_of(page) == [(five_ranked[2].pk, ""), (five_ranked[3].pk, "")]
+    assert pager_of(page) == ("?page=1", "?page=3", "Page 2 of 3")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_ended_arena_s_standings_are_final_only_once_its_last_race_has_closed(
+    client, arena, here, monkeypatch
+):
+    """A race under way at the end counts when it closes: until then the ended arena's page
+    says how many races are still finishing, shows no podium, and keeps its script and socket
+    (the board's frames count them too); then its standings are final, with the podium."""
+    monkeypatch.setattr(standings, "BOARD_FRESH_S", 0)  # each page reads the board anew
+    players = [here(name) for name in ("Ann", "Bob")]
+    [race] = placement.place(arena.pk)
+    assert "finishing" not in standings.board_frame(arena)  # running: nothing finishes yet
+    Arena.objects.filter(pk=arena.pk).update(ends_at=timezone.now())
+    arena.refresh_from_db()
+    assert standings.board_frame(arena)["finishing"] == 1
+    page = client.get(arena.get_absolute_url()).content.decode()
+    assert "Standings — 1 race still finishing" in page
+    assert "Final standings" not in page and "Podium" not in page
+    assert "js/arena.js" in page and 'data-finishing="1"' in page
+    play_out(race, movers=players)
+    assert standings.board_frame(arena)["finishing"] == 0
+    page = client.get(arena.get_absolute_url()).content.decode()
+    assert "Final standings" in page and "Podium" in page
+    assert "still finishing" not in page and "js/arena.js" not in page

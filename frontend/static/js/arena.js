@@ -14,6 +14,8 @@ const arenaId = root.dataset.arena;
 let me = root.dataset.player ? Number(root.dataset.player) : null;
 const starts = Date.parse(root.dataset.starts);
 const ends = Date.parse(root.dataset.ends);
+const page = Number(root.dataset.page || 1); // of the standings: the first alone is live
+const PHASES = ["upcoming", "running", "ended"];
 const REMIND_KEY = `arena-remind:${arenaId}`;
 let offset = 0; // the server's clock minus ours
 
@@ -25,7 +27,9 @@ function tickClock() {
   const countdown = document.getElementById("arena-countdown");
   if (countdown) countdown.textContent = formatWait(Date.parse(countdown.dateTime) - now());
   const phase = now() < starts ? "upcoming" : now() < ends ? "running" : "ended";
-  if (phase !== root.dataset.phase) {
+  // Forward only: a clock behind the server's (before its first frame) never takes the page
+  // back to a phase the server has left.
+  if (PHASES.indexOf(phase) > PHASES.indexOf(root.dataset.phase)) {
     const was = root.dataset.phase;
     root.dataset.phase = phase;
     if (was === "upcoming" && phase === "running") remind();
@@ -108,7 +112,37 @@ function row(entry, pinned) {
   return tr;
 }
 
+/** The heading of an ended arena's standings while races under way at its end still count. */
+function finishingText(count) {
+  return `Standings — ${count} race${count === 1 ? "" : "s"} still finishing`;
+}
+
+/** An ended arena's standings: live while its races under way at the end finish (`finishing`
+ * counts them), final once the last has closed: the page of the final standings and the podium. */
+function onFinishing(frame) {
+  if (root.dataset.phase !== "ended" || typeof frame.finishing !== "number") return;
+  if (frame.finishing === 0) {
+    location.reload();
+    return;
+  }
+  document.getElementById("board-h").textContent = finishingText(frame.finishing);
+  root.dataset.finishing = String(frame.finishing);
+}
+
 function onBoard(frame) {
+  if (page === 1) showRows(frame); // a later page shows the board as it was read
+  document.getElementById("arena-lobby").textContent =
+    `${frame.joined} joined · ${frame.racing} racing · ${frame.waiting} waiting`;
+  const status = document.getElementById("arena-status");
+  if (status.dataset.lobby && root.dataset.phase === "running" && frame.you) {
+    const text = lobbyText(frame);
+    if (status.textContent.trim() !== text) setStatus(text); // a live region: said when it changes
+  }
+  onFinishing(frame);
+  root.dataset.board = String(Number(root.dataset.board || 0) + 1);
+}
+
+function showRows(frame) {
   const body = document.querySelector("#arena-board tbody");
   const rows = frame.rows.map((entry) => row(entry, false));
   if (frame.you && !frame.rows.some((entry) => entry.player === frame.you.player)) {
@@ -124,14 +158,6 @@ function onBoard(frame) {
     rows.push(empty);
   }
   body.replaceChildren(...rows);
-  document.getElementById("arena-lobby").textContent =
-    `${frame.joined} joined · ${frame.racing} racing · ${frame.waiting} waiting`;
-  const status = document.getElementById("arena-status");
-  if (status.dataset.lobby && root.dataset.phase === "running" && frame.you) {
-    const text = lobbyText(frame);
-    if (status.textContent.trim() !== text) setStatus(text); // a live region: said when it changes
-  }
-  root.dataset.board = String(Number(root.dataset.board || 0) + 1);
 }
 
 function onFrame(frame) {
