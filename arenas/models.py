@@ -18,7 +18,7 @@ from games.rows import one_or_none
 
 class ArenaSchedule(models.Model):
     """A standing schedule: an arena of a game every `every_minutes`, each `length_minutes`
-    long (`manage.py schedule_arenas` makes them ahead; edited in the admin)."""
+    long (`manage.py run_arenas` makes them ahead; edited in the admin)."""
 
     variant = models.CharField(max_length=16, choices=Variant.choices)
     every_minutes = models.PositiveIntegerField(default=60)
