@@ -1,13 +1,43 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
 from arenas.models import Arena, ArenaPlayer, ArenaResult, ArenaSchedule
+from arenas.schedule import Remade, clear_coming, remake_coming
 
 
 @admin.register(ArenaSchedule)
 class ArenaScheduleAdmin(admin.ModelAdmin):
+    """A schedule's arenas are made a day ahead: on a save (in the form or the list) its coming
+    arenas nobody joined are made again under its settings as they now are (none if it was
+    deactivated), and on a delete they go; the ones someone joined stay as they were."""
+
     list_display = ("variant", "every_minutes", "offset_minutes", "length_minutes", "active")
     list_editable = ("every_minutes", "offset_minutes", "length_minutes", "active")
     list_filter = ("active", "variant")
+
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        self.tell(request, obj, remake_coming(obj))
+
+    def delete_model(self, request, obj) -> None:
+        self.tell(request, obj, clear_coming(obj))
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset) -> None:
+        for obj in queryset:
+            self.tell(request, obj, clear_coming(obj))
+        super().delete_queryset(request, queryset)
+
+    def tell(self, request, obj: ArenaSchedule, remade: Remade) -> None:
+        done = [f"removed {remade.removed} coming arenas nobody had joined"]
+        if remade.made is not None:
+            done.append(f"made {remade.made} under its settings as they now are")
+        said = f"{obj}: {', '.join(done)}."
+        if remade.kept:
+            said += (
+                f" {remade.kept} coming arenas someone has joined stay as they were, under its "
+                "earlier settings."
+            )
+        self.message_user(request, said, messages.WARNING if remade.kept else messages.INFO)
 
 
 @admin.register(Arena)

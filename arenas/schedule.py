@@ -5,12 +5,14 @@ unique constraint)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from arenas.models import Arena, ArenaSchedule, StandardScheduleMade
+from arenas.models import Arena, ArenaPlayer, ArenaSchedule, StandardScheduleMade
 from games.models import Variant
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -33,11 +35,15 @@ def starts_between(schedule: ArenaSchedule, start: datetime, end: datetime) -> l
     return found
 
 
-def make_coming(hours: int = 24, now=None) -> int:
-    """Make the scheduled arenas starting in the next `hours`; how many were new."""
+MAKE_AHEAD_HOURS = 24
+
+
+def make_coming(hours: int = MAKE_AHEAD_HOURS, now=None, schedules=None) -> int:
+    """Make the scheduled arenas starting in the next `hours`, of the active `schedules` (all
+    of them by default); how many were new."""
     now = now or timezone.now()
     made = 0
-    for schedule in ArenaSchedule.objects.filter(active=True):
+    for schedule in (schedules or ArenaSchedule.objects.all()).filter(active=True):
         for at in starts_between(schedule, now, now + timedelta(hours=hours)):
             if Arena.objects.filter(schedule=schedule, starts_at=at).exists():
                 continue
@@ -54,6 +60,38 @@ def make_coming(hours: int = 24, now=None) -> int:
             except IntegrityError:  # a second scheduler made it meanwhile
                 continue
     return made
+
+
+@dataclass(frozen=True)
+class Remade:
+    """What an admin's edit of a schedule did to its coming arenas (those made ahead)."""
+
+    removed: int
+    """Not started and nobody joined them: removed."""
+    kept: int
+    """Not started but someone joined them: left as they were, under the old settings."""
+    made: int | None = None
+    """Made again under its settings as they now are (None: it was deleted)."""
+
+
+def clear_coming(schedule: ArenaSchedule, now=None) -> Remade:
+    """Remove the schedule's arenas that have not started and that nobody joined (an admin
+    edited, deactivated or deleted it: otherwise those made a day ahead would keep its old
+    settings for a day); the ones someone joined stay."""
+    now = now or timezone.now()
+    coming = Arena.objects.filter(schedule=schedule, starts_at__gt=now)
+    joined = Exists(ArenaPlayer.objects.filter(arena=OuterRef("pk")))
+    _, deleted = coming.exclude(joined).delete()
+    return Remade(removed=deleted.get(Arena._meta.label, 0), kept=coming.count())
+
+
+def remake_coming(schedule: ArenaSchedule, now=None) -> Remade:
+    """After an admin's edit: the schedule's coming arenas nobody joined made again under its
+    settings as they now are (none if it is inactive)."""
+    now = now or timezone.now()
+    cleared = clear_coming(schedule, now)
+    made = make_coming(now=now, schedules=ArenaSchedule.objects.filter(pk=schedule.pk))
+    return replace(cleared, made=made)
 
 
 STANDARD_EVERY_MINUTES = 60

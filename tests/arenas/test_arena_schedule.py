@@ -8,8 +8,10 @@ from itertools import pairwise
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
+from django.utils import timezone
 
-from arenas.models import Arena, ArenaSchedule
+from arenas.models import Arena, ArenaPlayer, ArenaSchedule
 from arenas.schedule import make_coming
 from deploy import scheduler
 from games.models import Variant
@@ -78,3 +80,107 @@ def test_an_hourly_schedule_keeps_its_minute_past_each_hour_across_midnight():
         "02 00:10",
         "02 01:10",
     ]
+
+
+@pytest.fixture
+def hourly(player) -> ArenaSchedule:
+    """Penguin every hour at :00, 30 minutes long, its day of arenas made, one of them running
+    and one coming that a player joined."""
+    now = timezone.now()
+    every = ArenaSchedule.objects.create(variant="penguin", every_minutes=60, length_minutes=30)
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    Arena.objects.create(
+        schedule=every, variant="penguin", name="Running", starts_at=hour, ends_at=now + HOUR
+    )
+    make_coming()
+    ArenaPlayer.objects.create(arena=coming_arenas(every).last(), player=player)
+    return every
+
+
+HOUR = timedelta(hours=1)
+
+
+def coming_arenas(every: ArenaSchedule):
+    return Arena.objects.filter(schedule=every, starts_at__gt=timezone.now())
+
+
+def schedule_form(**changes) -> dict:
+    form = {
+        "variant": "penguin",
+        "every_minutes": 60,
+        "offset_minutes": 0,
+        "length_minutes": 30,
+        "active": "on",
+    }
+    return {name: value for name, value in {**form, **changes}.items() if value is not None}
+
+
+def said(answer) -> str:
+    return " ".join(str(message) for message in answer.context["messages"])
+
+
+def test_an_admin_s_edit_makes_the_coming_arenas_nobody_joined_again(admin_client, hourly):
+    joined = coming_arenas(hourly).filter(players__isnull=False).get()
+    answer = admin_client.post(
+        reverse("admin:arenas_arenaschedule_change", args=[hourly.pk]),
+        schedule_form(offset_minutes=15, length_minutes=45),
+        follow=True,
+    )
+    assert answer.status_code == 200
+    others = coming_arenas(hourly).exclude(pk=joined.pk)
+    assert len(others) == 24
+    assert {(a.starts_at.minute, a.ends_at - a.starts_at) for a in others} == {
+        (15, timedelta(minutes=45))
+    }
+    # The joined one stays as it was, and the running one too.
+    joined_now = Arena.objects.get(pk=joined.pk)
+    assert (joined_now.starts_at.minute, joined_now.ends_at) == (0, joined.ends_at)
+    assert Arena.objects.filter(schedule=hourly, name="Running").exists()
+    assert "removed 23 coming arenas nobody had joined, made 24" in said(answer)
+    assert "1 coming arenas someone has joined stay as they were" in said(answer)
+
+
+def test_an_admin_who_deactivates_a_schedule_removes_its_coming_arenas(admin_client, hourly):
+    joined = coming_arenas(hourly).filter(players__isnull=False).get()
+    admin_client.post(
+        reverse("admin:arenas_arenaschedule_change", args=[hourly.pk]),
+        schedule_form(active=None),
+    )
+    assert list(coming_arenas(hourly)) == [joined]
+
+
+def test_an_admin_who_deletes_a_schedule_removes_its_coming_arenas(admin_client, hourly):
+    joined = coming_arenas(hourly).filter(players__isnull=False).get()
+    answer = admin_client.post(
+        reverse("admin:arenas_arenaschedule_delete", args=[hourly.pk]), {"post": "yes"}, follow=True
+    )
+    assert not ArenaSchedule.objects.exists()
+    assert set(Arena.objects.values_list("name", flat=True)) == {"Running", joined.name}
+    assert "removed 23 coming arenas nobody had joined." in said(answer)
+
+
+def test_the_admin_s_delete_action_removes_the_schedules_coming_arenas(admin_client, hourly):
+    admin_client.post(
+        reverse("admin:arenas_arenaschedule_changelist"),
+        {"action": "delete_selected", "_selected_action": [hourly.pk], "post": "yes"},
+    )
+    assert not ArenaSchedule.objects.exists()
+    assert Arena.objects.count() == 2  # the running one and the one joined
+
+
+def test_an_admin_s_edit_in_the_list_makes_the_coming_arenas_again(admin_client, hourly):
+    admin_client.post(
+        reverse("admin:arenas_arenaschedule_changelist"),
+        {
+            "form-TOTAL_FORMS": 1,
+            "form-INITIAL_FORMS": 1,
+            "form-0-id": hourly.pk,
+            "form-0-every_minutes": 60,
+            "form-0-offset_minutes": 0,
+            "form-0-length_minutes": 20,
+            "form-0-active": "on",
+            "_save": "Save",
+        },
+    )
+    lengths = {a.ends_at - a.starts_at for a in coming_arenas(hourly).filter(players__isnull=True)}
+    assert lengths == {timedelta(minutes=20)}

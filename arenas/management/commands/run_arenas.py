@@ -5,14 +5,16 @@ one is open, this covers a moment when none is)."""
 from django.core.management.base import BaseCommand
 
 from arenas.placement import place_all
-from arenas.schedule import make_coming, make_standard_schedule
+from arenas.schedule import MAKE_AHEAD_HOURS, make_coming, make_standard_schedule
 
 
 class Command(BaseCommand):
     help = "Make the scheduled arenas of the coming hours; place the running arenas' free players."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--hours", type=int, default=24, help="How far ahead to schedule.")
+        parser.add_argument(
+            "--hours", type=int, default=MAKE_AHEAD_HOURS, help="How far ahead to schedule."
+        )
         parser.add_argument(
             "--standard-schedule",
             action="store_true",
@@ -21,7 +23,9 @@ class Command(BaseCommand):
             "in the admin; the scheduler passes this).",
         )
 
-    def handle(self, *args, hours: int = 24, standard_schedule: bool = False, **options) -> None:
+    def handle(
+        self, *args, hours: int = MAKE_AHEAD_HOURS, standard_schedule: bool = False, **options
+    ) -> None:
         if standard_schedule and (rows := make_standard_schedule()):
             self.stdout.write(f"made the standard schedule ({rows} games)")
         made = make_coming(hours)
