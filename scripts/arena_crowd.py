@@ -35,7 +35,10 @@ close a crowd's last races after the run, and each board is written after its co
 placements and the moves' round trips are drawn by 30 s of play too (a bar of their p99 a
 window, with those over 5 s): when in the arena the slow ones came. A player's race socket opens
 on the player's own server, or with `--race-affinity` on the server the race's code picks (as
-deploy/nginx routes a race's sockets: every racer of a race on one server).
+deploy/nginx routes a race's sockets: every racer of a race on one server). The run fails (`ok`,
+the exit status) on an error, a player sent back to a race they had been in, a placement over
+5 s with company (as timed here, or in the record: a race's end to its racer's next placement),
+or a failed record check.
 
     python scripts/loadtest.py --arena --racers 60 --duration 60 --pace 1 \\
         http://127.0.0.1:8001 http://127.0.0.1:8002 --database-url postgres://…
@@ -592,14 +595,15 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
     )
     overlapping = set()
     last_end: dict[int, object] = {}
-    returns_ms = []
+    returns = []  # (player, free from ms, placed at ms)
     for player, starts, ends, joined in spans:
         previous = last_end.get(player, "none")
         if previous != "none" and (previous is None or previous > starts):
             overlapping.add(player)
         if previous not in ("none", None):
-            returns_ms.append((as_utc(joined) - as_utc(previous)).total_seconds() * 1000)
+            returns.append((player, epoch_ms(previous), epoch_ms(joined)))
         last_end[player] = ends
+    returns_ms = [placed - free for _, free, placed in returns]
     sums = dict(
         query(
             database_url,
@@ -637,6 +641,7 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
         "db_players_in_two_at_once": len(overlapping),
         "db_return_ms": spread(returns_ms),
         "db_returned_over_5s": sum(1 for ms in returns_ms if ms > 5000),
+        "db_returned_over_5s_with_company": len(over_bound_with_company(returns)),
         "db_returns": len(returns_ms),
         "board_players": len(board),
         "board_points_differ": len(differ),
@@ -657,6 +662,11 @@ def unanswered_in_record(database_url: str, unanswered: list[dict]) -> list[dict
         )
         found.append({**move, "stored": bool(rows) and rows[0][0] == move["move"]})
     return found
+
+
+def epoch_ms(value: dt.datetime | str) -> float:
+    """A timestamp of the record (`as_utc`) in ms since the epoch."""
+    return as_utc(value).timestamp() * 1000
 
 
 def as_utc(value: dt.datetime | str) -> dt.datetime:
@@ -762,25 +772,32 @@ BOUND_MS = 5000
 
 
 def waited_with_company(players: list[ArenaPlayer]) -> list[float]:
-    """The placements that waited over `BOUND_MS` while another player was free too (ms from the
-    first moment someone else was free beside the player to `placed`). The arena places free
-    players as soon as there are two: a player free alone (a crowd's last joiner after every
-    race's countdown, everyone else racing) waits for a race to end, and the bound counts from
-    then. Each wait is an interval of this generator's clock, from being free to `placed`;
-    another player's wait that overlaps it is that company."""
-    waits = [
+    """The placements that waited over `BOUND_MS` while another player was free too
+    (`over_bound_with_company`), each wait on this generator's clock, from being free to
+    `placed`."""
+    return over_bound_with_company(
         (index, at_s * 1000 - ms, at_s * 1000)
         for index, p in enumerate(players)
         for at_s, ms in zip(p.placed_at_s, p.placements_ms, strict=True)
-    ]
+    )
+
+
+def over_bound_with_company(waits: Iterable[tuple[object, float, float]]) -> list[float]:
+    """Of the waits (each: whose, free from ms, placed at ms, on one clock), those over
+    `BOUND_MS` while another player was free too: ms from the first moment someone else was free
+    beside the player to the placement. The arena places free players as soon as there are two:
+    a player free alone (a crowd's last joiner after every race's countdown, everyone else
+    racing) waits for a race to end, and the bound counts from then. Another player's wait that
+    overlaps the player's is that company."""
+    waits = list(waits)
     over = []
-    for index, start, end in waits:
+    for whose, start, end in waits:
         if end - start <= BOUND_MS:
             continue
         company = [
             max(start, other_start)
             for other, other_start, other_end in waits
-            if other != index and other_start < end and other_end > start
+            if other != whose and other_start < end and other_end > start
         ]
         if company and end - min(company) > BOUND_MS:
             over.append(end - min(company))
@@ -908,9 +925,13 @@ def window_chart(what: str, windows: list[dict], width: int = 40) -> list[str]:
 
 
 def ok(result: dict) -> bool:
+    """Whether the run holds what the arena promises: no error, nobody sent back to a race they
+    were in, every placement with company within `BOUND_MS` (as the generator timed it and, given
+    the database, as the record has it), and the record check."""
     record_ok = not (
         result.get("db_players_in_two_at_once")
         or result.get("db_over_eight_or_alone")
+        or result.get("db_returned_over_5s_with_company")
         or result.get("board_points_differ")
         or result.get("db_overdue")
     )
@@ -918,6 +939,7 @@ def ok(result: dict) -> bool:
         record_ok
         and result["errors"] == 0
         and result["placements"] > 0
+        and result["placed_over_5s_with_company"] == 0
         and result["sent_back"] == 0
     )
 
@@ -1002,7 +1024,9 @@ def print_figures(result: dict) -> None:
         lines.append(
             f"the record's returns {result['db_returns']}: a race's end (`finished_at`) to its "
             f"racer's next placement (`joined_at`) ms median {back['median']}, p95 {back['p95']}, "
-            f"p99 {back['p99']}, max {back['max']}; over 5 s {result['db_returned_over_5s']}"
+            f"p99 {back['p99']}, max {back['max']}; over 5 s {result['db_returned_over_5s']}, "
+            f"with another player free for over 5 s of it "
+            f"{result['db_returned_over_5s_with_company']}"
         )
     print("\n".join(lines))
 

@@ -1,8 +1,8 @@
 """The arena load mode of scripts/loadtest.py (scripts/arena_crowd.py), small, over the two live
 Daphnes of the session's pair: eight players in one arena for a few races each are placed,
-race, wait on their race's page and are placed again; nobody is in two races at once, every race
-holds 2 to 8, and the points summed from the record equal the live board the API reads from
-Redis."""
+race, wait on their race's page and are placed again, each within 5 s of being free beside
+another; nobody is in two races at once, every race holds 2 to 8, and the points summed from the
+record equal the live board the API reads from Redis."""
 
 from __future__ import annotations
 
@@ -41,6 +41,10 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
     # Nobody is sent back to a race they were done in (the generator, as a page does, waits on
     # the race's page until the server says the racer is done).
     assert result["sent_back"] == 0, result
+    # Every player free beside another is placed within 5 s: as the generator timed it, and as
+    # the record has it (a race's end to its racers' next placement).
+    assert result["placed_over_5s_with_company"] == 0, result["placement_ms"]
+    assert result["db_returned_over_5s_with_company"] == 0, result["db_return_ms"]
     # The timings drawn by 30 s of play hold every placement and every move timed (an ack; a
     # move found applied on a resync is acknowledged untimed).
     assert sum(w["count"] for w in result["placements_by_window"]) == result["placements"]

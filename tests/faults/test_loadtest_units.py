@@ -18,6 +18,8 @@ from scripts.arena_crowd import (
     by_closing,
     by_kind,
     closing_chart,
+    ok,
+    over_bound_with_company,
     start_after,
     unanswered_text,
     waited_with_company,
@@ -355,6 +357,38 @@ def test_a_wait_over_5_s_beside_another_free_player_counts():
 def test_company_counts_from_when_the_second_player_became_free():
     # Free at 0 s, alone until 3 s, placed at 9 s: 6 s with company; the other's 6 s too.
     assert waited_with_company([waiting((0, 9)), waiting((3, 9))]) == [9000 - 3000] * 2
+
+
+def test_the_records_returns_count_for_the_bound_only_beside_another_free_player():
+    # Player 1's race ended at 0 s and they were placed at 7 s; player 2, free from 1 s to 7 s
+    # beside them, is 6 s with company; player 3, free alone from 20 s to 27 s, counts not.
+    returns = [(1, 0, 7000), (2, 1000, 7000), (3, 20_000, 27_000)]
+    assert over_bound_with_company(returns) == [6000, 6000]
+
+
+PASSING_RUN = {
+    "errors": 0,
+    "placements": 40,
+    "placed_over_5s_with_company": 0,
+    "sent_back": 0,
+    "db_players_in_two_at_once": 0,
+    "db_over_eight_or_alone": 0,
+    "db_returned_over_5s_with_company": 0,
+    "board_points_differ": 0,
+    "db_overdue": 0,
+}
+
+
+@pytest.mark.parametrize(
+    "broken", ["placed_over_5s_with_company", "db_returned_over_5s_with_company"]
+)
+def test_an_arena_run_fails_on_a_player_placed_over_5_s_after_another_was_free_beside_them(
+    broken,
+):
+    """The bound is the run's exit status, not a figure printed: a placement over 5 s with
+    company, as the generator timed it or as the record has it, fails the run."""
+    assert ok(PASSING_RUN)
+    assert not ok({**PASSING_RUN, broken: 1})
 
 
 def test_cores_used_by_group_and_by_the_whole_machine():
