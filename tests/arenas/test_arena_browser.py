@@ -229,12 +229,7 @@ def test_a_coming_arena_counts_down_and_sets_a_reminder(people, live_url):  # no
     and says the page itself will tell."""
     ann = people()
     page = ann.page
-    page.goto(f"{live_url}/arenas/new/")
-    start = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=30)
-    page.fill("#id_starts_at", start.strftime("%Y-%m-%dT%H:%M"))
-    page.click("form button[type=submit]")
-    # Not /arenas/new/ itself, which the page is still on when the wait starts.
-    page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
+    coming_arena(page, live_url)
     assert page.locator("#arena").get_attribute("data-phase") == "upcoming"
     page.wait_for_function(
         "/^0:[23][0-9]:[0-5][0-9]$/.test(document.querySelector('#arena-countdown').textContent)",
@@ -304,3 +299,137 @@ def test_a_join_whose_ticket_is_refused_opens_the_socket_again_as_the_player_s(p
     assert [f["code"] for f in ann.frames if f.get("type") == "error"] == ["bad_ticket"]
     assert len(ann.sockets) == opened + 1  # opened again, once
     assert page.is_visible("#pause-button")
+
+
+def coming_arena(page, live_url: str) -> str:
+    """A public arena of Penguin starting in 30 minutes, set up with the form; its page's
+    address (the page is on it)."""
+    page.goto(f"{live_url}/arenas/new/")
+    start = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=30)
+    page.fill("#id_starts_at", start.strftime("%Y-%m-%dT%H:%M"))
+    page.click("form button[type=submit]")
+    # Not /arenas/new/ itself, which the page is still on when the wait starts.
+    page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
+    return page.url
+
+
+def starting_soon(page, url: str, seconds: float = 5) -> None:
+    """The arena's page, when next loaded (once), as if the arena started `seconds` from now:
+    its start as the page's script reads it. Reloaded at the start, the page is the server's
+    again (the arena still to come): what the page said at its start stays."""
+
+    def sooner(route) -> None:
+        response = route.fetch()
+        html = response.text()
+        start = re.search(r'data-starts="([^"]+)"', html).group(1)
+        soon = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=seconds)
+        route.fulfill(response=response, body=html.replace(start, soon.isoformat()))
+
+    page.route(url, sooner, times=1)
+
+
+# A hidden tab's timers, at worst: the browser holds back its intervals (Chrome runs them once a
+# minute after five minutes hidden), so that the page's tick every second never comes.
+NO_INTERVALS = "window.setInterval = () => 0;"
+
+# Its timeouts too: only those of no delay run (the page's own switch at the start is not).
+NO_TIMERS = (
+    NO_INTERVALS
+    + """
+const runsAtOnce = window.setTimeout;
+window.setTimeout = (run, ms = 0, ...args) => (ms < 50 ? runsAtOnce(run, ms, ...args) : 0);
+"""
+)
+
+# Each notification the page shows, noted in the tab's session storage (kept across a reload).
+NOTE_NOTIFICATIONS = """
+const Shown = window.Notification;
+function Noted(title, options) {
+  sessionStorage.setItem("notified", title);
+  return new Shown(title, options);
+}
+Noted.requestPermission = (...args) => Shown.requestPermission(...args);
+Object.defineProperty(Noted, "permission", { get: () => Shown.permission });
+window.Notification = Noted;
+"""
+
+
+def test_the_reminder_comes_at_the_start_even_in_a_tab_whose_ticks_are_held_back(people, live_url):  # noqa: F811
+    """The page's switch at the start is a timeout to it, not only its tick every second: the
+    reminder comes at the start, a notification (allowed here) and the page's own words."""
+    ann = people()
+    page = ann.page
+    page.context.grant_permissions(["notifications"], origin=live_url)
+    page.add_init_script(NO_INTERVALS + NOTE_NOTIFICATIONS)
+    url = coming_arena(page, live_url)
+    page.click("#remind-button")
+    page.wait_for_function(
+        "document.querySelector('#arena-status').textContent.startsWith('Reminder set: a notification')"
+    )
+    starting_soon(page, url)
+    page.reload()
+    page.wait_for_function(
+        "document.querySelector('#arena-status').textContent.endsWith(' has started!')",
+        timeout=20_000,
+    )
+    name = page.inner_text("h1")
+    assert page.evaluate("sessionStorage.getItem('notified')") == f"{name} has started"
+    assert page.is_enabled("#remind-button")  # the reminder is spent
+
+
+def test_a_tab_shown_again_after_the_start_says_the_arena_has_started(people, live_url):  # noqa: F811
+    """A tab whose timers were all held back while hidden switches to the running arena as soon
+    as it is shown again, and says so in its status region: the countdown ticks silently, no
+    live region around it."""
+    ann = people()
+    page = ann.page
+    page.add_init_script(NO_TIMERS)
+    url = coming_arena(page, live_url)
+    # The clock's paragraph is no live region: only the milestones are said.
+    live = "[aria-live], [role=status], [role=alert], [role=log], [role=timer]"
+    assert page.evaluate(f"document.getElementById('arena-clock').closest('{live}')") is None
+    assert page.get_attribute("#arena-announce", "role") == "status"
+    starting_soon(page, url)
+    page.reload()
+    page.wait_for_function(
+        "Date.now() >= Date.parse(document.getElementById('arena').dataset.starts)",
+        polling="raf",
+        timeout=20_000,
+    )
+    assert page.get_attribute("#arena", "data-phase") == "upcoming"  # nothing ran meanwhile
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    name = page.inner_text("h1")
+    page.wait_for_function(
+        f"document.getElementById('arena-announce').textContent === {name!r} + ' has started.'",
+        timeout=20_000,
+    )
+
+
+def test_the_board_keeps_the_focus_as_it_updates_and_marks_the_player_s_own_row(people, live_url):  # noqa: F811
+    """A keyboard user on a link of the live board stays there as the board updates (every
+    5 s at least); their own row is the current one, "(you)" to a screen reader, in the row the
+    script made as in the server's."""
+    ann = people()
+    page = ann.page
+    arena_url = set_up(page, live_url)
+    join(ann, arena_url, go=False)
+    ann.wait("#arena-board tr.you")
+    me = page.get_attribute("#arena", "data-player")
+
+    def own_row() -> tuple:
+        row = page.locator("#arena-board tr.you")
+        hidden = row.locator(".visually-hidden").text_content()
+        return row.get_attribute("data-player"), row.get_attribute("aria-current"), hidden
+
+    assert own_row() == (me, "true", "(you)")  # made by the script, at the join
+    page.reload()
+    assert own_row() == (me, "true", "(you)")  # the server's
+    ann.wait('#arena[data-board][data-socket="open"]')
+    page.focus("#arena-board tr.you a")
+    seen = int(page.get_attribute("#arena", "data-board"))
+    page.wait_for_function(
+        f"Number(document.getElementById('arena').dataset.board) > {seen}", timeout=15_000
+    )
+    focused = "document.activeElement.closest('#arena-board tr')?.dataset.player ?? null"
+    assert page.evaluate(focused) == me
+    assert own_row() == (me, "true", "(you)")

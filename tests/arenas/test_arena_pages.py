@@ -282,7 +282,7 @@ def test_while_the_rank_store_is_away_the_arena_is_shown_from_the_record(arena, 
     page = response.content.decode()
     assert (
         page.count('<tr data-player="') == 2
-        and f'<tr data-player="{players[0].pk}" class="you">' in page
+        and f'<tr data-player="{players[0].pk}" class="you" aria-current="true">' in page
     )
     api = client.get(reverse("arenas:api_arena", args=[arena.public_id])).json()
     assert {row["player"]: row["points"] for row in api["standings"]["rows"]} == expected
@@ -330,10 +330,13 @@ def test_a_crowd_shares_the_board_s_rows_and_each_sees_their_own_highlighted(
     for player in players:
         page = pages[player]
         assert page.count('<tr data-player="') == 3 and page.count('class="you"') == 1
-        assert f'<tr data-player="{player.pk}" class="you">' in page
+        # marked for a screen reader too: the current row, "(you)" after the name
+        assert f'<tr data-player="{player.pk}" class="you" aria-current="true">' in page
         link = reverse("arenas:player", args=[arena.public_id, player.pk])
-        assert f'<a href="{link}">{player.nickname}</a>' in page
+        own = f'<a href="{link}">{player.nickname}</a> <span class="visually-hidden">(you)</span>'
+        assert own in page and page.count("(you)") == 1
     assert 'class="you"' not in pages[None] and pages[None].count('<tr data-player="') == 3
+    assert "aria-current" not in pages[None] and "(you)" not in pages[None]
 
 
 def test_a_player_below_the_board_s_top_sees_their_own_row_pinned_under_it(
@@ -348,7 +351,7 @@ def test_a_player_below_the_board_s_top_sees_their_own_row_pinned_under_it(
         client = Client()
         log_in_as_guest(client, player)
         page = client.get(arena.get_absolute_url()).content.decode()
-        mark = f'<tr data-player="{player.pk}" class="you pinned">'
+        mark = f'<tr data-player="{player.pk}" class="you pinned" aria-current="true">'
         if mark in page:
             pinned[player.nickname] = page[page.index(mark) :].split("</tr>")[0]
         assert page.count('<tr data-player="') == (2 if mark in page else 1)
@@ -358,7 +361,10 @@ def test_a_player_below_the_board_s_top_sees_their_own_row_pinned_under_it(
         if player.nickname in pinned:
             row = pinned[player.nickname]
             link = reverse("arenas:player", args=[arena.public_id, player.pk])
-            cells = [ranks[player.pk].rank, f'<a href="{link}">{player.nickname}</a>', 0, 0]
+            name = (
+                f'<a href="{link}">{player.nickname}</a> <span class="visually-hidden">(you)</span>'
+            )
+            cells = [ranks[player.pk].rank, name, 0, 0]
             assert row.endswith("".join(f"<td>{cell}</td>" for cell in cells))
 
 
@@ -553,9 +559,9 @@ def test_an_ended_arena_s_standings_are_final_only_once_its_last_race_has_closed
     page = client.get(arena.get_absolute_url()).content.decode()
     assert "Standings — 1 race still finishing" in page
     assert "Final standings" not in page and "Podium" not in page
-    assert "js/arena.js" in page and 'data-finishing="1"' in page
+    assert 'data-finishing="1"' in page and "data-final" not in page  # its script goes on
     play_out(race, movers=players)
     assert standings.board_frame(arena)["finishing"] == 0
     page = client.get(arena.get_absolute_url()).content.decode()
     assert "Final standings" in page and "Podium" in page
-    assert "still finishing" not in page and "js/arena.js" not in page
+    assert "still finishing" not in page and 'data-final="true"' in page

@@ -3,38 +3,76 @@
 // server: a `placed` frame sends this page to the race; the race page waits there for the next.
 // The buttons (join, resume, pause, leave) are sent without a reload: the server answers with
 // the status and buttons as they now are, and a ticket that makes the page's socket the
-// player's.
+// player's. An ended arena's page runs it while races under way at the end still count (the
+// frames' `finishing`), then reloads for the final standings, where it only says what the
+// reload brought.
 
 import { ReconnectingSocket } from "./socket.js";
 import { formatWait } from "./daily-countdown.js";
 import { lobbyText } from "./arena-next.js";
+import { setText } from "./dom.js";
+import { finishingText, isLater, minuteLeft, phaseAt, switchedTo } from "./arena-clock.js";
 
 const root = document.getElementById("arena");
 const arenaId = root.dataset.arena;
+const arenaName = document.querySelector("h1").textContent;
 let me = root.dataset.player ? Number(root.dataset.player) : null;
 const starts = Date.parse(root.dataset.starts);
 const ends = Date.parse(root.dataset.ends);
 const page = Number(root.dataset.page || 1); // of the standings: the first alone is live
-const PHASES = ["upcoming", "running", "ended"];
+const final = root.dataset.final === "true"; // the final standings: nothing changes any more
 const REMIND_KEY = `arena-remind:${arenaId}`;
+const SAID_KEY = "arena-said"; // a milestone said by the page of the phase before (a reload)
 let offset = 0; // the server's clock minus ours
+let left = null; // the countdown's time left at the last tick (ms)
+let switchTimer = null;
 
 function now() {
   return Date.now() + offset;
 }
 
+/** Say a milestone of the arena (starts or ends in a minute, has started, has ended) in the
+ * page's polite status region: the countdown itself ticks silently. */
+function announce(text) {
+  setText(document.getElementById("arena-announce"), text);
+}
+
 function tickClock() {
   const countdown = document.getElementById("arena-countdown");
-  if (countdown) countdown.textContent = formatWait(Date.parse(countdown.dateTime) - now());
-  const phase = now() < starts ? "upcoming" : now() < ends ? "running" : "ended";
-  // Forward only: a clock behind the server's (before its first frame) never takes the page
-  // back to a phase the server has left.
-  if (PHASES.indexOf(phase) > PHASES.indexOf(root.dataset.phase)) {
+  if (countdown) {
+    const before = left;
+    left = Date.parse(countdown.dateTime) - now();
+    setText(countdown, formatWait(left));
+    const said = minuteLeft(root.dataset.phase, before, left);
+    if (said) announce(`${arenaName} ${said}.`);
+  }
+  const phase = phaseAt(now(), starts, ends);
+  if (isLater(phase, root.dataset.phase)) {
     const was = root.dataset.phase;
     root.dataset.phase = phase;
+    clearTimeout(switchTimer);
     if (was === "upcoming" && phase === "running") remind();
+    sessionStorage.setItem(SAID_KEY, `${arenaName} ${switchedTo(phase)}.`);
     location.reload(); // the page of the new phase: buttons, the podium
   }
+}
+
+/** The page's next switch of phase, on time: the tick every second is held back in a hidden
+ * tab (once a minute, after a while), where the reminder at the start would come late. Armed
+ * again whenever the page learns the server's clock. */
+function armSwitch() {
+  clearTimeout(switchTimer);
+  const phase = root.dataset.phase;
+  if (phase === "ended") return;
+  const wait = (phase === "upcoming" ? starts : ends) - now();
+  // setTimeout runs at once past 2^31 - 1 ms (24.8 days): an arena further off waits in steps.
+  switchTimer = setTimeout(
+    () => {
+      tickClock();
+      armSwitch();
+    },
+    Math.min(Math.max(0, wait) + 50, 2 ** 31 - 1),
+  );
 }
 
 // ------------------------------------------------------------------ the reminder
@@ -44,7 +82,7 @@ function tickClock() {
 function remind(what = "has started", body = "Join or come back to race.") {
   if (localStorage.getItem(REMIND_KEY) !== "1") return;
   localStorage.removeItem(REMIND_KEY);
-  const text = `${document.querySelector("h1").textContent} ${what}`;
+  const text = `${arenaName} ${what}`;
   if ("Notification" in window && Notification.permission === "granted") {
     new Notification(text, { body });
   }
@@ -72,10 +110,11 @@ root.addEventListener("click", async (e) => {
 });
 showReminder();
 const notice = sessionStorage.getItem("arena-notice");
-if (notice) {
-  sessionStorage.removeItem("arena-notice");
-  setStatus(`${notice}!`);
-}
+const said = sessionStorage.getItem(SAID_KEY);
+sessionStorage.removeItem("arena-notice");
+sessionStorage.removeItem(SAID_KEY);
+if (notice) setStatus(`${notice}!`); // the reminder says it: once is enough
+else if (said) announce(said);
 
 // ------------------------------------------------------------------ the live board
 
@@ -85,36 +124,82 @@ function setStatus(text) {
   status.textContent = text;
 }
 
-function cell(text, href) {
-  const td = document.createElement("td");
-  if (href) {
-    const a = document.createElement("a");
-    a.href = href;
-    a.textContent = text;
-    td.append(a);
-  } else {
-    td.textContent = text;
-  }
-  return td;
-}
-
-function row(entry, pinned) {
+/** A new row of the board, its cells empty (`fillRow` fills them). */
+function newRow() {
   const tr = document.createElement("tr");
-  tr.dataset.player = String(entry.player);
-  if (entry.player === me) tr.className = pinned ? "you pinned" : "you";
-  const name = entry.streak ? `${entry.name} 🔥` : entry.name;
-  tr.append(
-    cell(String(entry.rank)),
-    cell(name, `/arenas/${arenaId}/players/${entry.player}/`),
-    cell(String(entry.points)),
-    cell(String(entry.races)),
-  );
+  for (let i = 0; i < 4; i += 1) tr.append(document.createElement("td"));
+  tr.cells[1].append(document.createElement("a"));
   return tr;
 }
 
-/** The heading of an ended arena's standings while races under way at its end still count. */
-function finishingText(count) {
-  return `Standings — ${count} race${count === 1 ? "" : "s"} still finishing`;
+/** `tr` made `entry`'s row of the board (`pinned`: the viewer's own, under the top rows),
+ * changed only where it differs. The viewer's own row is highlighted, `aria-current`, and says
+ * "(you)" after the name to a screen reader, as the server's rows do (arenas/_board_row.html). */
+function fillRow(tr, entry, pinned) {
+  const you = entry.player === me;
+  tr.dataset.player = String(entry.player);
+  const mark = you ? (pinned ? "you pinned" : "you") : "";
+  if (tr.className !== mark) tr.className = mark;
+  if (you) tr.setAttribute("aria-current", "true");
+  else tr.removeAttribute("aria-current");
+  const [rank, name, points, races] = tr.cells;
+  setText(rank, String(entry.rank));
+  const link = name.querySelector("a");
+  const href = `/arenas/${arenaId}/players/${entry.player}/`;
+  if (link.getAttribute("href") !== href) link.setAttribute("href", href);
+  setText(link, entry.name);
+  const tail = `${entry.streak ? " 🔥" : ""}${you ? " (you)" : ""}`;
+  if (name.textContent.slice(link.textContent.length) !== tail) {
+    while (link.nextSibling) link.nextSibling.remove();
+    if (entry.streak) name.append(" 🔥");
+    if (you) {
+      const hidden = document.createElement("span");
+      hidden.className = "visually-hidden";
+      hidden.textContent = "(you)";
+      name.append(" ", hidden);
+    }
+  }
+  setText(points, String(entry.points));
+  setText(races, String(entry.races));
+  return tr;
+}
+
+function emptyRow() {
+  const tr = document.createElement("tr");
+  tr.className = "empty";
+  const td = document.createElement("td");
+  td.colSpan = 4;
+  td.className = "muted";
+  td.textContent = "Nobody has joined yet.";
+  tr.append(td);
+  return tr;
+}
+
+/** The board's rows as the frame has them, the viewer's own pinned below the top when it is not
+ * among them. Each player's row is the one the board had, changed in place and moved only where
+ * the order changed: a keyboard user on a link of the board stays there, and a row that moved
+ * (taken out and put back, which drops the focus) has it back. */
+function showRows(frame) {
+  const body = document.querySelector("#arena-board tbody");
+  const kept = new Map();
+  for (const tr of body.querySelectorAll("tr[data-player]")) kept.set(tr.dataset.player, tr);
+  const entries = frame.rows.map((entry) => [entry, false]);
+  if (frame.you && !frame.rows.some((entry) => entry.player === frame.you.player)) {
+    entries.push([frame.you, true]);
+  }
+  const rows = entries.map(([entry, pinned]) =>
+    fillRow(kept.get(String(entry.player)) ?? newRow(), entry, pinned),
+  );
+  if (!rows.length) rows.push(body.querySelector("tr.empty") ?? emptyRow());
+  const focused = document.activeElement;
+  rows.forEach((tr, i) => {
+    const there = body.children[i];
+    if (there !== tr) body.insertBefore(tr, there ?? null);
+  });
+  while (body.children.length > rows.length) body.lastElementChild.remove();
+  if (focused !== document.activeElement && body.contains(focused)) {
+    focused.focus({ preventScroll: true });
+  }
 }
 
 /** An ended arena's standings: live while its races under way at the end finish (`finishing`
@@ -125,7 +210,7 @@ function onFinishing(frame) {
     location.reload();
     return;
   }
-  document.getElementById("board-h").textContent = finishingText(frame.finishing);
+  setText(document.getElementById("board-h"), finishingText(frame.finishing));
   root.dataset.finishing = String(frame.finishing);
 }
 
@@ -142,26 +227,11 @@ function onBoard(frame) {
   root.dataset.board = String(Number(root.dataset.board || 0) + 1);
 }
 
-function showRows(frame) {
-  const body = document.querySelector("#arena-board tbody");
-  const rows = frame.rows.map((entry) => row(entry, false));
-  if (frame.you && !frame.rows.some((entry) => entry.player === frame.you.player)) {
-    rows.push(row(frame.you, true)); // pinned below the top
-  }
-  if (!rows.length) {
-    const empty = document.createElement("tr");
-    empty.className = "empty";
-    const td = cell("Nobody has joined yet.");
-    td.colSpan = 4;
-    td.className = "muted";
-    empty.append(td);
-    rows.push(empty);
-  }
-  body.replaceChildren(...rows);
-}
-
 function onFrame(frame) {
-  if (typeof frame.now === "number") offset = frame.now - Date.now();
+  if (typeof frame.now === "number") {
+    offset = frame.now - Date.now();
+    armSwitch(); // on the server's clock
+  }
   if (frame.type === "standings") onBoard(frame);
   else if (frame.type === "placed") {
     root.dataset.placed = frame.url;
@@ -262,6 +332,14 @@ sock.addEventListener("message", (e) => onFrame(e.detail));
 sock.addEventListener("status", (e) => {
   root.dataset.socket = e.detail.state;
 });
-sock.connect();
-tickClock();
-setInterval(tickClock, 1000);
+if (!final) {
+  sock.connect();
+  tickClock();
+  armSwitch();
+  setInterval(tickClock, 1000);
+  // A tab shown again is told the time at once (its timers may have been held back).
+  document.addEventListener("visibilitychange", () => {
+    tickClock();
+    armSwitch();
+  });
+}
