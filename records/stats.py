@@ -95,7 +95,9 @@ def _replay_link(row: dict, viewer: Player | None, now) -> str | None:
 
 
 def recent_games(player: Player, viewer: Player | None) -> list[dict]:
-    """The player's latest games, with a replay link for each one the viewer may watch.
+    """The player's latest games, with a replay link for each one the viewer may watch. A game's
+    id is named to its own player and to a viewer who may watch it, no one else: a running race's
+    game is named to nobody but its player until the race is over.
 
     Plain values, not model objects: a list of fifteen rows through three joins compiled and
     built as models cost more than the rest of the player's page."""
@@ -108,22 +110,26 @@ def recent_games(player: Player, viewer: Player | None) -> list[dict]:
         ranked=F("daily_attempt__ranked"),
         **_game_facts(),
     )
-    return [
-        {
-            "game": game["game_public_id"],
-            "variant": game["variant"],
-            "kind": game["game_kind"],
-            "ranked": bool(game["ranked"]),
-            "status": game["game_status"],
-            "started_at": game["started_at"].isoformat(),
-            "time_ms": int((game["finished_at"] - game["started_at"]) / _ONE_MS)
-            if game["game_status"] == Game.Status.WON and game["finished_at"]
-            else None,
-            "moves": game["move_count"],
-            "replay": _replay_link(game, viewer, now),
-        }
-        for game in games[:RECENT]
-    ]
+    rows = []
+    for game in games[:RECENT]:
+        replay = _replay_link(game, viewer, now)
+        own = viewer is not None and viewer.pk == game["game_player_id"]
+        rows.append(
+            {
+                "game": game["game_public_id"] if replay or own else None,
+                "variant": game["variant"],
+                "kind": game["game_kind"],
+                "ranked": bool(game["ranked"]),
+                "status": game["game_status"],
+                "started_at": game["started_at"].isoformat(),
+                "time_ms": int((game["finished_at"] - game["started_at"]) / _ONE_MS)
+                if game["game_status"] == Game.Status.WON and game["finished_at"]
+                else None,
+                "moves": game["move_count"],
+                "replay": replay,
+            }
+        )
+    return rows
 
 
 def recent_races(player: Player, viewer: Player | None) -> list[dict]:

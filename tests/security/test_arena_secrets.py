@@ -206,7 +206,7 @@ def check_pages_to_every_viewer(arena_races: ArenaRaces, pages: list[str]) -> No
 
 def test_no_arena_page_or_api_shows_a_running_race_s_seed_games_or_cards(arena_races):
     """The arenas' list, the arena's page and API, each player's arena page and API, each
-    player's page, and each running race's page, to a racer of that race, a racer of the arena's
+    player's page and API document, and each running race's page, to a racer of that race, a racer of the arena's
     other race, a guest in no arena and a visitor: none holds a running race's seed, a game id
     other than the viewer's own, or a card. A running race's results, its replay and its racers'
     game replays are refused, even to a racer who knows their own game's id."""
@@ -219,7 +219,7 @@ def test_no_arena_page_or_api_shows_a_running_race_s_seed_games_or_cards(arena_r
     ]
     for pid in arena_races.players:
         pages += [f"/arenas/{arena.public_id}/players/{pid}/", f"/players/{pid}/"]
-        pages += [f"/api/arenas/{arena.public_id}/players/{pid}/"]
+        pages += [f"/api/arenas/{arena.public_id}/players/{pid}/", f"/api/players/{pid}/"]
     pages += [race.get_absolute_url() for race in arena_races.running]
     check_pages_to_every_viewer(arena_races, pages)
     kept = [kept_by(race) for race in arena_races.running]
