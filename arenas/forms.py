@@ -1,14 +1,25 @@
 """The "set up an arena" form."""
 
-from datetime import UTC
+from datetime import UTC, timedelta
 
 from django import forms
+from django.utils import timezone
 
 from arenas.actions import MAX_MINUTES, MIN_MINUTES
 from arenas.models import Arena
 from games.engine import VARIANT_INFO, VARIANTS
 
-LENGTHS = [(n, f"{n} minutes") for n in (10, 15, 20, 30, 45, 60, 90, 120)]
+LENGTHS = [
+    (n, f"{n} minutes")
+    for n in sorted({MIN_MINUTES, 10, 15, 20, 30, 45, 60, 90, 120, MAX_MINUTES})
+    if MIN_MINUTES <= n <= MAX_MINUTES
+]
+AHEAD_OF_UTC = (-12 * 60, 14 * 60)
+"""The bounds of a place's clock against UTC, in minutes: UTC-12:00 to UTC+14:00."""
+UNREAD_CLOCK = (
+    "Your browser's time zone came with the start but could not be read: reload the page and "
+    "set the start again."
+)
 RACE_LIMITS = [
     (60, "1 minute"),
     (120, "2 minutes"),
@@ -27,6 +38,15 @@ class ArenaForm(forms.Form):
         label="Starts at (UTC)",
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
+        help_text="In UTC: with scripts on, the page takes your own time instead.",
+    )
+    # How far the start as typed is ahead of UTC, in minutes: js/arena-new.js fills it from the
+    # browser's clock for the day typed (summer time included); empty, the start is in UTC.
+    minutes_ahead_of_utc = forms.IntegerField(
+        required=False,
+        min_value=AHEAD_OF_UTC[0],
+        max_value=AHEAD_OF_UTC[1],
+        widget=forms.HiddenInput,
     )
     minutes = forms.TypedChoiceField(
         label="Length",
@@ -34,6 +54,9 @@ class ArenaForm(forms.Form):
         coerce=int,
         initial=30,
         help_text=f"{MIN_MINUTES} to {MAX_MINUTES} minutes.",
+        error_messages={
+            "invalid_choice": f"Pick one of the lengths ({MIN_MINUTES} to {MAX_MINUTES} minutes)."
+        },
     )
     race_time_limit_s = forms.TypedChoiceField(
         label="Each race's time limit", choices=RACE_LIMITS, coerce=int, initial=300
@@ -42,6 +65,15 @@ class ArenaForm(forms.Form):
         choices=Arena.Visibility.choices, initial=Arena.Visibility.LINK, widget=forms.RadioSelect
     )
 
-    def clean_starts_at(self):
-        value = self.cleaned_data["starts_at"]
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    def clean(self):
+        """The start as typed, read in the player's own time where their browser said how far
+        it is ahead of UTC, else in UTC."""
+        data = super().clean()
+        if "minutes_ahead_of_utc" in self.errors:
+            # A hidden field's error would show nowhere: it is the start's.
+            del self.errors["minutes_ahead_of_utc"]
+            self.add_error("starts_at", UNREAD_CLOCK)
+        elif data.get("starts_at") is not None:
+            typed = timezone.make_naive(data["starts_at"]).replace(tzinfo=UTC)
+            data["starts_at"] = typed - timedelta(minutes=data.get("minutes_ahead_of_utc") or 0)
+        return data

@@ -3,6 +3,7 @@ kept as an admin leaves it, its start times counted from a fixed epoch; and the 
 up an arena" form."""
 
 import io
+import re
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
@@ -16,8 +17,6 @@ from arenas.schedule import make_coming
 from deploy import scheduler
 from games.models import Variant
 
-pytestmark = pytest.mark.django_db
-
 
 def run_the_scheduler_s_arena_job() -> None:
     """`run_arenas` as the scheduler's job list runs it every minute."""
@@ -25,6 +24,7 @@ def run_the_scheduler_s_arena_job() -> None:
     call_command(job.command, *job.args, stdout=io.StringIO())
 
 
+@pytest.mark.django_db
 def test_a_fresh_deployment_s_scheduler_makes_the_standard_schedule():
     """The scheduler's own job leaves an active schedule of each game, and their arenas."""
     run_the_scheduler_s_arena_job()
@@ -34,6 +34,7 @@ def test_a_fresh_deployment_s_scheduler_makes_the_standard_schedule():
     assert Arena.objects.filter(schedule__isnull=False).exists()
 
 
+@pytest.mark.django_db
 def test_schedule_rows_an_admin_deleted_do_not_come_back():
     run_the_scheduler_s_arena_job()
     ArenaSchedule.objects.all().delete()
@@ -41,6 +42,7 @@ def test_schedule_rows_an_admin_deleted_do_not_come_back():
     assert not ArenaSchedule.objects.exists()
 
 
+@pytest.mark.django_db
 def test_schedule_rows_an_admin_deactivated_stay_inactive():
     run_the_scheduler_s_arena_job()
     ArenaSchedule.objects.update(active=False)
@@ -49,6 +51,7 @@ def test_schedule_rows_an_admin_deactivated_stay_inactive():
     assert not ArenaSchedule.objects.filter(active=True).exists()
 
 
+@pytest.mark.django_db
 def test_a_database_with_its_own_schedule_gets_no_standard_one():
     ArenaSchedule.objects.create(variant="queenie", every_minutes=120)
     run_the_scheduler_s_arena_job()
@@ -59,6 +62,7 @@ def scheduled_starts(every: ArenaSchedule) -> list[datetime]:
     return list(Arena.objects.filter(schedule=every).values_list("starts_at", flat=True))
 
 
+@pytest.mark.django_db
 def test_an_interval_that_does_not_divide_a_day_keeps_one_series_across_midnight():
     """Runs before and after midnight make one series 25 minutes apart, not a second one from
     the new day's midnight."""
@@ -70,6 +74,7 @@ def test_an_interval_that_does_not_divide_a_day_keeps_one_series_across_midnight
     assert {later - earlier for earlier, later in pairwise(starts)} == {timedelta(minutes=25)}
 
 
+@pytest.mark.django_db
 def test_an_hourly_schedule_keeps_its_minute_past_each_hour_across_midnight():
     every = ArenaSchedule.objects.create(variant="penguin", every_minutes=60, offset_minutes=10)
     make_coming(hours=1, now=datetime(2026, 3, 1, 22, 30, tzinfo=UTC))
@@ -119,6 +124,7 @@ def said(answer) -> str:
     return " ".join(str(message) for message in answer.context["messages"])
 
 
+@pytest.mark.django_db
 def test_an_admin_s_edit_makes_the_coming_arenas_nobody_joined_again(admin_client, hourly):
     joined = coming_arenas(hourly).filter(players__isnull=False).get()
     answer = admin_client.post(
@@ -140,6 +146,7 @@ def test_an_admin_s_edit_makes_the_coming_arenas_nobody_joined_again(admin_clien
     assert "1 coming arenas someone has joined stay as they were" in said(answer)
 
 
+@pytest.mark.django_db
 def test_an_admin_who_deactivates_a_schedule_removes_its_coming_arenas(admin_client, hourly):
     joined = coming_arenas(hourly).filter(players__isnull=False).get()
     admin_client.post(
@@ -149,6 +156,7 @@ def test_an_admin_who_deactivates_a_schedule_removes_its_coming_arenas(admin_cli
     assert list(coming_arenas(hourly)) == [joined]
 
 
+@pytest.mark.django_db
 def test_an_admin_who_deletes_a_schedule_removes_its_coming_arenas(admin_client, hourly):
     joined = coming_arenas(hourly).filter(players__isnull=False).get()
     answer = admin_client.post(
@@ -159,6 +167,7 @@ def test_an_admin_who_deletes_a_schedule_removes_its_coming_arenas(admin_client,
     assert "removed 23 coming arenas nobody had joined." in said(answer)
 
 
+@pytest.mark.django_db
 def test_the_admin_s_delete_action_removes_the_schedules_coming_arenas(admin_client, hourly):
     admin_client.post(
         reverse("admin:arenas_arenaschedule_changelist"),
@@ -168,6 +177,7 @@ def test_the_admin_s_delete_action_removes_the_schedules_coming_arenas(admin_cli
     assert Arena.objects.count() == 2  # the running one and the one joined
 
 
+@pytest.mark.django_db
 def test_an_admin_s_edit_in_the_list_makes_the_coming_arenas_again(admin_client, hourly):
     admin_client.post(
         reverse("admin:arenas_arenaschedule_changelist"),
@@ -184,3 +194,96 @@ def test_an_admin_s_edit_in_the_list_makes_the_coming_arenas_again(admin_client,
     )
     lengths = {a.ends_at - a.starts_at for a in coming_arenas(hourly).filter(players__isnull=True)}
     assert lengths == {timedelta(minutes=20)}
+
+
+def set_up_an_arena(client, **changes):
+    """The form sent as a browser would, with a start typed 12 hours from now in UTC."""
+    start = (timezone.now() + 12 * HOUR).astimezone(UTC).replace(second=0, microsecond=0)
+    form = {
+        "variant": "penguin",
+        "starts_at": f"{start:%Y-%m-%dT%H:%M}",
+        "minutes": 30,
+        "race_time_limit_s": 60,
+        "visibility": "link",
+        **changes,
+    }
+    return client.post(reverse("arenas:new"), form), start
+
+
+@pytest.mark.django_db
+def test_a_start_typed_in_the_player_s_time_is_read_at_its_utc_instant(client):
+    """India is 5 h 30 ahead of UTC: 12:00 typed there is 06:30 UTC."""
+    answer, typed = set_up_an_arena(client, minutes_ahead_of_utc=330)
+    arena = Arena.objects.get()
+    assert answer.url == arena.get_absolute_url()
+    assert arena.starts_at == typed - timedelta(hours=5, minutes=30)
+
+
+@pytest.mark.django_db
+def test_a_start_typed_behind_utc_is_read_later(client):
+    answer, typed = set_up_an_arena(client, minutes_ahead_of_utc=-300)
+    assert Arena.objects.get().starts_at == typed + timedelta(hours=5)
+
+
+@pytest.mark.django_db
+def test_without_scripts_the_form_says_and_reads_the_start_in_utc(client):
+    page = client.get(reverse("arenas:new")).content.decode()
+    assert "Starts at (UTC)" in page and "In UTC" in page
+    set_up_an_arena(client)
+    _, typed = set_up_an_arena(client, minutes_ahead_of_utc="")
+    assert [a.starts_at for a in Arena.objects.all()] == [typed, typed]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("ahead", ["Europe/Paris", "9999", "-721", "1.5"])
+def test_a_time_zone_that_cannot_be_read_is_a_clear_error(client, ahead):
+    answer, _ = set_up_an_arena(client, minutes_ahead_of_utc=ahead)
+    assert answer.status_code == 200
+    assert "time zone came with the start but could not be read" in answer.content.decode()
+    assert not Arena.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("minutes", [5, 180])
+def test_an_arena_lasts_from_5_to_180_minutes(client, minutes):
+    set_up_an_arena(client, minutes=minutes)
+    arena = Arena.objects.get()
+    assert arena.ends_at - arena.starts_at == timedelta(minutes=minutes)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("minutes", [4, 181])
+def test_a_length_outside_5_to_180_minutes_is_refused(client, minutes):
+    answer, _ = set_up_an_arena(client, minutes=minutes)
+    assert "Pick one of the lengths (5 to 180 minutes)." in answer.content.decode()
+    assert not Arena.objects.exists()
+
+
+def test_a_browser_in_india_sets_the_start_in_its_own_time(browser, live_url):
+    """The page shows and reads the start in the browser's time (5 h 30 ahead of UTC), the
+    server's suggested start moved to it, and the arena starts at the instant typed."""
+    context = browser.new_context(timezone_id="Asia/Kolkata")
+    errors = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{live_url}/arenas/new/")
+        page.wait_for_selector("#arena-form[data-local-time]")
+        assert page.inner_text("label[for=id_starts_at]") == "Starts at (your time):"
+        # Chromium names the zone as ICU does (Asia/Calcutta for a while), after the offset.
+        help_text = page.inner_text("#id_starts_at_helptext")
+        assert help_text.startswith("In your time: Asia/") and help_text.endswith(", UTC+05:30.")
+        start = page.locator("#id_starts_at")
+        suggested = datetime.fromisoformat(start.get_attribute("value")).replace(tzinfo=UTC)
+        assert start.input_value() == f"{suggested + timedelta(hours=5, minutes=30):%Y-%m-%dT%H:%M}"
+
+        typed = (datetime.now(UTC) + 3 * HOUR).replace(second=0, microsecond=0)
+        start.fill(f"{typed + timedelta(hours=5, minutes=30):%Y-%m-%dT%H:%M}")
+        page.click("form button[type=submit]")
+        page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
+        arena_id = page.url.rstrip("/").rsplit("/", 1)[1]
+        facts = page.request.get(f"{live_url}/api/arenas/{arena_id}/").json()
+        assert datetime.fromisoformat(facts["starts_at"]) == typed
+    finally:
+        context.close()
+    assert not errors
