@@ -28,10 +28,12 @@ as soon as there are two, so a wait alone counts from the second's coming), the 
 from the end of the player's last race as the server recorded it (the `finished` event's `finished_at`; the
 client's clock is taken for the server's, so run it on the servers' machine), the time from that end to hearing the `finished` event, a
 first placement's wait in its parts (its socket's accept, the wait for `placed`), the
-move round trip, and, given the database, checks the record: nobody in two races at once, every
-race 2 to 8 players, and each player's points summed from the results equal to the live board
-the API reads from Redis (read again once a second until they agree, for up to 30 s: the servers
-close a crowd's last races after the run, and each board is written after its commit). The
+move round trip, and, given the database and the servers' Redis, checks the record: nobody in
+two races at once, every race 2 to 8 players, and the arena's sorted set in Redis (read by the
+app's own key: the API reads the record itself when Redis lost the set) holding every player
+with the points and in the order (tie-breaks included) the app's recount of the results gives
+(read again once a second until they agree, for up to 30 s: the servers close a crowd's last
+races after the run, and each board is written after its commit). The
 placements and the moves' round trips are drawn by 30 s of play too (a bar of their p99 a
 window, with those over 5 s): when in the arena the slow ones came. A player's race socket opens
 on the player's own server, or with `--race-affinity` on the server the race's code picks (as
@@ -41,7 +43,8 @@ the exit status) on an error, a player sent back to a race they had been in, a p
 or a failed record check.
 
     python scripts/loadtest.py --arena --racers 60 --duration 60 --pace 1 \\
-        http://127.0.0.1:8001 http://127.0.0.1:8002 --database-url postgres://…
+        http://127.0.0.1:8001 http://127.0.0.1:8002 --database-url postgres://… \\
+        --redis-url redis://…
 """
 
 from __future__ import annotations
@@ -56,16 +59,20 @@ import json
 import math
 import random
 import re
+import subprocess
+import sys
 import time
 import traceback
 import zlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from urllib.parse import urlsplit
 
 import websockets
 
+from arenas import points
 from games.percentiles import percentile
 from scripts.client import Browser, query
 from scripts.procstat import (
@@ -75,6 +82,7 @@ from scripts.procstat import (
     cores_used,
     load_average,
 )
+from scripts.servers import ROOT, server_env
 
 VARIANT = "penguin"
 """The arena's game without `--variant`."""
@@ -553,29 +561,97 @@ class _NoBar:
 
 
 def settled_record_check(
-    database_url: str, base: str, arena_id: str, within_s: float = 30.0
+    database_url: str, redis_url: str, arena_id: str, within_s: float = 30.0
 ) -> dict:
-    """`record_check`, again once a second while the board's points differ from the record's,
-    for up to `within_s`: a race's board is written after its close commits, and servers still
-    working off a crowd's backlog close its last races after the run (a lag, which settles; a
-    lost point never does). `record_settled_s`: how long it took, None if it never did."""
+    """The board in the servers' Redis against the record (`settled_board_check`), then the
+    record's own checks (`record_check`)."""
+    board = settled_board_check(database_url, redis_url, arena_id, within_s)
+    return {**record_check(database_url, arena_id), **board}
+
+
+BOARD_CHECK = "board-check"
+"""This module's command for the board check's own process (`settled_board_check`)."""
+
+
+def settled_board_check(database_url: str, redis_url: str, arena_id: str, within_s: float) -> dict:
+    """`board_check` in a process of the app's own on the servers' database and Redis (this one
+    may be a test's, on another database), again once a second while the board differs from
+    the record, for up to `within_s`: a race's board is written after its close commits, and
+    servers still working off a crowd's backlog close its last races after the run (a lag,
+    which settles; a lost point never does). `record_settled_s`: how long it took, None if it
+    never did."""
+    command = [sys.executable, "-m", "scripts.arena_crowd", BOARD_CHECK, arena_id, str(within_s)]
+    done = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=server_env(database_url, redis_url),
+        capture_output=True,
+        text=True,
+        timeout=within_s + 120,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the board check failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def board_settled(arena_id: str, within_s: float) -> dict:
+    """`board_check` until the board agrees with the record or `within_s` has passed (run
+    with Django set up)."""
     started = time.monotonic()
     while True:
-        result = record_check(database_url, base, arena_id)
+        found = board_check(arena_id)
         waited = time.monotonic() - started
-        if not result["board_points_differ"] or waited >= within_s:
-            settled = round(waited, 1) if not result["board_points_differ"] else None
-            return {**result, "record_settled_s": settled}
+        agrees = not (
+            found["board_points_differ"]
+            or found["board_order_differ"]
+            or found["board_missing_from_redis"]
+        )
+        if agrees or waited >= within_s:
+            return {**found, "record_settled_s": round(waited, 1) if agrees else None}
         time.sleep(1.0)
 
 
-def record_check(database_url: str, base: str, arena_id: str) -> dict:
-    """From the database: the arena's races (sizes), players in two races at once, each return
-    as the server recorded it (a race's end, `finished_at`, to its racer's next placement, the
-    racer's `joined_at`: the race's `placed_at` for everyone placed with it, later for a player
-    placed alone in its countdown; the placement's own time, without the frame's way to the
-    generator), and each player's points summed from the results against the board the API
-    reads from Redis."""
+def board_check(arena_id: str) -> dict:
+    """The arena's sorted set as the rank store holds it (read by the app's own key, not
+    through the API, which reads the record itself when the store lost the set) against
+    every player's standing counted again from the results (the app's own recount, as
+    `rebuild_leaderboards` counts it). Run with Django set up on the servers' settings."""
+    from arenas import board
+    from arenas.models import Arena
+    from games.rankstore import get_rank_store
+
+    arena = Arena.objects.get(public_id=arena_id)
+    recounted = board.recount(arena)
+    return compare_board(recounted, get_rank_store().range(board.key(arena), 0, -1))
+
+
+def compare_board(record: dict[int, points.Standing], on_board: list[tuple[str, float]]) -> dict:
+    """A board (its members and scores, in its order) against every player's standing in the
+    record: how many players it holds, how many of the record's it lacks, how many players'
+    points differ (a player missing from either side has none there), and at how many places
+    the board's order is not the record's (points, then the tie-breaks of
+    `points.board_score`; equal scores by member, as Redis orders them)."""
+    found = {int(member): points.points_of(score) for member, score in on_board}
+    wanted = {pid: standing.points for pid, standing in record.items()}
+    order = sorted(record, key=lambda pid: (points.board_score(record[pid]), str(pid)))
+    return {
+        "board_players": len(found),
+        "board_missing_from_redis": len(wanted.keys() - found.keys()),
+        "board_points_differ": sum(
+            1 for pid in wanted.keys() | found.keys() if found.get(pid) != wanted.get(pid)
+        ),
+        "board_order_differ": sum(
+            1 for on, due in zip_longest((int(m) for m, _ in on_board), order) if on != due
+        ),
+    }
+
+
+def record_check(database_url: str, arena_id: str) -> dict:
+    """From the database: the arena's races (sizes), players in two races at once, and each
+    return as the server recorded it (a race's end, `finished_at`, to its racer's next
+    placement, the racer's `joined_at`: the race's `placed_at` for everyone placed with it,
+    later for a player placed alone in its countdown; the placement's own time, without the
+    frame's way to the generator)."""
     races = query(
         database_url,
         "SELECT r.id, r.status, r.ends_at, r.winnable, count(x.id) FROM races_race r "
@@ -604,29 +680,6 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
             returns.append((player, epoch_ms(previous), epoch_ms(joined)))
         last_end[player] = ends
     returns_ms = [placed - free for _, free, placed in returns]
-    sums = dict(
-        query(
-            database_url,
-            "SELECT x.player_id, sum(x.points) FROM arenas_arenaresult x "
-            "JOIN arenas_arena a ON a.id = x.arena_id WHERE a.public_id = %s "
-            "GROUP BY x.player_id",
-            [arena_id],
-        )
-    )
-    board: dict[int, int] = {}
-    page = 1
-    while True:
-        status, _, body = Browser(base).request(
-            "GET", f"/api/arenas/{arena_id}/?per_page=100&page={page}"
-        )
-        rows = json.loads(body)["standings"]["rows"] if status == 200 else []
-        board.update({row["player"]: row["points"] for row in rows})
-        if len(rows) < 100:
-            break
-        page += 1
-    differ = sorted(
-        pid for pid in set(sums) | set(board) if int(sums.get(pid) or 0) != board.get(pid, 0)
-    )
     return {
         "db_races": len(races),
         "db_sizes": dict(sorted(Counter(n for *_, n in races).items())),
@@ -643,8 +696,6 @@ def record_check(database_url: str, base: str, arena_id: str) -> dict:
         "db_returned_over_5s": sum(1 for ms in returns_ms if ms > 5000),
         "db_returned_over_5s_with_company": len(over_bound_with_company(returns)),
         "db_returns": len(returns_ms),
-        "board_players": len(board),
-        "board_points_differ": len(differ),
     }
 
 
@@ -754,7 +805,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
     if args.database_url:
         check = settled_record_check  # the last closes' boards are written after their commits
         result.update(
-            await asyncio.to_thread(check, args.database_url, args.base_urls[0], crowd.arena_id)
+            await asyncio.to_thread(check, args.database_url, args.redis_url, crowd.arena_id)
         )
         result["moves_unanswered"] = await asyncio.to_thread(
             unanswered_in_record, args.database_url, result["moves_unanswered"]
@@ -933,6 +984,8 @@ def ok(result: dict) -> bool:
         or result.get("db_over_eight_or_alone")
         or result.get("db_returned_over_5s_with_company")
         or result.get("board_points_differ")
+        or result.get("board_order_differ")
+        or result.get("board_missing_from_redis")
         or result.get("db_overdue")
     )
     return (
@@ -1016,9 +1069,11 @@ def print_figures(result: dict) -> None:
             f"finished {result['db_not_finished']} (of them over {OVERDUE_S} s past their time "
             f"limit {result['db_overdue']}), outside 2-8 "
             f"{result['db_over_eight_or_alone']}, players in two at once "
-            f"{result['db_players_in_two_at_once']}, board players {result['board_players']}, "
-            f"points differing from the record {result['board_points_differ']}"
-            f" (settled after {result['record_settled_s']} s)"
+            f"{result['db_players_in_two_at_once']}; the board in Redis: players "
+            f"{result['board_players']}, the record's missing from it "
+            f"{result['board_missing_from_redis']}, points differing from the record "
+            f"{result['board_points_differ']}, places out of the record's order "
+            f"{result['board_order_differ']} (settled after {result['record_settled_s']} s)"
         )
         back = result["db_return_ms"]
         lines.append(
@@ -1066,3 +1121,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"--arena: play until the arena ends ({ARENA_MINUTES} minutes after it was set up, "
         "as its JSON document says) instead of for --duration",
     )
+
+
+if __name__ == "__main__" and sys.argv[1:2] == [BOARD_CHECK]:  # `settled_board_check`'s process
+    import django
+
+    django.setup()
+    print(json.dumps(board_settled(sys.argv[2], float(sys.argv[3]))))

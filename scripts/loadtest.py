@@ -818,7 +818,11 @@ def parse_args(argv: list[str] | None = None):
     parser.add_argument("--variant", choices=VARIANTS, help="one variant for all (default: mix)")
     parser.add_argument("--database-url", default="", help="check the move logs in this database")
     parser.add_argument("--spawn", type=int, default=0, help="start this many Daphnes first")
-    parser.add_argument("--redis-url", default="", help="for --spawn: the servers' Redis")
+    parser.add_argument(
+        "--redis-url",
+        default="",
+        help="the servers' Redis: for --spawn, and for --arena's check of the board",
+    )
     parser.add_argument(
         "--fresh-database",
         action="store_true",
@@ -874,6 +878,8 @@ def parse_args(argv: list[str] | None = None):
         parser.error("--race-spread is at least 0 and under 1")
     if args.races < 1:
         parser.error("--races is at least 1")
+    if args.arena and args.database_url and not args.redis_url:
+        parser.error("--arena checks the board in the servers' Redis: give --redis-url too")
     if not args.base_urls and not args.spawn:
         args.base_urls = ["http://127.0.0.1:8000"]
     try:

@@ -1,8 +1,8 @@
 """The arena load mode of scripts/loadtest.py (scripts/arena_crowd.py), small, over the two live
 Daphnes of the session's pair: eight players in one arena for a few races each are placed,
 race, wait on their race's page and are placed again, each within 5 s of being free beside
-another; nobody is in two races at once, every race holds 2 to 8, and the points summed from the
-record equal the live board the API reads from Redis."""
+another; nobody is in two races at once, every race holds 2 to 8, and the arena's sorted set in
+Redis holds every player with the points and in the order the record gives."""
 
 from __future__ import annotations
 
@@ -10,8 +10,13 @@ import asyncio
 import concurrent.futures
 
 import pytest
+import redis
 
+from arenas import board
+from arenas.models import Arena
 from scripts import arena_crowd, loadtest
+from scripts.servers import PrivateRedis, free_port
+from tests.live import local_redis_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server_pair")]
 
@@ -22,6 +27,7 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
     args = loadtest.parse_args(
         [server_pair.a, server_pair.b, "--arena", "--racers", "8", "--duration", "25"]
         + ["--race-s", "3", "--variant", "penguin", "--database-url", server_pair.database_url]
+        + ["--redis-url", local_redis_url()]
     )
     # Its own thread and event loop (a session's Playwright may hold the main thread's loop).
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -61,5 +67,30 @@ def test_eight_players_race_again_and_again_in_one_arena_over_two_servers(server
     # Every player placed again came back at least once in the record, timed there too.
     assert result["db_returns"] >= result["placed_again"] > 0
     assert result["db_return_ms"]["max"] is not None
-    assert result["board_players"] == 8 and result["board_points_differ"] == 0
+    # The arena's sorted set in Redis holds every player, each with the record's points, in the
+    # order (tie-breaks included) the app's recount gives.
+    assert result["board_players"] == 8 and result["board_missing_from_redis"] == 0
+    assert result["board_points_differ"] == 0 and result["board_order_differ"] == 0
     assert arena_crowd.ok(result)
+    assert_the_board_check_reads_redis(server_pair.database_url, result)
+
+
+def assert_the_board_check_reads_redis(database_url: str, result: dict) -> None:
+    """The board check reads the sorted set in the Redis it is given, not the API (which reads
+    the record itself when Redis lost the set): a Redis without it fails the check, and so
+    does one whose set has two players' places swapped."""
+    key = board.key(Arena(public_id=result["arena"]))
+    held = redis.Redis.from_url(local_redis_url()).zrange(key, 0, -1, withscores=True)
+    other = PrivateRedis(free_port()).start()
+    try:
+        lost = arena_crowd.settled_record_check(database_url, other.url, result["arena"], 0)
+        assert lost["board_missing_from_redis"] == 8 and lost["board_points_differ"] == 8
+        assert not arena_crowd.ok({**result, **lost})
+        (first, best), *_, (last, worst) = held
+        swapped = dict(held) | {first: worst, last: best}
+        redis.Redis.from_url(other.url).zadd(key, swapped)
+        wrong = arena_crowd.settled_record_check(database_url, other.url, result["arena"], 0)
+        assert wrong["board_missing_from_redis"] == 0 and wrong["board_order_differ"] >= 2
+        assert not arena_crowd.ok({**result, **wrong})
+    finally:
+        other.stop()

@@ -59,5 +59,7 @@ def test_a_killed_server_behind_the_proxy_hands_its_racers_to_the_other(drill_op
 
 def test_an_arena_goes_on_and_keeps_every_point_when_redis_restarts_empty(drill_options):
     """Redis restarted empty mid-arena (its board and the sockets' groups gone): players are
-    still placed, and the board the API reads has every player with the record's points."""
+    still placed, and the board's sorted set is back in Redis (read there, not through the API,
+    which reads the record when the set is gone) with every player, in the record's order and
+    with the record's points."""
     drill("arena-redis-restart", drill_options)

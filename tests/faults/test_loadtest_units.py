@@ -13,11 +13,13 @@ from types import SimpleNamespace
 
 import pytest
 
+from arenas.points import Standing, board_score
 from scripts.arena_crowd import (
     ArenaPlayer,
     by_closing,
     by_kind,
     closing_chart,
+    compare_board,
     ok,
     over_bound_with_company,
     start_after,
@@ -26,7 +28,7 @@ from scripts.arena_crowd import (
 )
 from scripts.burner import burn
 from scripts.burner import parse_args as burner_args
-from scripts.loadtest import Pending, Racer, Stats
+from scripts.loadtest import Pending, Racer, Stats, parse_args
 from scripts.procstat import (
     Sample,
     ServerCpu,
@@ -375,6 +377,8 @@ PASSING_RUN = {
     "db_over_eight_or_alone": 0,
     "db_returned_over_5s_with_company": 0,
     "board_points_differ": 0,
+    "board_order_differ": 0,
+    "board_missing_from_redis": 0,
     "db_overdue": 0,
 }
 
@@ -389,6 +393,65 @@ def test_an_arena_run_fails_on_a_player_placed_over_5_s_after_another_was_free_b
     company, as the generator timed it or as the record has it, fails the run."""
     assert ok(PASSING_RUN)
     assert not ok({**PASSING_RUN, broken: 1})
+
+
+RECORD = {
+    1: Standing(points=9, races=3, place_sum=5, last_scored_s=40),
+    2: Standing(points=9, races=3, place_sum=4, last_scored_s=50),  # a better average place
+    3: Standing(points=2, races=3, place_sum=12, last_scored_s=30),
+    4: Standing(),  # joined, never raced
+    5: Standing(),
+}
+
+
+def board_of(standings: dict[int, Standing]) -> list[tuple[str, float]]:
+    """A sorted set holding these standings, in Redis's order (score, then member)."""
+    return sorted(
+        ((str(pid), board_score(s)) for pid, s in standings.items()), key=lambda m: m[::-1]
+    )
+
+
+def test_a_board_that_is_the_records_passes_the_check():
+    found = compare_board(RECORD, board_of(RECORD))
+    assert found == {
+        "board_players": 5,
+        "board_missing_from_redis": 0,
+        "board_points_differ": 0,
+        "board_order_differ": 0,
+    }
+
+
+def test_a_board_out_of_the_records_tie_break_order_fails_though_its_points_agree():
+    """Players 1 and 2 have 9 points each; 2's better average place puts them first. A board
+    that ranks 1 first (a wrong place sum on it) has every point right and two places wrong."""
+    wrong = RECORD | {1: Standing(points=9, races=3, place_sum=3, last_scored_s=40)}
+    found = compare_board(RECORD, board_of(wrong))
+    assert found["board_points_differ"] == 0
+    assert found["board_order_differ"] == 2
+
+
+def test_a_board_missing_a_player_or_holding_a_stranger_fails_the_check():
+    missing = compare_board(RECORD, board_of({pid: RECORD[pid] for pid in (1, 2, 3, 4)}))
+    assert missing["board_missing_from_redis"] == 1 and missing["board_points_differ"] == 1
+    stranger = compare_board(RECORD, board_of(RECORD | {6: Standing(points=1, races=1)}))
+    assert stranger["board_missing_from_redis"] == 0 and stranger["board_points_differ"] == 1
+    lost = compare_board(RECORD, [])
+    assert lost["board_missing_from_redis"] == 5 and lost["board_order_differ"] == 5
+
+
+@pytest.mark.parametrize(
+    "broken", ["board_missing_from_redis", "board_points_differ", "board_order_differ"]
+)
+def test_an_arena_run_fails_on_a_board_in_redis_that_is_not_the_records(broken):
+    assert not ok({**PASSING_RUN, broken: 1})
+
+
+def test_an_arena_run_with_the_database_needs_the_servers_redis_for_its_board_check():
+    """The board check reads the arena's sorted set from Redis: without --redis-url the run is
+    refused before it starts."""
+    with pytest.raises(SystemExit):
+        parse_args(["--arena", "--database-url", "postgres://127.0.0.1/x"])
+    assert parse_args(["--arena", "--database-url", "postgres://127.0.0.1/x", "--redis-url", "r"])
 
 
 def test_cores_used_by_group_and_by_the_whole_machine():
