@@ -10,10 +10,12 @@ two races."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 
 import pytest
 
+from tests.browser_support import relay_socket
 from tests.races.test_race_browser import Player
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -433,3 +435,51 @@ def test_the_board_keeps_the_focus_as_it_updates_and_marks_the_player_s_own_row(
     focused = "document.activeElement.closest('#arena-board tr')?.dataset.player ?? null"
     assert page.evaluate(focused) == me
     assert own_row() == (me, "true", "(you)")
+
+
+# The arena's page, the first time it loads in the tab, as an ended arena's with two races still
+# finishing: its script reads the page's data once the document is parsed.
+SHOWN_ENDED = """
+if (!sessionStorage.getItem("shown-ended")) {
+  sessionStorage.setItem("shown-ended", "1");
+  new MutationObserver((_, observer) => {
+    const arena = document.getElementById("arena");
+    if (!arena) return;
+    observer.disconnect();
+    arena.dataset.phase = "ended";
+    arena.dataset.ends = new Date(Date.now() - 60_000).toISOString();
+    arena.dataset.finishing = "2";
+  }).observe(document, { childList: true, subtree: true });
+}
+"""
+
+
+def test_an_ended_arena_s_page_follows_its_last_races_then_loads_the_final_standings(
+    people, live_url
+):  # noqa: F811
+    """While races under way at the end still count, the ended arena's page follows the board's
+    frames: it says how many are still finishing, and loads the final standings once none is.
+    (A running arena's page is shown as an ended one's, and the frames' `finishing` set on their
+    way: an arena ends 5 minutes after its start at the soonest.)"""
+    ann = people()
+    page = ann.page
+    url = set_up(page, live_url)
+    finishing = [2]
+
+    def counted(message: str) -> str:
+        frame = json.loads(message)
+        if frame.get("type") == "standings":
+            frame["finishing"] = finishing[0]
+        return json.dumps(frame)
+
+    relay_socket(page, "**/ws/arena/**", from_server=counted)
+    page.add_init_script(SHOWN_ENDED)
+    page.goto(url)
+    page.evaluate("window.samePage = true")  # gone with a reload
+    heading = "document.getElementById('board-h').textContent"
+    page.wait_for_function(f"{heading} === 'Standings — 2 races still finishing'")
+    finishing[0] = 1
+    page.wait_for_function(f"{heading} === 'Standings — 1 race still finishing'", timeout=15_000)
+    assert page.evaluate("window.samePage === true")
+    finishing[0] = 0
+    page.wait_for_function("window.samePage === undefined", timeout=15_000)
