@@ -10,8 +10,9 @@ share one.
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -118,11 +119,14 @@ def kept(now=None):
     return Arena.objects.filter(starts_at__lte=now, ends_at__gt=now - KEPT_AFTER_END)
 
 
-def rebuild_kept(missing: bool = False) -> tuple[int, int]:
-    """Rebuild the boards of the kept arenas (`missing`: only those the store lost); how many
-    boards and entries (records' `rebuild_leaderboards` calls it)."""
-    arenas = [a for a in kept() if not (missing and is_built(a))]
-    return len(arenas), sum(rebuild(arena) for arena in arenas)
+def kept_rebuilds(missing: bool = False) -> dict[str, Callable[[], int]]:
+    """The rebuild of each kept arena's board (`missing`: only those the store lost), by the
+    arena's public id (records' `rebuild_leaderboards` runs them, all or the one it is named)."""
+    return {
+        arena.public_id: functools.partial(rebuild, arena)
+        for arena in kept()
+        if not (missing and is_built(arena))
+    }
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ pages link back to the arena (races.actions.OWNERS); its racer, done in it, wait
 socket for their next race in the arena's room (races.consumers.NEXT_RACE_WAITS); the race
 pool of an arena's game is stocked for the players who joined it (games.winnable.RACE_DEMAND)."""
 
-from arenas.board import rebuild_kept
+from arenas.board import kept_rebuilds
 from arenas.placement import deals_wanted
 from arenas.results import record_race
 from arenas.rooms import watch_from_race
@@ -14,12 +14,12 @@ from arenas.standings import arena_of, player_arenas
 from games.winnable import RACE_DEMAND
 from races.actions import ON_CLOSE, OWNERS
 from races.consumers import NEXT_RACE_WAITS
-from records.leaderboard import MORE_BOARDS
+from records.leaderboard import MORE_BOARDS, MoreBoards
 from records.stats import PLAYER_PARTS, PlayerPart
 
 ON_CLOSE.append(record_race)
 OWNERS.append(arena_of)
 NEXT_RACE_WAITS.append(watch_from_race)
-MORE_BOARDS.append(rebuild_kept)
+MORE_BOARDS.append(MoreBoards("arena", kept_rebuilds))
 PLAYER_PARTS.append(PlayerPart("arenas", "arenas/_player_arenas.html", player_arenas))
 RACE_DEMAND.append(deals_wanted)

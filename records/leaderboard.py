@@ -43,9 +43,20 @@ from records.scoring import shared_ranks
 
 logger = logging.getLogger(__name__)
 
-MORE_BOARDS: list[Callable[[bool], tuple[int, int]]] = []
-"""Boards of the apps above (an arena's), rebuilt with these by `rebuild_leaderboards`: each
-is given `missing` (only the boards the store lost) and says how many boards and entries."""
+
+@dataclass(frozen=True)
+class MoreBoards:
+    """Boards an app above keeps in the rank store (an arena's), rebuilt by
+    `rebuild_leaderboards`: `kept(missing)` gives one rebuild a board the store keeps (only
+    those it lost, with `missing`), by the board's id, each saying how many entries it wrote;
+    `name` is the command's option that rebuilds one of them by that id (`--arena ID`)."""
+
+    name: str
+    kept: Callable[[bool], dict[str, Callable[[], int]]]
+
+
+MORE_BOARDS: list[MoreBoards] = []
+"""The apps above's boards (`MoreBoards`), each app's registered once."""
 
 KEY_PREFIX = "lb"  # tests give each run its own prefix
 PAST_DAY_TTL = 8 * 24 * 3600  # a past day's board leaves Redis this long after its day ends

@@ -1,9 +1,11 @@
 """Rebuild the live leaderboards from the database: the only way a board is built (requests
-never do; the scheduler runs this with ``--missing`` every minute and ``--days 2`` hourly)."""
+never do; the scheduler runs this with ``--missing`` every minute and ``--days 2`` hourly).
+``--arena ID`` rebuilds that arena's board alone."""
 
+import functools
 from datetime import timedelta
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from tqdm import tqdm
 
@@ -33,8 +35,21 @@ class Command(BaseCommand):
             help="Only boards the store has not built (its marker is gone: Redis came back "
             "empty), among the all-time boards and the days a daily board stays in Redis.",
         )
+        for more in leaderboard.MORE_BOARDS:  # the apps above's: --arena
+            parser.add_argument(
+                f"--{more.name}",
+                metavar="ID",
+                dest=f"one_{more.name}",
+                help=f"Only the board of this {more.name} (its public id; write --{more.name}=ID "
+                "for one that starts with '-'), whole, among those the store keeps; nothing else.",
+            )
 
     def handle(self, *args, days: int | None = None, missing: bool = False, **options) -> None:
+        named = [(more, options[f"one_{more.name}"]) for more in leaderboard.MORE_BOARDS]
+        named = [(more, board_id) for more, board_id in named if board_id is not None]
+        if named:
+            self.rebuild_one(named, days, missing)
+            return
         full = days is None and not missing
         if full:  # everything from the record: the streaks too, counted from every win
             streaks = streakbook.recount_all()
@@ -51,11 +66,29 @@ class Command(BaseCommand):
         boards += [Board(DAILY, c.variant, c.day) for c in challenges.only("variant", "day")]
         if missing:
             boards = [board for board in boards if not leaderboard.is_built(board)]
+        rebuilds = [functools.partial(leaderboard.rebuild, board) for board in boards]
+        for more in leaderboard.MORE_BOARDS:  # the apps above's (an arena's)
+            rebuilds += more.kept(missing).values()
         entries = 0
-        for board in tqdm(boards, desc="boards", unit="board", disable=options["verbosity"] == 0):
-            entries += leaderboard.rebuild(board)
-        built = len(boards)
-        for rebuild_more in leaderboard.MORE_BOARDS:  # the apps above's (an arena's)
-            more, more_entries = rebuild_more(missing)
-            built, entries = built + more, entries + more_entries
-        self.stdout.write(self.style.SUCCESS(f"Rebuilt {built} boards, {entries} entries."))
+        # One running count over every board, the apps above's too.
+        for rebuild in tqdm(
+            rebuilds, desc="boards", unit="board", disable=options["verbosity"] == 0
+        ):
+            entries += rebuild()
+        self.stdout.write(self.style.SUCCESS(f"Rebuilt {len(rebuilds)} boards, {entries} entries."))
+
+    def rebuild_one(self, named: list, days: int | None, missing: bool) -> None:
+        """The one board named (`--arena ID`), whole; refused, with nothing rebuilt, for an id
+        the store keeps no board of, or beside another choice of boards."""
+        more, board_id = named[0]
+        if len(named) > 1 or days is not None or missing:
+            raise CommandError(
+                f"--{more.name} rebuilds one board: not with --days, --missing or another one"
+            )
+        rebuild = more.kept(False).get(board_id)
+        if rebuild is None:
+            raise CommandError(f"no {more.name} with the id {board_id!r} has a board in the store")
+        entries = rebuild()
+        self.stdout.write(
+            self.style.SUCCESS(f"Rebuilt the board of {more.name} {board_id}, {entries} entries.")
+        )
