@@ -927,7 +927,8 @@ def by_closing(acks: Iterable[tuple[float, float]], closed_at: Iterable[float]) 
 
 def closing_chart(rows: list[dict], width: int = 40) -> list[str]:
     """`by_closing`'s groups, each p99 drawn as a bar as `window_chart` draws a window's (none
-    without the record)."""
+    without the record; a group without moves, as a small crowd's six closes in a second, shows
+    its figures as "-")."""
     if not rows:
         return []
     widest = max(r["p99"] or 0 for r in rows)
@@ -936,9 +937,8 @@ def closing_chart(rows: list[dict], width: int = 40) -> list[str]:
     ]
     for r in rows:
         drawn = bar(r["p99"], widest, width)
-        lines.append(
-            f"  {r['closes']:>5} {r['count']:>7} {r['median']:>8} / {r['p99']:>8}  {drawn}"
-        )
+        median, p99 = ("-" if ms is None else ms for ms in (r["median"], r["p99"]))
+        lines.append(f"  {r['closes']:>5} {r['count']:>7} {median:>8} / {p99:>8}  {drawn}")
     return lines
 
 

@@ -153,6 +153,9 @@ def test_moves_are_grouped_by_the_races_closed_in_the_second_before_their_ack():
     chart = closing_chart(rows)
     assert chart[-1] == "     6+       1     80.0 /     80.0  " + "#" * 40
     assert closing_chart([]) == []
+    # A small crowd never closes six races in a second: that group is empty.
+    quiet = closing_chart(by_closing(acks[:5], closes))
+    assert quiet[-1] == "     6+       0        - /        -  "
 
 
 def test_a_racer_plays_on_while_its_race_runs():
