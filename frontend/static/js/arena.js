@@ -22,7 +22,7 @@ const ends = Date.parse(root.dataset.ends);
 const page = Number(root.dataset.page || 1); // of the standings: the first alone is live
 const final = root.dataset.final === "true"; // the final standings: nothing changes any more
 const REMIND_KEY = `arena-remind:${arenaId}`;
-const SAID_KEY = "arena-said"; // a milestone said by the page of the phase before (a reload)
+const SAID_KEY = `arena-said:${arenaId}`; // a milestone the page of the phase before said
 let offset = 0; // the server's clock minus ours
 let left = null; // the countdown's time left at the last tick (ms)
 let switchTimer = null;
