@@ -158,7 +158,11 @@ def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     if entry and entry.player_id not in shown:  # their own row, pinned under the page's
         own = standings.own_row(arena, entry, player.nickname)
         rows = [*rows, board_row(arena, own, you=True, pinned=True)] if own else rows
-    finishing = frame.get("finishing", 0)
+    finishing = 0
+    if context["phase"] == Arena.Phase.ENDED:
+        # A board read in the arena's last second (every open page reloads at its end, within
+        # that second) has no count of its races finishing yet.
+        finishing = frame["finishing"] if "finishing" in frame else standings.finishing(arena)
     final = context["phase"] == Arena.Phase.ENDED and not finishing
     context.update(
         board=frame,

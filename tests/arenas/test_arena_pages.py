@@ -565,3 +565,21 @@ def test_an_ended_arena_s_standings_are_final_only_once_its_last_race_has_closed
     page = client.get(arena.get_absolute_url()).content.decode()
     assert "Final standings" in page and "Podium" in page
     assert "still finishing" not in page and 'data-final="true"' in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_loaded_as_the_arena_ends_counts_its_races_still_finishing(
+    client, arena, here, monkeypatch
+):
+    """Every page open at the end reloads then, within a second of the board this process read
+    while the arena ran, which has no count of the races finishing: the page counts them itself
+    rather than call the standings final."""
+    monkeypatch.setattr(standings, "BOARD_FRESH_S", 60)  # "that second", however slow the machine
+    for name in ("Ann", "Bob"):
+        here(name)
+    placement.place(arena.pk)
+    client.get(arena.get_absolute_url())  # the board of the arena's last second
+    Arena.objects.filter(pk=arena.pk).update(ends_at=timezone.now())
+    page = client.get(arena.get_absolute_url()).content.decode()
+    assert "Standings — 1 race still finishing" in page
+    assert "Final standings" not in page and "Podium" not in page
