@@ -243,6 +243,17 @@ def flush_writes_no_content_types(django_db_setup):
 
 
 @pytest.fixture(autouse=True)
+def content_types_read_afresh():
+    """Each test reads the content types from its database: `ContentType.objects` caches them
+    by model in the process, and a `transaction=True` test's flush deletes the rows (none are
+    written again: `flush_writes_no_content_types`), so an admin's change logged after it
+    named a content type id that was gone, and the test's end failed on the foreign key."""
+    from django.contrib.contenttypes.models import ContentType
+
+    ContentType.objects.clear_cache()
+
+
+@pytest.fixture(autouse=True)
 def announce_every_race_move(settings):
     settings.RACE_PROGRESS_TICK_MS = 0
 
