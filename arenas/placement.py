@@ -37,11 +37,6 @@ from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART, RaceRul
 from races.models import Race, Racer
 
 RACE_ON = (Race.Status.LOBBY, Race.Status.STARTED)
-RACE_VISIBILITY = {
-    Arena.Visibility.PUBLIC: Race.Visibility.PUBLIC,
-    Arena.Visibility.LINK: Race.Visibility.LINK,
-}
-"""An arena's races are listed (on /races/, the recent races) where the arena is."""
 
 
 def race_sizes(free: int, most: int = MAX_PLAYERS) -> list[int]:
@@ -228,7 +223,7 @@ def open_races(arena: Arena, groups: list[list[ArenaPlayer]], not_before) -> lis
         arena.race_time_limit_s,
         [[(entry.player, entry.player.nickname) for entry in group] for group in groups],
         not_before=not_before,
-        visibility=RACE_VISIBILITY[arena.visibility],
+        visibility=Race.Visibility(arena.visibility),  # the same two values
     )
     ArenaRace.objects.bulk_create([ArenaRace(race=race, arena=arena) for race in races])
     return races

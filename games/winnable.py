@@ -143,12 +143,6 @@ def find_winnable_seed(
     return None, tried
 
 
-def take_pooled_seed(variant: str, use: str) -> int | None:
-    """A deal from the pool, removed from it; None when the pool is empty."""
-    seeds = take_pooled_seeds(variant, use, 1)
-    return seeds[0] if seeds else None
-
-
 def take_pooled_seeds(variant: str, use: str, count: int) -> list[int]:
     """Up to `count` deals from the pool, the oldest first, removed from it in one statement
     (an arena's batch of races takes a deal each). Each row is dealt once, on any database: the

@@ -1,7 +1,9 @@
-"""A race's deal: a random one, or a winnable one from the race pool (never a practice deal,
-whose number is public). No request asks the solver: an empty pool starts a search in the
-background worker (games.winnable.start_search), and the race takes the deal it found at its
-start; if none has come by then, the race is run on the random deal it opened with."""
+"""A race's deal: a random one, or a winnable one: a built deal for Eighty Thieves (its number
+not public), else from the race pool (never a practice deal, whose number is public). No request
+asks the solver: an empty pool starts a search in the background worker
+(games.winnable.start_search), and a race opened in a lobby takes the deal it found at its
+start; if none has come by then, the race is run on the random deal it opened with. An arena's
+races, placed and started at once, keep the deal they were placed with (`placed_deals`)."""
 
 from __future__ import annotations
 

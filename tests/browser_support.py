@@ -32,6 +32,9 @@ from tests.required import unavailable
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 DESKTOP = {"width": 1280, "height": 800}
+GUEST_CONTEXT = {"viewport": DESKTOP, "timezone_id": "UTC"}
+"""A guest's browser: a desktop, in UTC whatever the machine's zone (the arena form reads the
+start a test types in the browser's own time)."""
 # The two widths every page is checked at (tests/accessibility/): a desktop and a phone.
 WIDTHS = {"desktop": (1280, 800), "phone": (390, 844)}
 
@@ -201,7 +204,7 @@ def make_page(browser):
     errors: list[str] = []
 
     def make(width: int = DESKTOP["width"], height: int = DESKTOP["height"]):
-        guest = _idle.pop() if _idle else Guest(browser.new_context(viewport=DESKTOP))
+        guest = _idle.pop() if _idle else Guest(browser.new_context(**GUEST_CONTEXT))
         guests.append(guest)
         page = guest.new_page(width, height)
         page.on("pageerror", lambda error: errors.append(str(error)))

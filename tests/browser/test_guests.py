@@ -4,7 +4,7 @@ the browser, on every origin its pages went to, the ones they left included."""
 
 import pytest
 
-from tests.browser_support import DESKTOP, Guest
+from tests.browser_support import DESKTOP, GUEST_CONTEXT, Guest
 
 pytestmark = pytest.mark.browser
 
@@ -33,7 +33,7 @@ LEFT = {"local": "1", "cookie": True, "databases": ["trace"], "caches": ["trace"
 
 def test_a_guest_forgets_every_origin_its_pages_went_to(browser, live_url):
     here, there = live_url, live_url.replace("127.0.0.1", "localhost")
-    guest = Guest(browser.new_context(viewport=DESKTOP))
+    guest = Guest(browser.new_context(**GUEST_CONTEXT))
     try:
         page = guest.new_page(**DESKTOP)
         for origin in (here, there):  # one page: the first origin is left behind

@@ -50,8 +50,8 @@ def test_a_deal_dealt_as_winnable_says_so_on_its_page(client, no_search):
 
 def test_each_pooled_deal_is_dealt_once(no_search):
     pool("queenie", Use.PRACTICE, 11)
-    assert winnable.take_pooled_seed("queenie", Use.PRACTICE) == 11
-    assert winnable.take_pooled_seed("queenie", Use.PRACTICE) is None
+    assert winnable.take_pooled_seeds("queenie", Use.PRACTICE, 1) == [11]
+    assert winnable.take_pooled_seeds("queenie", Use.PRACTICE, 1) == []
 
 
 def test_a_batch_takes_the_oldest_deals_at_most_as_many_as_asked_each_once(no_search):
@@ -62,14 +62,14 @@ def test_a_batch_takes_the_oldest_deals_at_most_as_many_as_asked_each_once(no_se
     assert winnable.take_pooled_seeds("queenie", Use.RACE, 5) == [33]
     assert winnable.take_pooled_seeds("queenie", Use.RACE, 5) == []
     assert winnable.take_pooled_seeds("queenie", Use.PRACTICE, 0) == []
-    assert winnable.take_pooled_seed("queenie", Use.PRACTICE) == 34
+    assert winnable.take_pooled_seeds("queenie", Use.PRACTICE, 1) == [34]
 
 
 def test_pools_are_per_variant_and_use(no_search):
     pool("penguin", Use.RACE, 7)
-    assert winnable.take_pooled_seed("penguin", Use.PRACTICE) is None
-    assert winnable.take_pooled_seed("queenie", Use.RACE) is None
-    assert winnable.take_pooled_seed("penguin", Use.RACE) == 7
+    assert winnable.take_pooled_seeds("penguin", Use.PRACTICE, 1) == []
+    assert winnable.take_pooled_seeds("queenie", Use.RACE, 1) == []
+    assert winnable.take_pooled_seeds("penguin", Use.RACE, 1) == [7]
 
 
 def test_a_race_takes_its_deal_from_the_race_pool(make_client, no_search):
