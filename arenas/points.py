@@ -19,6 +19,7 @@ Nothing here touches Django: `arenas.results` reads the rows, asks these functio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 PLACE_POINTS = {1: 4, 2: 3, 3: 2}
@@ -119,6 +120,12 @@ def board_score(standing: Standing) -> float:
     milli = NO_PLACE_MILLI if average is None else round(average * 1000)
     last = LAST_SCORED_CAP_S if standing.last_scored_s is None else standing.last_scored_s
     return -standing.points * 10**9 + milli * 10**5 + min(last, LAST_SCORED_CAP_S)
+
+
+def board_order(standings: Mapping[int, Standing]) -> list[int]:
+    """The players (by id) in the board's order: by `board_score`, then, as the rank store
+    orders equal scores, by the member's text (the player's id as a string: 10 before 9)."""
+    return sorted(standings, key=lambda pid: (board_score(standings[pid]), str(pid)))
 
 
 def points_of(score_value: float) -> int:

@@ -238,14 +238,16 @@ def podium(arena: Arena, size: int = 3) -> list[dict]:
 
 def final_order(arena: Arena) -> list[board.Row]:
     """Every player's row, from their totals in the record (a board the store does not hold:
-    requests never rebuild a board), in the board's order: by score, then, as the rank store
-    orders equal scores, by the member's text (the player's id as a string)."""
+    requests never rebuild a board), in the board's order (`points.board_order`)."""
     totals = board.totals(arena)
-    scores = {pid: points.board_score(standing) for pid, standing in totals.items()}
-    order = sorted(scores, key=lambda pid: (scores[pid], str(pid)))
     return [
-        board.Row(rank=i, player_id=pid, points=totals[pid].points, score=scores[pid])
-        for i, pid in enumerate(order, 1)
+        board.Row(
+            rank=i,
+            player_id=pid,
+            points=totals[pid].points,
+            score=points.board_score(totals[pid]),
+        )
+        for i, pid in enumerate(points.board_order(totals), 1)
     ]
 
 

@@ -629,11 +629,11 @@ def compare_board(record: dict[int, points.Standing], on_board: list[tuple[str, 
     """A board (its members and scores, in its order) against every player's standing in the
     record: how many players it holds, how many of the record's it lacks, how many players'
     points differ (a player missing from either side has none there), and at how many places
-    the board's order is not the record's (points, then the tie-breaks of
-    `points.board_score`; equal scores by member, as Redis orders them)."""
+    the board's order is not the record's (`points.board_order`: points, then the tie-breaks,
+    equal scores by member as Redis orders them)."""
     found = {int(member): points.points_of(score) for member, score in on_board}
     wanted = {pid: standing.points for pid, standing in record.items()}
-    order = sorted(record, key=lambda pid: (points.board_score(record[pid]), str(pid)))
+    order = points.board_order(record)
     return {
         "board_players": len(found),
         "board_missing_from_redis": len(wanted.keys() - found.keys()),

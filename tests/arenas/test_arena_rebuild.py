@@ -33,8 +33,7 @@ def played(arena: Arena, here, players: int = 4) -> Arena:
 def as_recounted(arena: Arena) -> list[tuple[str, int]]:
     """The arena's board as the record counts it: each player and their points, in order."""
     standings = board.recount(arena)
-    order = sorted(standings, key=lambda pid: (points.board_score(standings[pid]), str(pid)))
-    return [(str(pid), standings[pid].points) for pid in order]
+    return [(str(pid), standings[pid].points) for pid in points.board_order(standings)]
 
 
 def on_board(arena: Arena) -> list[tuple[str, int]]:

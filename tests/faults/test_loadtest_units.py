@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from arenas.points import Standing, board_score
+from arenas.points import Standing, board_order, board_score
 from scripts.arena_crowd import (
     ArenaPlayer,
     by_closing,
@@ -409,9 +409,7 @@ RECORD = {
 
 def board_of(standings: dict[int, Standing]) -> list[tuple[str, float]]:
     """A sorted set holding these standings, in Redis's order (score, then member)."""
-    return sorted(
-        ((str(pid), board_score(s)) for pid, s in standings.items()), key=lambda m: m[::-1]
-    )
+    return [(str(pid), board_score(standings[pid])) for pid in board_order(standings)]
 
 
 def test_a_board_that_is_the_records_passes_the_check():
