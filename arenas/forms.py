@@ -9,11 +9,7 @@ from arenas.actions import MAX_MINUTES, MIN_MINUTES
 from arenas.models import Arena
 from games.engine import VARIANT_INFO, VARIANTS
 
-LENGTHS = [
-    (n, f"{n} minutes")
-    for n in sorted({MIN_MINUTES, 10, 15, 20, 30, 45, 60, 90, 120, MAX_MINUTES})
-    if MIN_MINUTES <= n <= MAX_MINUTES
-]
+LENGTHS = [(n, f"{n} minutes") for n in (MIN_MINUTES, 10, 15, 20, 30, 45, 60, 90, 120, MAX_MINUTES)]
 AHEAD_OF_UTC = (-12 * 60, 14 * 60)
 """The bounds of a place's clock against UTC, in minutes: UTC-12:00 to UTC+14:00."""
 UNREAD_CLOCK = (

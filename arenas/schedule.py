@@ -42,8 +42,10 @@ def make_coming(hours: int = MAKE_AHEAD_HOURS, now=None, schedules=None) -> int:
     """Make the scheduled arenas starting in the next `hours`, of the active `schedules` (all
     of them by default); how many were new."""
     now = now or timezone.now()
+    if schedules is None:
+        schedules = ArenaSchedule.objects.all()
     made = 0
-    for schedule in (schedules or ArenaSchedule.objects.all()).filter(active=True):
+    for schedule in schedules.filter(active=True):
         for at in starts_between(schedule, now, now + timedelta(hours=hours)):
             if Arena.objects.filter(schedule=schedule, starts_at=at).exists():
                 continue

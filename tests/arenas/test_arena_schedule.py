@@ -87,6 +87,14 @@ def test_an_hourly_schedule_keeps_its_minute_past_each_hour_across_midnight():
     ]
 
 
+@pytest.mark.django_db
+def test_making_the_coming_arenas_of_no_schedule_makes_none():
+    """An empty choice of schedules is none of them, not all."""
+    ArenaSchedule.objects.create(variant="penguin")
+    assert make_coming(schedules=ArenaSchedule.objects.none()) == 0
+    assert not Arena.objects.exists()
+
+
 @pytest.fixture
 def stopped_clock(monkeypatch) -> datetime:
     """The clock stopped at twenty past this hour, for a fixture and the admin's request after
