@@ -1,4 +1,5 @@
 from django.contrib import admin, messages
+from django.db import transaction
 
 from arenas.models import Arena, ArenaPlayer, ArenaResult, ArenaSchedule
 from arenas.schedule import Remade, clear_coming, remake_coming
@@ -6,9 +7,11 @@ from arenas.schedule import Remade, clear_coming, remake_coming
 
 @admin.register(ArenaSchedule)
 class ArenaScheduleAdmin(admin.ModelAdmin):
-    """A schedule's arenas are made a day ahead: on a save (in the form or the list) its coming
-    arenas nobody joined are made again under its settings as they now are (none if it was
-    deactivated), and on a delete they go; the ones someone joined stay as they were."""
+    """A schedule's arenas are made a day ahead: on a save that changed it (in the form or the
+    list) its coming arenas nobody joined take its settings as they now are, in place where
+    their start is still one of its own (their links kept), the others removed and the new
+    starts' made (none if it was deactivated); on a delete they go. The ones someone joined
+    stay as they were."""
 
     list_display = ("variant", "every_minutes", "offset_minutes", "length_minutes", "active")
     list_editable = ("every_minutes", "offset_minutes", "length_minutes", "active")
@@ -16,6 +19,8 @@ class ArenaScheduleAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change) -> None:
         super().save_model(request, obj, form, change)
+        if change and not form.changed_data:
+            return  # saved as it was: its coming arenas stay as they are
         self.tell(request, obj, remake_coming(obj))
 
     def delete_model(self, request, obj) -> None:
@@ -23,12 +28,17 @@ class ArenaScheduleAdmin(admin.ModelAdmin):
         super().delete_model(request, obj)
 
     def delete_queryset(self, request, queryset) -> None:
-        for obj in queryset:
-            self.tell(request, obj, clear_coming(obj))
-        super().delete_queryset(request, queryset)
+        # The delete action runs in no transaction: one keeps each schedule's row locked from
+        # its arenas' removal to its own (arenas/schedule.py `lock_coming`).
+        with transaction.atomic():
+            for obj in queryset:
+                self.tell(request, obj, clear_coming(obj))
+            super().delete_queryset(request, queryset)
 
     def tell(self, request, obj: ArenaSchedule, remade: Remade) -> None:
         done = [f"removed {remade.removed} coming arenas nobody had joined"]
+        if remade.changed:
+            done.append(f"changed {remade.changed} in place (their links kept)")
         if remade.made is not None:
             done.append(f"made {remade.made} under its settings as they now are")
         said = f"{obj}: {', '.join(done)}."

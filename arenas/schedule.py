@@ -5,15 +5,15 @@ unique constraint)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db import transaction
 from django.utils import timezone
 
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule, StandardScheduleMade
 from games.models import Variant
+from games.rows import one_or_none
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 """Where every schedule's series is counted from: one series whatever day a run falls on (counted
@@ -24,7 +24,7 @@ from it, so an interval that divides a day keeps the start times it had from mid
 
 def starts_between(schedule: ArenaSchedule, start: datetime, end: datetime) -> list[datetime]:
     """The schedule's start times in [start, end)."""
-    every = timedelta(minutes=max(1, schedule.every_minutes))
+    every = interval(schedule)
     at = EPOCH + timedelta(minutes=schedule.offset_minutes)
     if at < start:
         at += every * -(-(start - at) // every)
@@ -33,6 +33,25 @@ def starts_between(schedule: ArenaSchedule, start: datetime, end: datetime) -> l
         found.append(at)
         at += every
     return found
+
+
+def interval(schedule: ArenaSchedule) -> timedelta:
+    return timedelta(minutes=max(1, schedule.every_minutes))
+
+
+def is_a_start(schedule: ArenaSchedule, at: datetime) -> bool:
+    """Whether the schedule, as it is, starts an arena at `at` (one of its start times)."""
+    since = at - EPOCH - timedelta(minutes=schedule.offset_minutes)
+    return since % interval(schedule) == timedelta(0)
+
+
+def scheduled(schedule: ArenaSchedule, at: datetime) -> dict:
+    """The fields of its arena starting at `at` that the schedule sets."""
+    return {
+        "name": f"{Variant(schedule.variant).label} arena, {at:%H:%M}",
+        "variant": schedule.variant,
+        "ends_at": at + timedelta(minutes=schedule.length_minutes),
+    }
 
 
 MAKE_AHEAD_HOURS = 24
@@ -44,24 +63,33 @@ def make_coming(hours: int = MAKE_AHEAD_HOURS, now=None, schedules=None) -> int:
     now = now or timezone.now()
     if schedules is None:
         schedules = ArenaSchedule.objects.all()
-    made = 0
-    for schedule in schedules.filter(active=True):
-        for at in starts_between(schedule, now, now + timedelta(hours=hours)):
-            if Arena.objects.filter(schedule=schedule, starts_at=at).exists():
-                continue
-            try:
-                with transaction.atomic():
-                    Arena.objects.create(
-                        schedule=schedule,
-                        name=f"{Variant(schedule.variant).label} arena, {at:%H:%M}",
-                        variant=schedule.variant,
-                        starts_at=at,
-                        ends_at=at + timedelta(minutes=schedule.length_minutes),
-                    )
-                made += 1
-            except IntegrityError:  # a second scheduler made it meanwhile
-                continue
-    return made
+    until = now + timedelta(hours=hours)
+    return sum(
+        make_coming_of(schedule.pk, now, until) for schedule in schedules.filter(active=True)
+    )
+
+
+def make_coming_of(pk: int, now: datetime, until: datetime) -> int:
+    """Make one schedule's arenas starting in [now, until), under a lock on its row: an admin's
+    edit of it (`remake_coming`) waits for this to commit, or this for the edit, reading the
+    schedule afresh after it (a schedule deleted or deactivated meanwhile makes none). A second
+    scheduler waits too, then finds the arenas made."""
+    with transaction.atomic():
+        schedule = one_or_none(ArenaSchedule.objects.select_for_update().filter(pk=pk, active=True))
+        if schedule is None:
+            return 0
+        starts = starts_between(schedule, now, until)
+        made = set(
+            Arena.objects.filter(schedule=schedule, starts_at__in=starts).values_list(
+                "starts_at", flat=True
+            )
+        )
+        new = Arena.objects.bulk_create(
+            Arena(schedule=schedule, starts_at=at, **scheduled(schedule, at))
+            for at in starts
+            if at not in made
+        )
+    return len(new)
 
 
 @dataclass(frozen=True)
@@ -69,31 +97,63 @@ class Remade:
     """What an admin's edit of a schedule did to its coming arenas (those made ahead)."""
 
     removed: int
-    """Not started and nobody joined them: removed."""
+    """Not started, nobody joined them, and their start is none of the schedule's now (or it
+    was deactivated or deleted): removed."""
     kept: int
     """Not started but someone joined them: left as they were, under the old settings."""
+    changed: int = 0
+    """Not started, nobody joined them, their start still one of the schedule's: its settings
+    as they now are (a length, a game) put on them in place, so their public ids, and the links
+    that name them, stay."""
     made: int | None = None
-    """Made again under its settings as they now are (None: it was deleted)."""
+    """Made for the starts new under its settings (None: it was deleted)."""
 
 
+@transaction.atomic
 def clear_coming(schedule: ArenaSchedule, now=None) -> Remade:
     """Remove the schedule's arenas that have not started and that nobody joined (an admin
-    edited, deactivated or deleted it: otherwise those made a day ahead would keep its old
-    settings for a day); the ones someone joined stay."""
-    now = now or timezone.now()
-    coming = Arena.objects.filter(schedule=schedule, starts_at__gt=now)
-    joined = Exists(ArenaPlayer.objects.filter(arena=OuterRef("pk")))
-    _, deleted = coming.exclude(joined).delete()
-    return Remade(removed=deleted.get(Arena._meta.label, 0), kept=coming.count())
+    deletes it); the ones someone joined stay."""
+    unjoined, joined = lock_coming(schedule, now or timezone.now())
+    Arena.objects.filter(pk__in=[arena.pk for arena in unjoined]).delete()
+    return Remade(removed=len(unjoined), kept=joined)
 
 
+@transaction.atomic
 def remake_coming(schedule: ArenaSchedule, now=None) -> Remade:
-    """After an admin's edit: the schedule's coming arenas nobody joined made again under its
-    settings as they now are (none if it is inactive)."""
+    """After an admin's edit (otherwise the arenas made a day ahead would keep its old settings
+    for a day): of its coming arenas nobody joined, those whose start is still one of the
+    schedule's take its settings in place, keeping their public ids; the others are removed
+    (all of them if it is inactive), and the starts new under its settings get arenas."""
     now = now or timezone.now()
-    cleared = clear_coming(schedule, now)
+    unjoined, joined = lock_coming(schedule, now)
+    stay = [a for a in unjoined if schedule.active and is_a_start(schedule, a.starts_at)]
+    gone = Arena.objects.filter(pk__in=[a.pk for a in unjoined]).exclude(
+        pk__in=[a.pk for a in stay]
+    )
+    gone.delete()
+    changed = [a for a in stay if take(a, scheduled(schedule, a.starts_at))]
+    Arena.objects.bulk_update(changed, ["name", "variant", "ends_at"])
     made = make_coming(now=now, schedules=ArenaSchedule.objects.filter(pk=schedule.pk))
-    return replace(cleared, made=made)
+    return Remade(removed=len(unjoined) - len(stay), kept=joined, changed=len(changed), made=made)
+
+
+def lock_coming(schedule: ArenaSchedule, now: datetime) -> tuple[list[Arena], int]:
+    """The schedule's coming arenas nobody joined, and how many someone joined, read under
+    locks held to the end of the transaction (the admin's): the schedule's row, which
+    `make_coming_of` takes too, and the arenas' rows, which a join's insert waits for (a join
+    that came first is counted joined)."""
+    list(ArenaSchedule.objects.select_for_update().filter(pk=schedule.pk))
+    coming = list(Arena.objects.select_for_update().filter(schedule=schedule, starts_at__gt=now))
+    joined = set(ArenaPlayer.objects.filter(arena__in=coming).values_list("arena", flat=True))
+    return [arena for arena in coming if arena.pk not in joined], len(joined)
+
+
+def take(arena: Arena, fields: dict) -> bool:
+    """Set these fields on the arena; whether any changed."""
+    changed = {name for name, value in fields.items() if getattr(arena, name) != value}
+    for name in changed:
+        setattr(arena, name, fields[name])
+    return bool(changed)
 
 
 STANDARD_EVERY_MINUTES = 60

@@ -128,6 +128,19 @@ def coming_arenas(every: ArenaSchedule):
     return Arena.objects.filter(schedule=every, starts_at__gt=timezone.now())
 
 
+def links(every: ArenaSchedule) -> dict[datetime, str]:
+    """The coming arenas' public ids (what their links name), by start."""
+    return dict(coming_arenas(every).values_list("starts_at", "public_id"))
+
+
+def edit(admin_client, every: ArenaSchedule, **changes):
+    return admin_client.post(
+        reverse("admin:arenas_arenaschedule_change", args=[every.pk]),
+        schedule_form(**changes),
+        follow=True,
+    )
+
+
 def schedule_form(**changes) -> dict:
     form = {
         "variant": "penguin",
@@ -146,11 +159,7 @@ def said(answer) -> str:
 @pytest.mark.django_db
 def test_an_admin_s_edit_makes_the_coming_arenas_nobody_joined_again(admin_client, hourly):
     joined = coming_arenas(hourly).filter(players__isnull=False).get()
-    answer = admin_client.post(
-        reverse("admin:arenas_arenaschedule_change", args=[hourly.pk]),
-        schedule_form(offset_minutes=15, length_minutes=45),
-        follow=True,
-    )
+    answer = edit(admin_client, hourly, offset_minutes=15, length_minutes=45)
     assert answer.status_code == 200
     others = coming_arenas(hourly).exclude(pk=joined.pk)
     assert len(others) == 24
@@ -166,12 +175,55 @@ def test_an_admin_s_edit_makes_the_coming_arenas_nobody_joined_again(admin_clien
 
 
 @pytest.mark.django_db
+def test_an_admin_s_save_that_changes_nothing_keeps_the_coming_arenas(admin_client, hourly):
+    before = links(hourly)
+    answer = edit(admin_client, hourly)
+    assert links(hourly) == before
+    assert "coming arenas" not in said(answer)
+
+
+@pytest.mark.django_db
+def test_a_new_length_changes_the_coming_arenas_in_place(admin_client, hourly):
+    """Their starts stay the schedule's, so they keep their public ids: a link shared, a page
+    open or a reminder still finds them."""
+    before = links(hourly)
+    answer = edit(admin_client, hourly, length_minutes=45)
+    assert links(hourly) == before
+    lengths = {a.ends_at - a.starts_at for a in coming_arenas(hourly).filter(players=None)}
+    assert lengths == {timedelta(minutes=45)}
+    joined = coming_arenas(hourly).get(players__isnull=False)
+    assert joined.ends_at - joined.starts_at == timedelta(minutes=30)
+    assert "removed 0 coming arenas nobody had joined, changed 23 in place" in said(answer)
+
+
+@pytest.mark.django_db
+def test_a_new_game_changes_the_coming_arenas_in_place(admin_client, hourly):
+    before = links(hourly)
+    edit(admin_client, hourly, variant="queenie")
+    assert links(hourly) == before
+    unjoined = coming_arenas(hourly).filter(players=None)
+    assert {a.variant for a in unjoined} == {"queenie"}
+    assert all(a.name == f"Queenie arena, {a.starts_at:%H:%M}" for a in unjoined)
+
+
+@pytest.mark.django_db
+def test_a_new_interval_keeps_the_arenas_of_the_starts_it_keeps(admin_client, hourly):
+    """Every 90 minutes from midnight UTC: the hourly arenas at 00:00, 03:00 ... keep their ids,
+    the others nobody joined go, and the ones at 01:30, 04:30 ... are new."""
+    before = links(hourly)
+    joined = coming_arenas(hourly).get(players__isnull=False)
+    edit(admin_client, hourly, every_minutes=90)
+    after = links(hourly)
+    both = set(before) & set(after)
+    assert both == {at for at in before if at.hour % 3 == 0} | {joined.starts_at}
+    assert {at: after[at] for at in both} == {at: before[at] for at in both}
+    assert {f"{at.hour % 3}:{at.minute}" for at in set(after) - both} == {"1:30"}
+
+
+@pytest.mark.django_db
 def test_an_admin_who_deactivates_a_schedule_removes_its_coming_arenas(admin_client, hourly):
     joined = coming_arenas(hourly).filter(players__isnull=False).get()
-    admin_client.post(
-        reverse("admin:arenas_arenaschedule_change", args=[hourly.pk]),
-        schedule_form(active=None),
-    )
+    edit(admin_client, hourly, active=None)
     assert list(coming_arenas(hourly)) == [joined]
 
 
@@ -197,7 +249,8 @@ def test_the_admin_s_delete_action_removes_the_schedules_coming_arenas(admin_cli
 
 
 @pytest.mark.django_db
-def test_an_admin_s_edit_in_the_list_makes_the_coming_arenas_again(admin_client, hourly):
+def test_an_admin_s_edit_in_the_list_changes_the_coming_arenas(admin_client, hourly):
+    before = links(hourly)
     admin_client.post(
         reverse("admin:arenas_arenaschedule_changelist"),
         {
@@ -211,8 +264,9 @@ def test_an_admin_s_edit_in_the_list_makes_the_coming_arenas_again(admin_client,
             "_save": "Save",
         },
     )
-    lengths = {a.ends_at - a.starts_at for a in coming_arenas(hourly).filter(players__isnull=True)}
+    lengths = {a.ends_at - a.starts_at for a in coming_arenas(hourly).filter(players=None)}
     assert lengths == {timedelta(minutes=20)}
+    assert links(hourly) == before
 
 
 def set_up_an_arena(client, **changes):
