@@ -3,6 +3,20 @@
 from django.db import migrations, models
 
 
+def mark_a_database_in_use(apps, schema_editor):
+    """A database that has arenas or schedule rows already gets the marker: its admin may have
+    deleted every schedule row, and the scheduler's first `run_arenas --standard-schedule`
+    after this upgrade would bring the standard schedule back. A fresh database (the tests'
+    too) migrates empty and gets none."""
+    db = schema_editor.connection.alias
+    in_use = any(
+        apps.get_model("arenas", name).objects.using(db).exists()
+        for name in ("Arena", "ArenaSchedule")
+    )
+    if in_use:
+        apps.get_model("arenas", "StandardScheduleMade").objects.using(db).create(pk=1)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -17,4 +31,5 @@ class Migration(migrations.Migration):
                 ('made_at', models.DateTimeField(auto_now_add=True)),
             ],
         ),
+        migrations.RunPython(mark_a_database_in_use, migrations.RunPython.noop),
     ]

@@ -2,13 +2,17 @@
 kept as an admin leaves it, its start times counted from a fixed epoch; and the friends' "set
 up an arena" form."""
 
+import importlib
 import io
 import re
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
+from types import SimpleNamespace
 
 import pytest
+from django.apps import apps
 from django.core.management import call_command
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
@@ -56,6 +60,29 @@ def test_a_database_with_its_own_schedule_gets_no_standard_one():
     ArenaSchedule.objects.create(variant="queenie", every_minutes=120)
     run_the_scheduler_s_arena_job()
     assert list(ArenaSchedule.objects.values_list("variant", flat=True)) == ["queenie"]
+
+
+def upgrade_to_the_marker() -> None:
+    """The data step of the migration that adds the marker, on the database as it is."""
+    added = importlib.import_module("arenas.migrations.0003_standard_schedule_made")
+    added.mark_a_database_in_use(apps, SimpleNamespace(connection=connection))
+
+
+@pytest.mark.django_db
+def test_a_database_in_use_before_the_marker_gets_no_standard_schedule():
+    """Its admin deleted every schedule row; the arenas they made are left."""
+    at = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    Arena.objects.create(name="Earlier", variant="penguin", starts_at=at, ends_at=at + HOUR)
+    upgrade_to_the_marker()
+    run_the_scheduler_s_arena_job()
+    assert not ArenaSchedule.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_empty_database_gets_the_standard_schedule_after_the_upgrade():
+    upgrade_to_the_marker()
+    run_the_scheduler_s_arena_job()
+    assert ArenaSchedule.objects.count() == len(Variant.values)
 
 
 def scheduled_starts(every: ArenaSchedule) -> list[datetime]:
