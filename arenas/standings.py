@@ -79,10 +79,13 @@ def from_board(arena: Arena, read: Callable[[], T]) -> T | None:
     return None
 
 
-def top_rows(arena: Arena, size: int, start: int = 0) -> tuple[list[board.Row], int]:
+def top_rows(
+    arena: Arena, size: int, start: int = 0, final: bool = False
+) -> tuple[list[board.Row], int]:
     """`size` rows of the standings from position `start` (0: the first), and how many players
-    there are: from the board, or from the players' totals in the record (`from_board`)."""
-    top = from_board(arena, lambda: board.read_top(arena, size, start))
+    there are: from the board, or from the players' totals in the record (`from_board`); the
+    final standings (`final`, `is_final`) from the record always."""
+    top = None if final else from_board(arena, lambda: board.read_top(arena, size, start))
     if top is not None:
         return top.rows, top.count
     order = final_order(arena)
@@ -92,14 +95,25 @@ def top_rows(arena: Arena, size: int, start: int = 0) -> tuple[list[board.Row], 
 def board_frame(arena: Arena, size: int | None = None) -> dict:
     """The board's first rows, shared by every socket of a process (their own rows are added
     one by one, `own_rows`); once the arena has ended, with how many of its races are still
-    `finishing` (their points still to come: the standings are final at 0). `size`: `TOP`."""
-    found, count = top_rows(arena, TOP if size is None else size)
+    `finishing` (their points still to come). At 0 the standings are final (`is_final`), and
+    read from the record: a race's close commits its status with its players' totals, and
+    writes the board only after the commit, so a board read between the two, without the
+    last race's points, would be final and shown so on pages that open no socket. The count
+    is read first: totals read after a count of 0 hold every close. `size`: `TOP`."""
+    left = finishing(arena) if arena.phase() == Arena.Phase.ENDED else None
+    found, count = top_rows(arena, TOP if size is None else size, final=left == 0)
     entries = entries_of(arena, [row.player_id for row in found])
     rows = [row_dict(row, entries.get(row.player_id)) for row in found]
     frame = {"type": "standings", "rows": rows, "count": count, **lobby(arena)}
-    if arena.phase() == Arena.Phase.ENDED:
-        frame["finishing"] = finishing(arena)
+    if left is not None:
+        frame["finishing"] = left
     return frame
+
+
+def is_final(frame: dict) -> bool:
+    """Whether a board frame holds the final standings: read once the arena had ended and none
+    of its races was still on."""
+    return frame.get("finishing") == 0
 
 
 def finishing(arena: Arena) -> int:
@@ -135,11 +149,16 @@ def read_board(arena: Arena) -> dict:
 def fresh_board(arena: Arena) -> dict | None:
     """This process's latest board frame of the arena, if it was read under `BOARD_FRESH_S`
     ago: a crowd coming back from their races loads the arena's page, and opens its socket,
-    many times a second, and each is shown the board of that second."""
+    many times a second, and each is shown the board of that second. Not one read while the
+    arena ran, once it has ended: every page open at the end reloads then, and is shown the
+    standings with their count of the races still finishing (final at 0, `board_frame`)."""
     found = _latest.get(arena.public_id)
     if found is None or time.monotonic() - found[0] >= BOARD_FRESH_S:
         return None
-    return found[1]
+    frame = found[1]
+    if "finishing" not in frame and arena.phase() == Arena.Phase.ENDED:
+        return None
+    return frame
 
 
 _reading = threading.Lock()
@@ -173,18 +192,22 @@ def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
     return {pid: own_dict(row, entries.get(pid)) for pid, row in found.items()}
 
 
-def own_board_rows(arena: Arena, player_ids: list[int]) -> dict[int, board.Row]:
-    """These players' places on the board, or counted from the record (`from_board`)."""
-    found = from_board(arena, lambda: board.read_own(arena, player_ids))
+def own_board_rows(
+    arena: Arena, player_ids: list[int], final: bool = False
+) -> dict[int, board.Row]:
+    """These players' places on the board, or counted from the record (`from_board`; the
+    final standings, `final`, always)."""
+    found = None if final else from_board(arena, lambda: board.read_own(arena, player_ids))
     if found is None:
         wanted = set(player_ids)
         found = {row.player_id: row for row in final_order(arena) if row.player_id in wanted}
     return found
 
 
-def own_row(arena: Arena, entry: ArenaPlayer, name: str) -> dict | None:
-    """A player's pinned own row, from their entry as the page has just read it."""
-    row = own_board_rows(arena, [entry.player_id]).get(entry.player_id)
+def own_row(arena: Arena, entry: ArenaPlayer, name: str, final: bool = False) -> dict | None:
+    """A player's pinned own row, from their entry as the page has just read it (`final`: in
+    the final standings)."""
+    row = own_board_rows(arena, [entry.player_id], final).get(entry.player_id)
     totals = Entry(name, entry.races, entry.podiums_in_a_row, entry.place_sum, entry.paused)
     return None if row is None else own_dict(row, totals)
 
@@ -219,21 +242,11 @@ def results_of(arena: Arena, player_id: int) -> list[ArenaResult]:
     return list(found.order_by("at", "race_id"))
 
 
-def podium(arena: Arena, size: int = 3) -> list[dict]:
-    """The first `size` of the standings, each with their races: every arena page open at the
-    end reloads at once to show it, so it is read as the board is (`top_rows`)."""
-    found, _ = top_rows(arena, size)
-    entries = entries_of(arena, [row.player_id for row in found])
-    return [
-        {
-            "rank": row.rank,
-            "player": row.player_id,
-            "name": entries[row.player_id].name if row.player_id in entries else "?",
-            "points": row.points,
-            "results": results_of(arena, row.player_id),
-        }
-        for row in found
-    ]
+def podium(arena: Arena, frame: dict, size: int = 3) -> list[dict]:
+    """The first `size` of the final standings, each with their races: the first rows of the
+    board `frame` the page shows (every arena page open at the end reloads at once to show
+    it: nothing is read again but the races)."""
+    return [{**row, "results": results_of(arena, row["player"])} for row in frame["rows"][:size]]
 
 
 def final_order(arena: Arena) -> list[board.Row]:
@@ -251,10 +264,10 @@ def final_order(arena: Arena) -> list[board.Row]:
     ]
 
 
-def standings_page(arena: Arena, page: int, per_page: int) -> dict:
+def standings_page(arena: Arena, page: int, per_page: int, final: bool = False) -> dict:
     """One page of the standings (the API): from the board while the store keeps it, else
-    from the record (`from_board`)."""
-    rows, count = top_rows(arena, per_page, (page - 1) * per_page)
+    from the record (`from_board`); the final standings (`final`) from the record."""
+    rows, count = top_rows(arena, per_page, (page - 1) * per_page, final)
     entries = entries_of(arena, [row.player_id for row in rows])
     found = []
     for row in rows:

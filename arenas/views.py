@@ -125,12 +125,12 @@ def standings_rows(
     highlighted; the players on it; and how many pages there are. The first page is the board
     frame every page and socket of the second shares (`board_rows`); the others are read from
     the board as the API reads its pages (from the players' totals once the store keeps it no
-    more: the record is never counted again)."""
+    more, or once they are final, as the frame's are: the record is never counted again)."""
     if page == 1:
         shown, count = frame["rows"], frame["count"]
         rows = board_rows(arena, frame, viewer)
     else:
-        found = standings.standings_page(arena, page, standings.TOP)
+        found = standings.standings_page(arena, page, standings.TOP, standings.is_final(frame))
         shown, count = found["rows"], found["total"]
         rows = [board_row(arena, row, you=row["player"] == viewer) for row in shown]
     pages = max(1, -(-count // standings.TOP))
@@ -154,24 +154,19 @@ def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     context = controls_context(arena, player)
     entry = context["entry"]
     frame = standings.current_board(arena)
+    final = context["phase"] == Arena.Phase.ENDED and standings.is_final(frame)
     rows, shown, pages = standings_rows(arena, frame, page, entry.player_id if entry else None)
     if entry and entry.player_id not in shown:  # their own row, pinned under the page's
-        own = standings.own_row(arena, entry, player.nickname)
+        own = standings.own_row(arena, entry, player.nickname, final)
         rows = [*rows, board_row(arena, own, you=True, pinned=True)] if own else rows
-    finishing = 0
-    if context["phase"] == Arena.Phase.ENDED:
-        # A board read in the arena's last second (every open page reloads at its end, within
-        # that second) has no count of its races finishing yet.
-        finishing = frame["finishing"] if "finishing" in frame else standings.finishing(arena)
-    final = context["phase"] == Arena.Phase.ENDED and not finishing
     context.update(
         board=frame,
         board_rows=rows,
         page=page,
         pages=pages,
-        finishing=finishing,
+        finishing=frame.get("finishing", 0),
         final=final,
-        podium=standings.podium(arena) if final else None,
+        podium=standings.podium(arena, frame) if final else None,
     )
     return render(request, "arenas/arena.html", context)
 
