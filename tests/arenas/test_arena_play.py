@@ -2,10 +2,13 @@
 the record and on the board, and the bad inputs. The actions are driven directly; the socket is
 in test_arena_socket.py."""
 
+import importlib
 import json
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
+from django.apps import apps
 from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
@@ -110,6 +113,25 @@ def test_an_arena_s_races_are_listed_where_the_arena_is(
     [race] = placement.place(arena.pk)
     assert race.visibility == (Race.Visibility.PUBLIC if listed else Race.Visibility.LINK)
     assert (race.code in client.get("/races/").content.decode()) == listed
+
+
+def test_a_link_only_arena_s_races_placed_as_public_before_are_link_only_after_the_upgrade(
+    make_arena, here
+):
+    """The data step of the migration: the races a link-only arena placed while its races were
+    public become link-only; a public arena's stay listed."""
+    friends = make_arena(variant="penguin", visibility=Arena.Visibility.LINK)
+    listed = make_arena(variant="penguin")
+    for on in (friends, listed):
+        here(f"Ann of {on.pk}", on=on), here(f"Bob of {on.pk}", on=on)
+    races = placement.place(friends.pk) + placement.place(listed.pk)
+    Race.objects.update(visibility=Race.Visibility.PUBLIC)  # as placed before
+    upgrade = importlib.import_module("arenas.migrations.0004_link_only_arenas_races_link_only")
+    upgrade.races_as_their_arena(apps, SimpleNamespace(connection=connection))
+    assert [Race.objects.get(pk=race.pk).visibility for race in races] == [
+        Race.Visibility.LINK,
+        Race.Visibility.PUBLIC,
+    ]
 
 
 def test_the_race_pool_is_stocked_for_the_crowd_that_joined_the_coming_arenas(make_arena, here):
