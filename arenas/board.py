@@ -16,6 +16,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Func,
+    Q,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, Coalesce, Collate, Least
 from django.utils import timezone
 from redis.exceptions import RedisError
 
@@ -156,6 +169,23 @@ def read_top(arena: Arena, size: int, start: int = 0, store: RankStore | None = 
     return Top(rows=rows, count=count)
 
 
+def read_ranks(entries: list[ArenaPlayer], store: RankStore | None = None) -> dict[int, int]:
+    """Each of these entries' rank on its arena's board (by the entry's id), the boards of
+    several arenas read in one trip: none for an arena whose board the store does not hold (its
+    marker, a sorted set of one member, gone: lost with Redis, or a day after the end)."""
+    store = store or get_rank_store()
+    calls = []
+    for entry in entries:
+        calls.append(("count", (marker_key(entry.arena),)))
+        calls.append(("rank", (key(entry.arena), str(entry.player_id))))
+    answers = store.many(calls) if calls else []
+    return {
+        entry.pk: rank + 1
+        for entry, built, rank in zip(entries, answers[::2], answers[1::2], strict=True)
+        if built and rank is not None
+    }
+
+
 def read_own(arena: Arena, player_ids: list[int], store: RankStore | None = None) -> dict[int, Row]:
     """Each of these players' rows (the pinned own rows of a process's sockets), in one trip."""
     store = store or get_rank_store()
@@ -170,3 +200,43 @@ def read_own(arena: Arena, player_ids: list[int], store: RankStore | None = None
                 rank=rank + 1, player_id=pid, points=points.points_of(score), score=score
             )
     return rows
+
+
+def record_score() -> ExpressionWrapper:
+    """`points.board_score` of a player's totals (`TOTALS`) in SQL, the same whole number: the
+    average place's thousandths are rounded from the same double (PostgreSQL's round of a
+    double, as Python's, takes a half to the even neighbour)."""
+    average_milli = Func(
+        Cast("place_sum", FloatField()) / Cast("races", FloatField()) * Value(1000.0),
+        function="ROUND",
+        output_field=FloatField(),
+    )
+    milli = Case(
+        When(races=0, then=Value(points.NO_PLACE_MILLI)),
+        default=Cast(average_milli, BigIntegerField()),
+        output_field=BigIntegerField(),
+    )
+    cap = Value(points.LAST_SCORED_CAP_S)
+    return ExpressionWrapper(
+        Cast("points", BigIntegerField()) * Value(-(10**9))
+        + milli * Value(10**5)
+        + Least(Coalesce(F("last_scored_s"), cap), cap),
+        # Django infers an integer, whose range a score of 3 points or more leaves (a lookup
+        # beyond a field's range matches nothing)
+        output_field=BigIntegerField(),
+    )
+
+
+def record_row(entry: ArenaPlayer) -> Row:
+    """A player's row in the board's order, from the totals on their row (`entry`, as read) and
+    how many of the arena's players rank ahead of them, counted by the database: a score lower
+    (`record_score`), or the same and the member's text before theirs (as the rank store orders
+    equal scores: "10" before "9"). One count, where reading every player's totals to sort
+    them read a row a player."""
+    score = points.board_score(standing_of(entry))
+    ahead = (
+        ArenaPlayer.objects.filter(arena_id=entry.arena_id)
+        .alias(score=record_score(), member=Collate(Cast("player_id", TextField()), "C"))
+        .filter(Q(score__lt=score) | Q(score=score, member__lt=str(entry.player_id)))
+    )
+    return Row(rank=ahead.count() + 1, player_id=entry.player_id, points=entry.points, score=score)

@@ -192,24 +192,23 @@ def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
     return {pid: own_dict(row, entries.get(pid)) for pid, row in found.items()}
 
 
-def own_board_rows(
-    arena: Arena, player_ids: list[int], final: bool = False
-) -> dict[int, board.Row]:
-    """These players' places on the board, or counted from the record (`from_board`; the
-    final standings, `final`, always)."""
-    found = None if final else from_board(arena, lambda: board.read_own(arena, player_ids))
+def own_board_rows(arena: Arena, player_ids: list[int]) -> dict[int, board.Row]:
+    """These players' places on the board, or counted from the record (`from_board`)."""
+    found = from_board(arena, lambda: board.read_own(arena, player_ids))
     if found is None:
         wanted = set(player_ids)
         found = {row.player_id: row for row in final_order(arena) if row.player_id in wanted}
     return found
 
 
-def own_row(arena: Arena, entry: ArenaPlayer, name: str, final: bool = False) -> dict | None:
-    """A player's pinned own row, from their entry as the page has just read it (`final`: in
-    the final standings)."""
-    row = own_board_rows(arena, [entry.player_id], final).get(entry.player_id)
+def own_row(arena: Arena, entry: ArenaPlayer, name: str, final: bool = False) -> dict:
+    """A player's pinned own row, from their entry as the page has just read it: their place on
+    the board, or counted by the database from the record (`board.record_row`) where the store
+    holds no board, or not them, and in the final standings (`final`)."""
+    found = None if final else from_board(arena, lambda: board.read_own(arena, [entry.player_id]))
+    row = (found or {}).get(entry.player_id) or board.record_row(entry)
     totals = Entry(name, entry.races, entry.podiums_in_a_row, entry.place_sum, entry.paused)
-    return None if row is None else own_dict(row, totals)
+    return own_dict(row, totals)
 
 
 def lobby(arena: Arena) -> dict:
@@ -288,26 +287,37 @@ RECENT = 10
 
 def player_arenas(player, viewer=None) -> list[dict]:
     """The player's latest arenas, for their page and the API's player document: each with
-    their points, races and place on the arena's board (`own_board_rows`: the board's order,
-    ties and all). An arena only reachable by its link is listed to the player alone (`viewer`):
-    anyone else would learn of it, and its link, from their page."""
+    their points, races and place in the board's order, ties and all (`places`). An arena only
+    reachable by its link is listed to the player alone (`viewer`): anyone else would learn of
+    it, and its link, from their page."""
     entries = ArenaPlayer.objects.filter(player=player)
     if viewer is None or viewer.pk != player.pk:
         entries = entries.filter(arena__visibility=Arena.Visibility.PUBLIC)
-    rows = []
-    for entry in entries.select_related("arena").order_by("-joined_at")[:RECENT]:
-        arena = entry.arena
-        row = own_board_rows(arena, [entry.player_id]).get(entry.player_id)
-        rows.append(
-            {
-                **arena.facts(),
-                "points": entry.points,
-                "races": entry.races,
-                "place": row.rank if row else None,
-                "url": reverse("arenas:player", args=[arena.public_id, entry.player_id]),
-            }
-        )
-    return rows
+    entries = list(entries.select_related("arena").order_by("-joined_at")[:RECENT])
+    found = places(entries)
+    return [
+        {
+            **entry.arena.facts(),
+            "points": entry.points,
+            "races": entry.races,
+            "place": found[entry.pk],
+            "url": reverse("arenas:player", args=[entry.arena.public_id, entry.player_id]),
+        }
+        for entry in entries
+    ]
+
+
+def places(entries: list[ArenaPlayer]) -> dict[int, int]:
+    """Each entry's place in its arena (by the entry's id): from the boards, all of them in
+    one trip to the store (`board.read_ranks`), or, for an arena it holds no board of (most of
+    a player's list: a day after the end), counted by the database (`board.record_row`): one
+    count an arena, whatever its crowd."""
+    try:
+        on_board = board.read_ranks(entries)
+    except (RedisError, OSError):
+        logger.warning("the rank store failed; a player's arenas from the record")
+        on_board = {}
+    return {e.pk: on_board.get(e.pk) or board.record_row(e).rank for e in entries}
 
 
 def arena_of(race: Race) -> Owner | None:

@@ -158,7 +158,7 @@ def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     rows, shown, pages = standings_rows(arena, frame, page, entry.player_id if entry else None)
     if entry and entry.player_id not in shown:  # their own row, pinned under the page's
         own = standings.own_row(arena, entry, player.nickname, final)
-        rows = [*rows, board_row(arena, own, you=True, pinned=True)] if own else rows
+        rows = [*rows, board_row(arena, own, you=True, pinned=True)]
     context.update(
         board=frame,
         board_rows=rows,

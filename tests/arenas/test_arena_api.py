@@ -1,6 +1,7 @@
 """The arenas' JSON API and the arenas on a player's page (issue 27, docs/api.md)."""
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -137,3 +138,96 @@ def test_a_player_s_place_in_an_arena_is_their_place_on_its_board_ties_broken_as
     get_rank_store().delete(board.key(arena))  # a day after the end: the store keeps it no more
     get_rank_store().delete(board.marker_key(arena))
     assert places() == [1, 2]
+
+
+class CountingStore:
+    """The rank store, with each call to it counted (a call is one trip to Redis)."""
+
+    def __init__(self, store) -> None:
+        self.store, self.calls = store, 0
+
+    def __getattr__(self, name):
+        def call(*args, **kwargs):
+            self.calls += 1
+            return getattr(self.store, name)(*args, **kwargs)
+
+        return call
+
+
+def reads(client, player, monkeypatch) -> tuple[int, int, int]:
+    """What the player's page and API document cost: the database's queries, the rows they
+    return, and the trips to the arenas' boards in the rank store."""
+    store = CountingStore(get_rank_store())
+    monkeypatch.setattr(board, "get_rank_store", lambda: store)
+    returned = []
+
+    def counted(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        returned.append(max(context["cursor"].rowcount, 0))
+        return result
+
+    with connection.execute_wrapper(counted):
+        assert client.get(reverse("records:player", args=[player.pk])).status_code == 200
+        assert client.get(reverse("records:api_player", args=[player.pk])).status_code == 200
+    return len(returned), sum(returned), store.calls
+
+
+def test_a_player_s_ten_arenas_cost_their_page_as_much_whatever_the_arenas_sizes(
+    client, make_arena, monkeypatch
+):
+    """Each arena's place is read from its board, the boards of all of them in one trip, or,
+    for an arena the store keeps no more (a day after its end), counted by the database (how
+    many rank ahead): neither the queries, nor the rows they return, nor the trips to the rank
+    store grow with the crowds of the arenas listed."""
+    player = Player.objects.create(nickname="Regular")
+    running = [make_arena(name=f"Running {i}") for i in range(5)]
+    old = [make_arena(starts_in_s=-3 * 86_400, name=f"Old {i}") for i in range(5)]
+    for arena in running:
+        actions.do_join(arena, player)
+    ArenaPlayer.objects.bulk_create(ArenaPlayer(arena=arena, player=player) for arena in old)
+    small = reads(client, player, monkeypatch)
+    for n in range(20):
+        crowd = Player.objects.create(nickname=f"Crowd {n}")
+        for arena in running:
+            actions.do_join(arena, crowd)
+        ArenaPlayer.objects.bulk_create(
+            ArenaPlayer(arena=arena, player=crowd, points=n + 1) for arena in old
+        )
+    assert reads(client, player, monkeypatch) == small
+    assert small[2] == 2, "one trip to the boards for each of the two"
+    document = client.get(reverse("records:api_player", args=[player.pk])).json()
+    places = {arena["name"]: arena["place"] for arena in document["arenas"]}
+    assert all(places[arena.name] == 21 for arena in old), "20 ahead, each with points"
+
+
+def test_the_database_counts_a_place_as_the_board_orders_it_through_every_tie_break(arena, here):
+    """An arena the store keeps no more has its places counted by the database: the same as
+    the board's, points first, then the average place in thousandths (rounded as the board
+    rounds them: a half to the even), then the last scoring race (capped), then, for equal
+    scores, the player's id as text ("90000001" before "9000009")."""
+    totals = {  # a player's id (None: any) and totals: points, races, place sum, last scoring
+        "first": (None, (7, 1, 1, 10)),
+        "half": (None, (5, 16, 17, 100)),  # 1062.5 thousandths: 1062, ahead of the next
+        "next": (None, (5, 1000, 1063, 50)),
+        "capped": (7_000_001, (5, 2, 3, 250_000)),  # past the cap: the next one's score
+        "at cap": (7_000_002, (5, 2, 3, 99_999)),
+        "10": (90_000_001, (0, 0, 0, None)),
+        "9": (9_000_009, (0, 0, 0, None)),
+    }
+    ids = {}
+    for name, (pk, _) in totals.items():
+        if pk is None:
+            ids[name] = here(name).pk
+        else:
+            actions.do_join(arena, Player.objects.create(pk=pk, nickname=name))
+            ids[name] = pk
+    entries = {entry.player_id: entry for entry in ArenaPlayer.objects.filter(arena=arena)}
+    for name, (_, found) in totals.items():
+        entry = entries[ids[name]]
+        entry.points, entry.races, entry.place_sum, entry.last_scored_s = found
+        entry.save()
+    board.write(arena, entries.values())
+    on_board = board.read_own(arena, list(entries))
+    counted = {pid: board.record_row(entry).rank for pid, entry in entries.items()}
+    assert counted == {pid: row.rank for pid, row in on_board.items()}
+    assert sorted(totals, key=lambda name: counted[ids[name]]) == list(totals)
