@@ -133,7 +133,7 @@ def standings_rows(
         found = standings.standings_page(arena, page, standings.TOP, standings.is_final(frame))
         shown, count = found["rows"], found["total"]
         rows = [board_row(arena, row, you=row["player"] == viewer) for row in shown]
-    pages = max(1, -(-count // standings.TOP))
+    pages = params.page_count(count, standings.TOP)
     if page > pages:
         raise Http404(f"This arena's standings have {pages} page{'s' if pages > 1 else ''}.")
     return rows, {row["player"] for row in shown}, pages

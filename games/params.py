@@ -68,6 +68,12 @@ def whole(name: str, value: str | None, default: int, low: int, high: int) -> in
     return int(value)
 
 
+def page_count(total: int, per_page: int) -> int:
+    """How many pages `total` rows fill at `per_page` a page: one at least (nothing to list is
+    one page, that says so)."""
+    return max(1, -(-total // per_page))
+
+
 def page(query) -> tuple[int, int]:
     """(page, per_page) from ?page=&per_page=; pages count from 1."""
     return (

@@ -36,6 +36,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from daily.models import DailyAttempt
+from games.params import page_count
 from games.rankstore import MemoryRankStore, RankStore, get_rank_store
 from records import board_scores, streakbook
 from records.boards import ALL_TIME, DAILY, Board
@@ -234,7 +235,7 @@ class BoardPage:
 
     @property
     def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
+        return page_count(self.total, self.per_page)
 
     @property
     def player_page(self) -> int | None:

@@ -8,6 +8,7 @@ from django.core.cache import cache
 from django.db.models import F, Prefetch
 
 from games.engine import VARIANTS
+from games.params import page_count
 from races.models import Race, Racer
 from records.links import link
 from records.tables import player_ref
@@ -132,7 +133,7 @@ def _page(races, page: int, per_page: int, variant: str | None) -> dict:
         "board": {"kind": "races", "variant": variant, "day": None, "title": "Recent races"},
         "page": page,
         "per_page": per_page,
-        "pages": max(1, -(-total // per_page)),
+        "pages": page_count(total, per_page),
         "total": total,
         "rows": rows,
     }

@@ -462,7 +462,8 @@ def board_of(page: str) -> list[tuple[int, str]]:
 
 
 def pager_of(page: str) -> tuple[str | None, str | None, str]:
-    """The standings' pager: its previous and next links, and where it says the page is."""
+    """The standings' pager: its previous and next links, and where it says the page is ("2 of
+    3")."""
     nav = page[page.index('<nav class="pager"') :].split("</nav>")[0]
     prev, after = (
         re.search(r'href="([^"]+)" rel="prev"', nav),
@@ -471,7 +472,9 @@ def pager_of(page: str) -> tuple[str | None, str | None, str]:
     return (
         prev.group(1) if prev else None,
         after.group(1) if after else None,
-        re.search(r"Page \d+ of \d+", nav).group(0),
+        " of ".join(
+            re.search(r'<strong aria-current="page">(\d+)</strong> of (\d+)', nav).groups()
+        ),
     )
 
 
@@ -500,13 +503,13 @@ def test_the_standings_are_paged_with_the_player_s_own_row_pinned_on_every_page(
     url = arena.get_absolute_url()
     first = last.get(url).content.decode()
     assert board_of(first) == [(ids[0], ""), (ids[1], ""), (ids[4], "you pinned")]
-    assert pager_of(first) == (None, "?page=2", "Page 1 of 3")
+    assert pager_of(first) == (None, "?page=2", "1 of 3")
     second = last.get(url, {"page": 2}).content.decode()
     assert board_of(second) == [(ids[2], ""), (ids[3], ""), (ids[4], "you pinned")]
-    assert pager_of(second) == ("?page=1", "?page=3", "Page 2 of 3")
+    assert pager_of(second) == ("?page=1", "?page=3", "2 of 3")
     third = last.get(url, {"page": 3}).content.decode()
     assert board_of(third) == [(ids[4], "you")]
-    assert pager_of(third) == ("?page=2", None, "Page 3 of 3")
+    assert pager_of(third) == ("?page=2", None, "3 of 3")
     assert "Only the first page follows the races live" in second
     visitor = Client().get(url, {"page": 2}).content.decode()
     assert board_of(visitor) == [(ids[2], ""), (ids[3], "")]
@@ -541,7 +544,7 @@ def test_an_ended_arena_s_later_pages_are_read_from_the_record_without_counting_
     monkeypatch.setattr(board, "recount", counted_again)
     page = client.get(arena.get_absolute_url(), {"page": 2}).content.decode()
     assert board_of(page) == [(five_ranked[2].pk, ""), (five_ranked[3].pk, "")]
-    assert pager_of(page) == ("?page=1", "?page=3", "Page 2 of 3")
+    assert pager_of(page) == ("?page=1", "?page=3", "2 of 3")
 
 
 @pytest.mark.django_db(transaction=True)
