@@ -75,7 +75,9 @@ def make_coming_of(pk: int, now: datetime, until: datetime) -> int:
     schedule afresh after it (a schedule deleted or deactivated meanwhile makes none). A second
     scheduler waits too, then finds the arenas made."""
     with transaction.atomic():
-        schedule = one_or_none(ArenaSchedule.objects.select_for_update().filter(pk=pk, active=True))
+        schedule = one_or_none(
+            ArenaSchedule.objects.select_for_update(no_key=True).filter(pk=pk, active=True)
+        )
         if schedule is None:
             return 0
         starts = starts_between(schedule, now, until)
@@ -142,8 +144,12 @@ def lock_coming(schedule: ArenaSchedule, now: datetime) -> tuple[list[Arena], in
     locks held to the end of the transaction (the admin's): the schedule's row, which
     `make_coming_of` takes too, and the arenas' rows, which a join's insert waits for (a join
     that came first is counted joined)."""
-    list(ArenaSchedule.objects.select_for_update().filter(pk=schedule.pk))
-    coming = list(Arena.objects.select_for_update().filter(schedule=schedule, starts_at__gt=now))
+    list(ArenaSchedule.objects.select_for_update(no_key=True).filter(pk=schedule.pk))
+    # A full lock, deliberately: a join's insert, whose foreign-key check shares the arena's key,
+    # waits for the edit's commit instead of joining an arena the edit is about to remove.
+    coming = list(
+        Arena.objects.select_for_update(no_key=False).filter(schedule=schedule, starts_at__gt=now)
+    )
     joined = set(ArenaPlayer.objects.filter(arena__in=coming).values_list("arena", flat=True))
     return [arena for arena in coming if arena.pk not in joined], len(joined)
 
