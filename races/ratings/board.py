@@ -8,12 +8,11 @@ ratings change once a race, not once a move, so no index in Redis is needed.
 
 from __future__ import annotations
 
-import math
-
 from django.urls import reverse
 
 from games.engine import VARIANT_INFO, VARIANTS
 from games.models import Player
+from games.params import page_count
 from races import ratings
 from races.models import Rating, RatingChange
 
@@ -22,7 +21,7 @@ def board(variant: str, page: int, per_page: int) -> dict:
     """One page of the variant's rating board, as the page and the JSON API show it."""
     rows = Rating.objects.filter(variant=variant, races__gte=ratings.PROVISIONAL_RACES)
     total = rows.count()
-    pages = max(1, math.ceil(total / per_page))
+    pages = page_count(total, per_page)
     start = (page - 1) * per_page
     found = list(
         rows.select_related("player").order_by("-mu", "player_id")[start : start + per_page]
