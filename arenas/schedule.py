@@ -25,7 +25,7 @@ from it, so an interval that divides a day keeps the start times it had from mid
 def starts_between(schedule: ArenaSchedule, start: datetime, end: datetime) -> list[datetime]:
     """The schedule's start times in [start, end)."""
     every = interval(schedule)
-    at = EPOCH + timedelta(minutes=schedule.offset_minutes)
+    at = series_start(schedule)
     if at < start:
         at += every * -(-(start - at) // every)
     found = []
@@ -39,10 +39,14 @@ def interval(schedule: ArenaSchedule) -> timedelta:
     return timedelta(minutes=max(1, schedule.every_minutes))
 
 
+def series_start(schedule: ArenaSchedule) -> datetime:
+    """The first start of the schedule's series: the epoch plus its offset."""
+    return EPOCH + timedelta(minutes=schedule.offset_minutes)
+
+
 def is_a_start(schedule: ArenaSchedule, at: datetime) -> bool:
     """Whether the schedule, as it is, starts an arena at `at` (one of its start times)."""
-    since = at - EPOCH - timedelta(minutes=schedule.offset_minutes)
-    return since % interval(schedule) == timedelta(0)
+    return (at - series_start(schedule)) % interval(schedule) == timedelta(0)
 
 
 def scheduled(schedule: ArenaSchedule, at: datetime) -> dict:

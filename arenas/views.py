@@ -154,7 +154,7 @@ def arena_page(request: HttpRequest, arena_id: str) -> HttpResponse:
     context = controls_context(arena, player)
     entry = context["entry"]
     frame = standings.current_board(arena)
-    final = context["phase"] == Arena.Phase.ENDED and standings.is_final(frame)
+    final = standings.is_final(frame)  # a frame read once the arena had ended, none on
     rows, shown, pages = standings_rows(arena, frame, page, entry.player_id if entry else None)
     if entry and entry.player_id not in shown:  # their own row, pinned under the page's
         own = standings.own_row(arena, entry, player.nickname, final)
