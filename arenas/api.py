@@ -50,17 +50,22 @@ def arena_list(request: HttpRequest) -> JsonResponse:
 
 @json_get
 def arena_detail(request: HttpRequest, arena_id: str) -> JsonResponse:
-    """One arena, its lobby's counts and a page of its standings (?page=, ?per_page=)."""
+    """One arena, its lobby's counts and a page of its standings (?page=, ?per_page=). Once it
+    has ended, how many of its races are still `finishing`; at 0 the standings are `final`, read
+    from the record as the page's are (a board write that failed cannot leave them behind)."""
     params.allowed(request.GET, {"page", "per_page"})
     arena = one_or_none(Arena.objects.filter(public_id=arena_id))
     if arena is None:
         return error(404, "not_found", f"there is no arena {arena_id}")
     page, per_page = params.page(request.GET)
+    left = standings.finishing_after_end(arena)
     return JsonResponse(
         {
             **arena_dict(arena),
             "lobby": standings.lobby(arena),
-            "standings": standings.standings_page(arena, page, per_page),
+            "finishing": left,
+            "final": left == 0,
+            "standings": standings.standings_page(arena, page, per_page, final=left == 0),
         }
     )
 

@@ -100,7 +100,7 @@ def board_frame(arena: Arena, size: int | None = None) -> dict:
     writes the board only after the commit, so a board read between the two, without the
     last race's points, would be final and shown so on pages that open no socket. The count
     is read first: totals read after a count of 0 hold every close. `size`: `TOP`."""
-    left = finishing(arena) if arena.phase() == Arena.Phase.ENDED else None
+    left = finishing_after_end(arena)
     found, count = top_rows(arena, TOP if size is None else size, final=left == 0)
     entries = entries_of(arena, [row.player_id for row in found])
     rows = [row_dict(row, entries.get(row.player_id)) for row in found]
@@ -116,9 +116,12 @@ def is_final(frame: dict) -> bool:
     return frame.get("finishing") == 0
 
 
-def finishing(arena: Arena) -> int:
-    """How many of the arena's races are still on (in their countdown or started): a race under
-    way at the arena's end counts when it closes, up to its own time limit."""
+def finishing_after_end(arena: Arena) -> int | None:
+    """None while the arena has not ended; after, how many of its races are still on (in their
+    countdown or started): a race under way at the arena's end counts when it closes, up to its
+    own time limit. At 0 the standings are final."""
+    if arena.phase() != Arena.Phase.ENDED:
+        return None
     return ArenaRace.objects.filter(arena=arena, race__status__in=RACE_ON).count()
 
 

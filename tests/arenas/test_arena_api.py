@@ -231,3 +231,30 @@ def test_the_database_counts_a_place_as_the_board_orders_it_through_every_tie_br
     counted = {pid: board.record_row(entry).rank for pid, entry in entries.items()}
     assert counted == {pid: row.rank for pid, row in on_board.items()}
     assert sorted(totals, key=lambda name: counted[ids[name]]) == list(totals)
+
+
+def test_an_ended_arena_s_standings_are_final_from_the_record_though_the_board_missed_a_race(
+    client, arena, here, monkeypatch
+):
+    """The board is written after the close commits; a write that failed leaves the board
+    behind until a rebuild. Once the arena has ended and none of its races is on, the API's
+    standings are final and read from the record, as the page's are: that race's points are
+    in them. Until then it says how many races are still finishing."""
+    players = [here(name) for name in ("Ann", "Bob")]
+    [race] = placement.place(arena.pk)
+    Arena.objects.filter(pk=arena.pk).update(ends_at=timezone.now())
+    running = client.get(f"/api/arenas/{arena.public_id}/").json()
+    assert (running["phase"], running["finishing"], running["final"]) == ("ended", 1, False)
+    monkeypatch.setattr(board, "write", lambda arena, entries, store=None: None)  # a lost write
+    play_out(race, movers=players)
+    assert {row.points for row in board.read_top(arena, 2).rows} == {0}, "the board is behind"
+    recorded = dict(ArenaPlayer.objects.filter(arena=arena).values_list("player_id", "points"))
+    body = client.get(f"/api/arenas/{arena.public_id}/").json()
+    assert (body["finishing"], body["final"]) == (0, True)
+    assert {r["player"]: r["points"] for r in body["standings"]["rows"]} == recorded
+    assert sorted(recorded.values()) != [0, 0]
+
+
+def test_a_running_arena_has_no_count_of_races_finishing(client, arena):
+    body = client.get(f"/api/arenas/{arena.public_id}/").json()
+    assert (body["phase"], body["finishing"], body["final"]) == ("running", None, False)
