@@ -220,8 +220,12 @@ class Room:
                 asyncio.get_running_loop().create_task(socket.send_placed(url))
 
     async def run(self) -> None:
-        """The tick and the board's round, side by side, while the room has sockets."""
-        boards = asyncio.get_running_loop().create_task(self.every_tick(self.board_tick))
+        """The tick and the board's round, side by side, while the room has sockets. The tick's
+        round alone says when that is over, and ends the board's with it: each round asked
+        for itself, and a page that reloaded (its old socket out, the room empty a moment, the
+        new one in before the tick's round looked again) came into a room whose board's round
+        had ended, and was sent its first board and no other."""
+        boards = asyncio.get_running_loop().create_task(self.every_tick(self.board_tick, False))
         try:
             await self.every_tick(self.tick)
         finally:
@@ -230,8 +234,10 @@ class Room:
             del self.rooms.rooms[self.arena.pk]
         GROUPS.get().discard(self.arena.group_name, self)
 
-    async def every_tick(self, step) -> None:
-        while self.sockets:
+    async def every_tick(self, step, ends_the_room: bool = True) -> None:
+        """`step` every `TICK_S`: until the room has no socket (`ends_the_room`), or until the
+        round that does ends this one."""
+        while self.sockets or not ends_the_room:
             await asyncio.sleep(TICK_S)
             try:
                 await step()
