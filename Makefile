@@ -58,7 +58,10 @@ migrate: install
 demo: migrate
 	$(BIN)/python manage.py seed_demo $(DEMO_ARGS)
 
+# The arenas of the standard schedule (each game hourly) for the next day, made as the scheduler
+# makes them in a deployment (docker compose): /arenas/ is not empty on a first run.
 run: migrate
+	$(BIN)/python manage.py run_arenas --standard-schedule
 	@echo "Serving on http://$(HOST):$(PORT)/"
 	$(BIN)/python -m solitaire_site.daphne_server -b $(HOST) -p $(PORT) $(DAPHNE_LIMITS) solitaire_site.asgi:application
 
