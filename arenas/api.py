@@ -31,19 +31,18 @@ def arena_list(request: HttpRequest) -> JsonResponse:
     """The public arenas running now, coming up, and the latest ended."""
     params.allowed(request.GET, set())
     now = timezone.now()
-    public = Arena.objects.filter(visibility=Arena.Visibility.PUBLIC)
+    listed = Arena.objects.listed()
     return JsonResponse(
         {
             "now": now.isoformat(),
-            "running": [
-                arena_dict(a)
-                for a in public.filter(starts_at__lte=now, ends_at__gt=now)[:LIST_SIZE]
-            ],
-            "upcoming": [arena_dict(a) for a in public.filter(starts_at__gt=now)[:LIST_SIZE]],
-            "ended": [
-                arena_dict(a)
-                for a in public.filter(ends_at__lte=now).order_by("-ends_at")[:LIST_SIZE]
-            ],
+            **{
+                phase: [arena_dict(a) for a in arenas[:LIST_SIZE]]
+                for phase, arenas in (
+                    ("running", listed.running(now)),
+                    ("upcoming", listed.upcoming(now)),
+                    ("ended", listed.ended(now)),
+                )
+            },
         }
     )
 

@@ -8,6 +8,8 @@ record: each race's place and points for each of its racers. The totals and the 
 always be recomputed from the results.
 """
 
+from __future__ import annotations
+
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
@@ -46,6 +48,24 @@ class StandardScheduleMade(models.Model):
         return f"standard schedule made {self.made_at:%Y-%m-%d %H:%M}"
 
 
+class ArenaQuerySet(models.QuerySet):
+    """The arenas' lists (the list page, the API, the home page): by their phase at `now`."""
+
+    def listed(self) -> ArenaQuerySet:
+        """The public arenas: those only reachable by their link are listed nowhere."""
+        return self.filter(visibility=Arena.Visibility.PUBLIC)
+
+    def running(self, now) -> ArenaQuerySet:
+        return self.filter(starts_at__lte=now, ends_at__gt=now)
+
+    def upcoming(self, now) -> ArenaQuerySet:
+        return self.filter(starts_at__gt=now)
+
+    def ended(self, now) -> ArenaQuerySet:
+        """The latest ended first."""
+        return self.filter(ends_at__lte=now).order_by("-ends_at")
+
+
 class Arena(models.Model):
     class Visibility(models.TextChoices):
         PUBLIC = "public", "Public (listed on /arenas/)"
@@ -76,6 +96,8 @@ class Arena(models.Model):
         ArenaSchedule, null=True, blank=True, on_delete=models.SET_NULL, related_name="arenas"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ArenaQuerySet.as_manager()
 
     class Meta:
         ordering = ["starts_at", "pk"]

@@ -1,0 +1,50 @@
+"""The home page names the busiest public arena running now and the next to start, with their
+players and times, and links to the arenas' list (arenas/templatetags/arenas_now.py)."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from arenas.models import Arena, ArenaPlayer
+from games.models import Player
+
+pytestmark = pytest.mark.django_db
+
+
+def arenas_card(client) -> str:
+    page = client.get(reverse("home")).content.decode()
+    card = re.search(r'<div class="arenas-now">(.*?)</div>', page, re.S)
+    assert card, "the home page has its arenas card"
+    return re.sub(r"\s+", " ", card.group(1))
+
+
+def joined(arena: Arena, count: int) -> None:
+    for i in range(count):
+        player = Player.objects.create(nickname=f"{arena.name[:3]}{i}")
+        ArenaPlayer.objects.create(arena=arena, player=player)
+
+
+def test_the_busiest_running_arena_and_the_next_to_start(client, make_arena):
+    quiet = make_arena(name="Quiet arena")
+    busy = make_arena(name="Busy arena", minutes=20)
+    joined(quiet, 1)
+    joined(busy, 3)
+    make_arena(name="Later arena", starts_in_s=3600)
+    make_arena(name="Next arena", starts_in_s=600)
+    make_arena(name="Over arena", starts_in_s=-7200)
+    card = arenas_card(client)
+    assert f'href="{busy.get_absolute_url()}">Busy arena</a>' in card
+    assert "3 players · ends in 18 minutes" in card or "3 players · ends in 19 minutes" in card
+    assert "Next arena</a> <span class=\"muted\">· starts in 9 minutes" in card
+    for elsewhere in ("Quiet arena", "Later arena", "Over arena"):
+        assert elsewhere not in card
+    assert reverse("arenas:list") in card and reverse("arenas:new") in card
+
+
+def test_an_arena_only_reachable_by_its_link_is_not_named(client, make_arena):
+    make_arena(name="Friends only", visibility=Arena.Visibility.LINK)
+    make_arena(name="Friends later", starts_in_s=600, visibility=Arena.Visibility.LINK)
+    card = arenas_card(client)
+    assert "Friends" not in card and "<li>" not in card
+    assert "See the arenas" in card
