@@ -324,8 +324,8 @@ def places(entries: list[ArenaPlayer]) -> dict[int, int]:
 
 
 def arena_of(race: Race) -> Owner | None:
-    """The race's arena, for the race's pages (races.actions.OWNERS): no rematch, a way back,
-    and a way to sit out the next races."""
+    """The race's arena, for the race's pages (races.actions.OWNERS): no rematch, the arena's
+    name and time left in the header, a way back, and a way to sit out the next races."""
     arena = arena_of_race(race)
     if arena is None:
         return None
@@ -333,6 +333,7 @@ def arena_of(race: Race) -> Owner | None:
         kind="arena",
         name=arena.name,
         url=arena.get_absolute_url(),
+        ends_at=arena.ends_at,
         pause_url=reverse("arenas:pause", args=[arena.public_id]),
         next_race=arena.next_race_wait(),
     )

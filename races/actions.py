@@ -72,13 +72,15 @@ and its `finished` event about to be stored: an app above registers what follows
 
 @dataclass(frozen=True)
 class Owner:
-    """An event that places a race's racers itself (an arena): the race has no rematch, and its
-    pages link back to the event."""
+    """An event that places a race's racers itself (an arena): the race has no rematch, nobody
+    joins it by its code, and its pages name the event and link back to it."""
 
     kind: str
     """What it is, for "Back to the …" ("arena")."""
     name: str
     url: str
+    ends_at: datetime | None = None
+    """When the event ends: the race's page counts its time left down to it, in its header."""
     pause_url: str | None = None
     """Where a racer sits out the event's next races (a POST), for the page that waits for the
     next race after this one (an arena's)."""

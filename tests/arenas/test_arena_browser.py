@@ -159,7 +159,10 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
         assert [url for url in player.sockets if "/ws/race/" in url] == [], player.sockets
         player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
         assert player.page.inner_text("#race-code") == code
-        assert player.page.input_value("#invite-link") == player.page.url
+        # Its header still names the arena, with its time left, and invites nobody.
+        assert player.page.get_attribute("#event-link", "href") == arena_url.removeprefix(live_url)
+        assert re.fullmatch(r"ends in 0:[0-5]\d:[0-5]\d", player.page.inner_text("#event-clock"))
+        assert player.page.locator("#invite-link").count() == 0
         assert player.page.get_attribute("#results-link", "href") == f"/races/{code}/results/"
         assert player.page.is_hidden("#next-race") and player.page.is_hidden("#race-over")
         assert player.page.title().startswith(f"Race {code} ")

@@ -9,13 +9,19 @@
 import { waitForNextRace } from "./arena-next.js";
 import { Board } from "./board.js";
 import { setHidden, setText } from "./dom.js";
+import { timeLeftText } from "./event-clock.js";
 import { cardsHome } from "./ghost.js";
 import { clock, RaceModel, STATUS_LABELS } from "./race-state.js";
+import { copyLinkButton } from "./share-link.js";
 import { ReconnectingSocket, socketUrl, STORE_NOTICE, StoreRetry } from "./socket.js";
 
 let config = JSON.parse(document.getElementById("race-config").textContent); // this race's
 const root = document.getElementById("race");
 const $ = (id) => document.getElementById(id);
+// An event's race (an arena's): the event's end, whose time left the header shows; the next
+// race the page goes on to in place is of the same event.
+const eventClock = $("event-clock");
+const eventEnds = eventClock ? Date.parse(eventClock.dateTime) : null;
 
 let model = new RaceModel();
 let offset = 0; // server clock minus ours, ms
@@ -280,7 +286,8 @@ function showNextRace(url) {
   $("race-over").hidden = true;
   document.title = document.title.replace(/^Race \S+/, `Race ${code}`);
   setText($("race-code"), code);
-  $("invite-link").value = next.href;
+  const invite = $("invite-link"); // an event's race has none: its link to watch is the address
+  if (invite) invite.value = next.href;
   $("results-link").href = config.results_url;
   Object.assign(root.dataset, { phase: "lobby", event: "0" });
   delete root.dataset.seq; // no board of this race yet
@@ -566,6 +573,7 @@ function renderOver(phase) {
 // The clocks and the countdown follow the server's clock, whatever this machine's says. A timer,
 // not animation frames: those stop in a background tab, and the countdown must not.
 function tick() {
+  if (eventClock) setText(eventClock, timeLeftText(eventEnds - serverNow()));
   if (model.loaded) {
     const now = serverNow();
     const race = model.race;
@@ -613,7 +621,8 @@ $("rematch-button").addEventListener("click", () => {
   if (model.race.rematch) goToRematch(`/races/${model.race.rematch}/`);
   else send({ type: "rematch" });
 });
-$("copy-link").addEventListener("click", async () => {
+// A friends' race's invite; an event's race (which places its racers) has a link to watch.
+$("copy-link")?.addEventListener("click", async () => {
   const input = $("invite-link");
   try {
     await navigator.clipboard.writeText(input.value);
@@ -622,6 +631,7 @@ $("copy-link").addEventListener("click", async () => {
     input.select();
   }
 });
+if ($("watch-link")) copyLinkButton($("watch-link"));
 
 // The keys of practice (the board's, and U or Ctrl+Z to undo); races have no hint or autoplay.
 document.addEventListener("keydown", (e) => {
