@@ -36,7 +36,7 @@ def test_the_busiest_running_arena_and_the_next_to_start(client, make_arena):
     card = arenas_card(client)
     assert f'href="{busy.get_absolute_url()}">Busy arena</a>' in card
     assert "3 players · ends in 18 minutes" in card or "3 players · ends in 19 minutes" in card
-    assert "Next arena</a> <span class=\"muted\">· starts in 9 minutes" in card
+    assert 'Next arena</a> <span class="muted">· starts in 9 minutes' in card
     for elsewhere in ("Quiet arena", "Later arena", "Over arena"):
         assert elsewhere not in card
     assert reverse("arenas:list") in card and reverse("arenas:new") in card
