@@ -9,7 +9,7 @@ import contextlib
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -34,6 +34,21 @@ class ArenaRuleError(ValueError):
         super().__init__(reason)
         self.code = code
         self.reason = reason
+
+
+class ArenaGone(ArenaRuleError):
+    """The arena was removed between the request's reading it and its write (an admin's edit of
+    a standing schedule removes its coming arenas that nobody joined): answered as an arena that
+    never was, and nothing written."""
+
+    def __init__(self):
+        super().__init__("not_found", "there is no arena with this link")
+
+
+def is_gone(arena: Arena) -> bool:
+    """Whether the arena read a moment ago has been removed since (a write that found nothing
+    asks, on that rare path only)."""
+    return not Arena.objects.filter(pk=arena.pk).exists()
 
 
 def check_arena_settings(variant: str, starts_at, minutes: int, race_time_limit_s: int, now):
@@ -96,13 +111,22 @@ def do_join(arena: Arena, player: Player) -> tuple[ArenaPlayer, bool]:
         raise ArenaRuleError("arena_over", "this arena has ended: its podium is final")
     # No transaction around the two: `get_or_create` makes its own for the insert (and finds
     # the entry another tab's join made meanwhile), and a resume is one update.
-    entry, created = ArenaPlayer.objects.get_or_create(
-        arena=arena, player=player, defaults={"free_since": timezone.now()}
-    )
+    try:
+        entry, created = ArenaPlayer.objects.get_or_create(
+            arena=arena, player=player, defaults={"free_since": timezone.now()}
+        )
+    except IntegrityError:
+        # The insert's check of the arena's key, at its commit, waited for an admin's edit that
+        # held the arena's row (arenas/schedule.py `lock_coming`), then found it removed.
+        if is_gone(arena):
+            raise ArenaGone() from None
+        raise
     if not created and entry.paused:
         entry.paused = False
         entry.free_since = entry.free_since or timezone.now()
-        entry.save(update_fields=["paused", "free_since"])
+        resumed = ArenaPlayer.objects.filter(pk=entry.pk)
+        if not resumed.update(paused=False, free_since=entry.free_since):
+            raise not_in_arena(arena)  # the entry went, with its arena, since it was read
     if created:
         board.write(arena, [entry])
     events.board_changed(arena)
@@ -112,8 +136,16 @@ def do_join(arena: Arena, player: Player) -> tuple[ArenaPlayer, bool]:
 def need_entry(arena: Arena, player: Player | None) -> ArenaPlayer:
     entry = entry_of(arena, player)
     if entry is None:
-        raise ArenaRuleError("not_in_arena", "you have not joined this arena")
+        raise not_in_arena(arena)
     return entry
+
+
+def not_in_arena(arena: Arena) -> ArenaRuleError:
+    """The refusal of a player the arena has no entry of: `not_in_arena`, or, if the arena
+    itself is gone (its entries with it), `ArenaGone`."""
+    if is_gone(arena):
+        return ArenaGone()
+    return ArenaRuleError("not_in_arena", "you have not joined this arena")
 
 
 def do_pause(arena: Arena, player: Player | None, paused: bool) -> ArenaPlayer:
@@ -122,7 +154,8 @@ def do_pause(arena: Arena, player: Player | None, paused: bool) -> ArenaPlayer:
     fields = {"paused": paused}
     if not paused:
         fields["free_since"] = timezone.now()
-    ArenaPlayer.objects.filter(pk=entry.pk).update(**fields)
+    if not ArenaPlayer.objects.filter(pk=entry.pk).update(**fields):
+        raise not_in_arena(arena)  # the entry went, with its arena, since it was read
     entry.refresh_from_db()
     events.board_changed(arena)
     return entry

@@ -72,10 +72,14 @@ def connect(public_id: str, scope) -> Connection:
 def connect_as(arena: Arena, player_id: int, was: Player | None, was_present: bool) -> Connection:
     """As `connect`, for a socket already open that a ticket makes the player's, in one trip off
     the loop: the player, marked present if they are in the arena (the socket's player before,
-    if another and present, no longer), and their own row of its board."""
+    if another and present, no longer), and their own row of its board; no arena if it has
+    been removed since the socket opened."""
     if was_present and was is not None and was.pk != player_id:
         actions.do_present(arena, was, False)
-    return joined_as(arena, one_or_none(Player.objects.filter(pk=player_id)))
+    view = joined_as(arena, one_or_none(Player.objects.filter(pk=player_id)))
+    if not view.present and actions.is_gone(arena):  # removed since the socket opened
+        return Connection(arena=None, player=None, present=False, own={})
+    return view
 
 
 def joined_as(arena: Arena | None, player: Player | None) -> Connection:
@@ -97,11 +101,15 @@ class ArenaConsumer(PlaySocket):
         await self.accept()
         view = await off_loop(connect)(self.scope["url_route"]["kwargs"]["arena_id"], self.scope)
         if view.arena is None:
-            await self.send_frame(error_frame("not_found", "there is no arena with this link"))
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self.not_found()
             return
         self.watch = Watch(view.arena, view.player, self)
         await self.watch.open(view.present, view.own)
+
+    async def not_found(self) -> None:
+        """No such arena (or no longer): said, then the socket is closed."""
+        await self.send_frame(error_frame("not_found", "there is no arena with this link"))
+        await self.close(code=CLOSE_NOT_FOUND)
 
     async def disconnect(self, code: int) -> None:
         if self.watch is not None:
@@ -143,4 +151,7 @@ class ArenaConsumer(PlaySocket):
             await watch.send_own_board()
             return
         view = await off_loop(connect_as)(watch.arena, player_id, watch.player, watch.present)
+        if view.arena is None:
+            await self.not_found()
+            return
         await watch.become(view.player, view.present, view.own)

@@ -27,12 +27,13 @@ from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
 
 LIST_SIZE = 20
+NO_ARENA = "There is no arena with this link."
 
 
 def get_arena(arena_id: str) -> Arena:
     arena = one_or_none(Arena.objects.filter(public_id=arena_id))
     if arena is None:
-        raise Http404("There is no arena with this link.")
+        raise Http404(NO_ARENA)
     return arena
 
 
@@ -191,7 +192,13 @@ def answered(
     again, the note or refusal as a message. `joined`: as for `controls_context`. The JSON
     holds a `ticket` for the player who pressed: the page sends it over the arena's socket it
     has open, which is then theirs (present, if they are in the arena), rather than opening
-    another."""
+    another. An arena removed under the press (`ArenaGone`) is answered as one that never was:
+    the 404 page `get_arena` gives, or for the script 404 with the refusal's code and reason
+    alone (no buttons: there is nothing left to press)."""
+    if isinstance(refusal, actions.ArenaGone):
+        if not wants_json(request):
+            raise Http404(NO_ARENA)
+        return JsonResponse({"error": refusal.code, "note": refusal.reason}, status=404)
     if not wants_json(request):
         if refusal is not None:
             messages.error(request, refusal.reason)

@@ -299,6 +299,10 @@ async function press(form) {
     refused("Could not reach the server: check the connection and try again.");
     return;
   }
+  if (answer.error === "not_found") {
+    gone(answer.note);
+    return;
+  }
   showControls(answer.controls, hadFocus);
   if (answer.note) setStatus(answer.note);
   const account = document.querySelector(".site-header .account");
@@ -317,6 +321,17 @@ async function press(form) {
   // ticket over the socket the page has open, or, if it is not open, a new one (its player
   // comes from the session, which the press may just have made).
   if (!answer.ticket || !sock.send({ type: "player", ticket: answer.ticket })) sock.reconnect();
+  root.dataset.pressed = String(Number(root.dataset.pressed || 0) + 1);
+}
+
+/** The arena was removed while its page was open (an admin's edit of its schedule removes its
+ * coming arenas nobody joined), and a button's answer says so (404 `not_found`): its reason on
+ * the status line, the buttons gone (nothing is left to press) and the socket closed (nothing is
+ * left to hear). The clock still reloads the page at the start: the page of an unknown arena. */
+function gone(note) {
+  document.querySelector("#arena-controls .arena-actions")?.remove();
+  setStatus(note);
+  sock.close();
   root.dataset.pressed = String(Number(root.dataset.pressed || 0) + 1);
 }
 
