@@ -37,10 +37,11 @@ races after the run, and each board is written after its commit). The
 placements and the moves' round trips are drawn by 30 s of play too (a bar of their p99 a
 window, with those over 5 s): when in the arena the slow ones came. A player's race socket opens
 on the player's own server, or with `--race-affinity` on the server the race's code picks (as
-deploy/nginx routes a race's sockets: every racer of a race on one server). The run fails (`ok`,
-the exit status) on an error, a player sent back to a race they had been in, a placement over
-5 s with company (as timed here, or in the record: a race's end to its racer's next placement),
-or a failed record check.
+deploy/nginx routes a race's sockets: every racer of a race on one server); a socket that drops
+opens again there (with `Crowd.fail_over`, a fault drill's, on the next server, as a proxy hands
+a dead server's sockets to a live one). The run fails (`ok`, the exit status) on an error, a
+player sent back to a race they had been in, a placement over 5 s with company (as timed here,
+or in the record: a race's end to its racer's next placement), or a failed record check.
 
     python scripts/loadtest.py --arena --racers 60 --duration 60 --pace 1 \\
         http://127.0.0.1:8001 http://127.0.0.1:8002 --database-url postgres://… \\
@@ -234,6 +235,10 @@ class Crowd:
         """`placed` frames heard (each sends a page to its race), timed or not."""
         self.counting: set[asyncio.Future] = set()
         """Placements after a race whose race's end is still to be heard (`count_return`)."""
+        self.fail_over = False
+        """Whether a dropped socket opens again on the next server (the fault drill that kills a
+        server: as a page's does behind a proxy that hands a dead server's sockets to a live
+        one); without it, where it was, as a page's opens again at the address it had."""
 
     def ws(self, player: ArenaPlayer, path: str):
         return websockets.connect(
@@ -331,7 +336,10 @@ class Crowd:
             async with asyncio.timeout(left):
                 while True:
                     if ws is None:
-                        ws = await retried(lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"))
+                        ws = await retried(
+                            lambda: self.ws(player, f"/ws/arena/{self.arena_id}/"),
+                            refused=lambda: self.server_gone(player),
+                        )
                         accepted_ms = time.time() * 1000  # the session's player's from the accept
                     with contextlib.suppress(websockets.ConnectionClosed):
                         async with ws:
@@ -377,8 +385,11 @@ class Crowd:
             await self.load_page(player, urlsplit(url).path)
         code = url.rstrip("/").rsplit("/", 1)[1]
         player.races.append(code)
-        racer = self.racer_class(player.index, [player.base], self.stats, self.args, _NoBar())
-        racer.base, racer.browser, racer.code = self.race_server(player, code), player.browser, code
+        base = self.race_server(player, code)
+        racer = self.racer_class(
+            player.index, self.reopened_on(base), self.stats, self.args, _NoBar()
+        )
+        racer.base, racer.browser, racer.code = base, player.browser, code
         # This race's end as the server recorded it (`finished_at`), from the first frame that
         # says it is over; kept on the racer, as the next race may end before this one is heard.
         racer.ended_at_ms = None
@@ -449,6 +460,22 @@ class Crowd:
             return player.base
         return self.bases[zlib.crc32(code.encode()) % len(self.bases)]
 
+    def reopened_on(self, base: str) -> list[str]:
+        """The servers a race's socket on `base` may open again on when it drops
+        (`Racer.reconnect` tries the one after its own first, then each in turn): its own
+        alone, or with `fail_over` every one."""
+        return list(self.bases) if self.fail_over else [base]
+
+    def server_gone(self, player: ArenaPlayer) -> None:
+        """A connection to the player's server was refused: with `fail_over` the player's
+        sockets open on the next server from now on (the session's cookies go with them)."""
+        if not self.fail_over:
+            return
+        base = self.bases[(self.bases.index(player.base) + 1) % len(self.bases)]
+        browser = Browser(base)
+        browser.cookies = player.browser.cookies
+        player.base, player.browser = base, browser
+
     def race_seconds(self) -> float:
         """How long this race is played: `--race-s`, or with `--race-spread` a time drawn
         evenly within that fraction either side of it (players do not all finish together)."""
@@ -516,9 +543,10 @@ class Crowd:
         loop = asyncio.get_running_loop()
         with concurrent.futures.ThreadPoolExecutor(min(32, args.racers)) as pool:
             lead_s = getattr(args, "join_before", 0)
-            self.arena_id = await loop.run_in_executor(
-                pool, set_up_arena, bases[0], args.variant or VARIANT, lead_s
-            )
+            if not self.arena_id:  # else one made beforehand (a drill's, its races short)
+                self.arena_id = await loop.run_in_executor(
+                    pool, set_up_arena, bases[0], args.variant or VARIANT, lead_s
+                )
             starts, ends = await loop.run_in_executor(pool, arena_times, bases[0], self.arena_id)
             players = [
                 ArenaPlayer(i, bases[i % len(bases)], Browser(bases[i % len(bases)]))
@@ -540,16 +568,24 @@ class Crowd:
         return players
 
 
-async def retried(connect, tries: int = 20):
+async def retried(connect, tries: int = 20, refused=None):
     """A socket's connection, tried again as the page's socket does when the handshake fails (a
-    server that cannot reach Redis for the session answers 500 for a moment)."""
+    server that cannot reach Redis for the session answers 500 for a moment). `refused()` is
+    called when no server answered at all (the connection refused: a server gone)."""
     delay = 0.5
     for attempt in range(tries):
         try:
             return await connect()
-        except (OSError, TimeoutError, websockets.InvalidHandshake, websockets.InvalidStatus):
+        except (
+            OSError,
+            TimeoutError,
+            websockets.InvalidHandshake,
+            websockets.InvalidStatus,
+        ) as failure:
             if attempt == tries - 1:
                 raise
+            if refused is not None and isinstance(failure, ConnectionRefusedError):
+                refused()
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 4.0)
     return None  # pragma: no cover

@@ -26,6 +26,13 @@
                    A player's pages answer on both servers while it is away, players are still
                    placed again and again, and the board's sorted set is back in Redis with every
                    player, the record's points and its order.
+    arena-server-kill
+                   16 players in an arena (races of at most 15 s) over two Daphnes, one SIGKILLed
+                   while some of its players race and others wait for their next race. Their
+                   sockets open again on the other (as a proxy hands them over); each is placed
+                   again, the races they were in end, the results of the races closed before
+                   stand, every acknowledged move is stored once, the board in Redis is the
+                   record's.
 
     python scripts/fault_drills.py --database-url postgres://postgres@127.0.0.1:5432/solitaire_drill
 
@@ -50,6 +57,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -60,9 +68,10 @@ if __package__ in (None, ""):
 
 from scripts import arena_crowd
 from scripts.client import Browser, query
-from scripts.loadtest import LoadRun, Racer, Stats, join_race, parse_args
+from scripts.loadtest import LoadRun, Racer, Stats, join_race, parse_args, verify
 from scripts.proxy import BEHIND_PROXY, proxy_for, race_sockets_open, race_sockets_opened
 from scripts.servers import (
+    ROOT,
     PrivatePostgres,
     PrivateRedis,
     create_database,
@@ -120,6 +129,20 @@ def record_checks(drill: Drill, figures: dict) -> None:
     drill.check(
         "no move stored twice or unasked", figures.get("duplicate_or_unexpected_moves") == 0
     )
+
+
+def arena_record_checks(drill: Drill, record: dict, players: int) -> None:
+    """The checks every arena drill makes against the record (`arena_crowd.settled_record_check`):
+    nobody in two races at once, and the board in Redis (read there, not through the API, which
+    reads the record when the set is gone) holds every player, with the record's points and in
+    its order."""
+    drill.check("nobody in two races at once", record["db_players_in_two_at_once"] == 0)
+    drill.check(
+        "the board in Redis holds every player",
+        record["board_players"] == players and record["board_missing_from_redis"] == 0,
+    )
+    drill.check("the board's points are the record's", record["board_points_differ"] == 0)
+    drill.check("the board's order is the record's", record["board_order_differ"] == 0)
 
 
 # ------------------------------------------------------------------ a client that never reads
@@ -593,13 +616,199 @@ async def drill_arena_redis_restart(options) -> Drill:
     drill.check("a player's pages answer while Redis is away", set(pages.values()) == {200})
     drill.check("players were placed after the restart", placed > placed_before > 0)
     drill.check("no player failed", not errors)
-    drill.check("nobody in two races at once", record["db_players_in_two_at_once"] == 0)
-    drill.check(
-        "the board is back in Redis with every player",
-        record["board_players"] == args.racers and record["board_missing_from_redis"] == 0,
+    arena_record_checks(drill, record, args.racers)
+    return drill.settle()
+
+
+ARENA_RACE_LIMIT_S = 15
+"""The arena-server-kill drill's races' time limit: the shortest a race may have
+(races.lifecycle.MIN_TIME_LIMIT_S; the form offers a minute at least), so that a race its
+racers never end would end within the drill."""
+PLACED_AGAIN_S = ARENA_RACE_LIMIT_S + 10
+"""How soon after the kill each of the killed server's players must be placed again: their race
+in hand ended (by their moves and resignation once back, else by its time limit, which the
+sockets read the record 5 s past), then a placement's tick and gathering."""
+
+
+def short_race_arena(env: dict[str, str], variant: str, race_limit_s: int) -> str:
+    """An arena of `variant` starting now, with races of at most `race_limit_s`, made by the app's
+    own action in a process on the servers' settings (the organiser's form offers a minute at
+    least); its id."""
+    code = (
+        "import django; django.setup(); from django.utils import timezone; "
+        "from arenas.actions import do_create_arena; "
+        f"print(do_create_arena(None, variant={variant!r}, starts_at=timezone.now(), "
+        f"minutes={arena_crowd.ARENA_MINUTES}, visibility='link', "
+        f"race_time_limit_s={race_limit_s}).public_id)"
     )
-    drill.check("the board's points are the record's", record["board_points_differ"] == 0)
-    drill.check("the board's order is the record's", record["board_order_differ"] == 0)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    )
+    return out.stdout.split()[-1]
+
+
+def arena_races(database_url: str, arena_id: str) -> dict[str, str]:
+    """Each of the arena's races' code and status, from the record."""
+    rows = query(
+        database_url,
+        "SELECT r.code, r.status FROM races_race r JOIN arenas_arenarace ar ON ar.race_id = r.id "
+        "JOIN arenas_arena a ON a.id = ar.arena_id WHERE a.public_id = %s",
+        [arena_id],
+    )
+    return dict(rows)
+
+
+def arena_results(database_url: str, arena_id: str) -> dict[tuple[str, int], tuple]:
+    """Every result of the arena's closed races, by race code and player: place, racers,
+    points, and whether the racer moved, won, was doubled or withheld."""
+    rows = query(
+        database_url,
+        "SELECT r.code, x.player_id, x.place, x.racers, x.points, x.moved, x.won, x.doubled, "
+        "x.withheld FROM arenas_arenaresult x JOIN races_race r ON r.id = x.race_id "
+        "JOIN arenas_arena a ON a.id = x.arena_id WHERE a.public_id = %s",
+        [arena_id],
+    )
+    return {(code, player): tuple(rest) for code, player, *rest in rows}
+
+
+def in_hand(players: list, racers: list[Racer]) -> tuple[list, list]:
+    """Of these players, those playing their race now, and those done in it who wait on its
+    socket for their next (each player's newest racer says)."""
+    newest = {r.index: r for r in racers}  # appended race after race
+    now = [(p, newest[p.index]) for p in players if p.index in newest]
+    playing = [p for p, racer in now if not racer.done.is_set()]
+    waiting = [p for p, racer in now if racer.done.is_set() and racer.placed_url is None]
+    return playing, waiting
+
+
+async def races_under_way(
+    crowd: arena_crowd.Crowd, racers: list[Racer], base: str, database_url: str, timeout: float
+) -> bool:
+    """Wait until everyone has been placed, two of the arena's races have closed, and of the
+    players on `base` some are playing a race and others wait for their next; False if that did
+    not come within `timeout`."""
+    began = time.monotonic()
+    while time.monotonic() - began < timeout:
+        if crowd.arena_id and crowd.players and all(p.races for p in crowd.players):
+            playing, waiting = in_hand([p for p in crowd.players if p.base == base], racers)
+            if playing and waiting:
+                statuses = await asyncio.to_thread(arena_races, database_url, crowd.arena_id)
+                if Counter(statuses.values())["finished"] >= 2:
+                    return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+async def placed_again(players: list, crowd_task: asyncio.Task) -> dict[int, float]:
+    """Seconds from now until each player heard their next placement (a race of theirs beyond
+    those they had now), watched while the crowd plays."""
+    had = {p.index: len(p.races) for p in players}
+    began = time.perf_counter()
+    found: dict[int, float] = {}
+    while not crowd_task.done() and len(found) < len(players):
+        for p in players:
+            if p.index not in found and len(p.races) > had[p.index]:
+                found[p.index] = round(time.perf_counter() - began, 1)
+        await asyncio.sleep(0.1)
+    return found
+
+
+async def still_on(database_url: str, arena_id: str, codes: set[str], timeout: float) -> set:
+    """Wait until every one of these races is closed (finished or cancelled); those still on
+    after `timeout`."""
+    began = time.monotonic()
+    while True:
+        statuses = await asyncio.to_thread(arena_races, database_url, arena_id)
+        on = {code for code in codes if statuses.get(code) in ("lobby", "started")}
+        if not on or time.monotonic() - began >= timeout:
+            return on
+        await asyncio.sleep(0.5)
+
+
+async def drill_arena_server_kill(options) -> Drill:
+    """An arena's crowd on two Daphnes, one SIGKILLed while its players race and wait for their
+    next race. Their sockets open again on the other (`Crowd.fail_over`, as a proxy hands them
+    over), settle a move in flight by `seq` and play on; each is placed again, the races they
+    were in end, the closed races' results stand, every acknowledged move is stored once, and
+    the board in Redis is the record's."""
+    drill = Drill("arena-server-kill")
+    with drill_services(options, 2) as (redis, servers):
+        victim = servers[0]
+        args = load_args(
+            [s.url for s in servers],
+            options.database_url,
+            racers=16,
+            duration=36.0,
+            race_s=3.0,
+            race_spread=0.5,
+            pace=1.0,
+        )
+        args.variant = "penguin"
+        env = server_env(options.database_url, redis.url)
+        arena_id = await asyncio.to_thread(short_race_arena, env, args.variant, ARENA_RACE_LIMIT_S)
+        racers: list[Racer] = []
+
+        def kept(*given) -> Racer:  # every race's racer, for the move logs' check
+            racers.append(Racer(*given))
+            return racers[-1]
+
+        stats = Stats()
+        crowd = arena_crowd.Crowd(args, kept, stats)
+        crowd.arena_id, crowd.fail_over = arena_id, True
+        running = asyncio.create_task(crowd.run(args.base_urls))
+        under_way = await races_under_way(
+            crowd, racers, victim.url, options.database_url, args.duration / 2
+        )
+        closed_before = await asyncio.to_thread(arena_results, options.database_url, arena_id)
+        victims = [p for p in crowd.players if p.base == victim.url]
+        playing, waiting = in_hand(victims, racers)
+        victim.kill()
+        again = asyncio.create_task(placed_again(victims, running))
+        players = await running
+        placed_after = await again
+        played = {code for p in players for code in p.races}
+        left_on = await still_on(options.database_url, arena_id, played, PLACED_AGAIN_S)
+        closed_after = await asyncio.to_thread(arena_results, options.database_url, arena_id)
+        record = arena_crowd.settled_record_check(options.database_url, redis.url, arena_id)
+        moves = await asyncio.to_thread(verify, racers, options.database_url)
+    errors = [p.error for p in players if p.error]
+    waits = sorted(placed_after.values())
+    changed = [key for key, row in closed_before.items() if closed_after.get(key) != row]
+    drill.evidence = {
+        **record,
+        **moves,
+        "moves_sent": stats.sent,
+        "moves_acked": stats.acked,
+        "reconnects": stats.reconnects,
+        "resolved_on_resync": stats.resolved_on_resync,
+        "error_codes": dict(stats.errors),
+        "latency_ms": arena_crowd.spread(stats.latencies_ms),
+        "players_on_killed_server": len(victims),
+        "playing_there_at_kill": len(playing),
+        "waiting_there_at_kill": len(waiting),
+        "placed_again_after_kill_s": waits,
+        "results_before_kill": len(closed_before),
+        "results_changed_since": changed[:5],
+        "races_left_on": sorted(left_on),
+        "moves_unanswered": stats.unanswered[:5],
+        "player_errors": errors[:5],
+        "arena_sockets_reopened": crowd.reopened,
+    }
+    drill.check(
+        "killed while its players raced and waited for their next race",
+        under_way and playing and waiting,
+    )
+    drill.check("no player failed", not errors)
+    drill.check(
+        f"every player of the killed server placed again within {PLACED_AGAIN_S} s",
+        len(waits) == len(victims) and all(s <= PLACED_AGAIN_S for s in waits),
+    )
+    drill.check("every race played ended", not left_on)
+    drill.check("the results of the races closed before the kill stand", not changed)
+    other = {k: v for k, v in stats.errors.items() if k != "disconnected"}
+    drill.check("no error besides the dropped sockets", not other)
+    record_checks(drill, moves)
+    arena_record_checks(drill, record, args.racers)
     return drill.settle()
 
 
@@ -611,6 +820,7 @@ DRILLS = {
     "postgres-restart": drill_postgres_restart,
     "proxy-daphne-kill": drill_proxy_daphne_kill,
     "arena-redis-restart": drill_arena_redis_restart,
+    "arena-server-kill": drill_arena_server_kill,
 }
 OWN_DATABASE = frozenset({"postgres-restart"})
 """Drills that bring a database of their own: the shared drill database is not needed."""
@@ -656,6 +866,15 @@ def print_summary(results: list[Drill]) -> None:
             "player_errors",
             "boards_asked_for",
             "arena_sockets_reopened",
+            "players_on_killed_server",
+            "playing_there_at_kill",
+            "waiting_there_at_kill",
+            "resolved_on_resync",
+            "placed_again_after_kill_s",
+            "results_before_kill",
+            "results_changed_since",
+            "races_left_on",
+            "moves_unanswered",
             "crash",
         ):
             if key in figures:

@@ -1,6 +1,6 @@
 """The fault drills of scripts/fault_drills.py, each a test: real Daphne processes, a private
 redis-server, PostgreSQL; a crash, a restart, a vanished client, a client that never reads, a
-PostgreSQL restart (on a private cluster)."""
+PostgreSQL restart (on a private cluster), and in an arena a Redis restart and a crash."""
 
 from __future__ import annotations
 
@@ -63,3 +63,11 @@ def test_an_arena_goes_on_and_keeps_every_point_when_redis_restarts_empty(drill_
     which reads the record when the set is gone) with every player, in the record's order and
     with the record's points."""
     drill("arena-redis-restart", drill_options)
+
+
+def test_an_arena_keeps_every_move_and_point_when_a_server_is_killed_mid_arena(drill_options):
+    """One of two Daphnes SIGKILLed while its arena players race and wait for their next race:
+    their sockets open again on the other, each is placed again, the races they were in end,
+    nobody is in two races at once, the results of the races closed before the kill stand,
+    every acknowledged move is stored once, and the board in Redis is the record's."""
+    drill("arena-server-kill", drill_options)

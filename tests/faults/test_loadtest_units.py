@@ -1,6 +1,7 @@
 """The load generator's pieces without a server: a racer honouring `unavailable`, a racer that
-stops when its race's time is up, the /proc readings behind the server CPU per move, and the
-arena crowd's 5-s bound counted from when a free player has someone to race with."""
+stops when its race's time is up, the /proc readings behind the server CPU per move, the
+arena crowd's 5-s bound counted from when a free player has someone to race with, and where the
+crowd's sockets open again when they drop."""
 
 from __future__ import annotations
 
@@ -16,18 +17,21 @@ import pytest
 from arenas.points import Standing, board_order, board_score
 from scripts.arena_crowd import (
     ArenaPlayer,
+    Crowd,
     by_closing,
     by_kind,
     closing_chart,
     compare_board,
     ok,
     over_bound_with_company,
+    retried,
     start_after,
     unanswered_text,
     waited_with_company,
 )
 from scripts.burner import burn
 from scripts.burner import parse_args as burner_args
+from scripts.client import Browser
 from scripts.loadtest import Pending, Racer, Stats, parse_args
 from scripts.procstat import (
     Sample,
@@ -335,6 +339,72 @@ def test_a_move_answered_before_its_socket_closes_is_not_noted_unanswered():
     racer.pending = Pending("t2-f0", 1, time.perf_counter())
     asyncio.run(racer.close())
     assert [n["seq"] for n in racer.stats.unanswered] == [1]
+
+
+SERVERS = ["http://127.0.0.1:1", "http://127.0.0.1:2"]
+
+
+def crowd_on_two(fail_over: bool) -> Crowd:
+    crowd = Crowd(SimpleNamespace(rng_seed=1), Racer, Stats())
+    crowd.bases, crowd.fail_over = SERVERS, fail_over
+    return crowd
+
+
+def reopened_at(crowd: Crowd, base: str) -> list[str]:
+    """Where a crowd's race socket on `base` opens again when it drops (its first try)."""
+    racer = Racer(0, crowd.reopened_on(base), Stats(), SimpleNamespace(rng_seed=1), Bar())
+    racer.base = base
+    tried: list[str] = []
+
+    async def connect() -> None:
+        tried.append(racer.base)
+
+    racer.connect = connect
+    asyncio.run(racer.reconnect())
+    return tried
+
+
+def test_a_crowd_s_dropped_race_socket_opens_again_on_its_own_server():
+    """As a page's socket opens again at the address it had: the race's server, whichever it
+    is (its own player's, or the one the race's code picks)."""
+    assert reopened_at(crowd_on_two(False), SERVERS[0]) == [SERVERS[0]]
+    assert reopened_at(crowd_on_two(False), SERVERS[1]) == [SERVERS[1]]
+
+
+def test_a_failing_over_crowd_s_dropped_race_socket_opens_on_the_next_server():
+    """In the drill that kills a server, as a proxy hands a dead server's sockets to a live
+    one."""
+    assert reopened_at(crowd_on_two(True), SERVERS[0]) == [SERVERS[1]]
+    assert reopened_at(crowd_on_two(True), SERVERS[1]) == [SERVERS[0]]
+
+
+def arena_socket_tries(crowd: Crowd, failure: type[Exception]) -> tuple[list[str], ArenaPlayer]:
+    """The servers a player's arena socket is tried on when the first try fails so."""
+    player = ArenaPlayer(0, SERVERS[0], Browser(SERVERS[0]))
+    player.browser.cookies = {"sessionid": "s1"}
+    tried: list[str] = []
+
+    async def connect() -> str:
+        tried.append(player.base)
+        if len(tried) == 1:
+            raise failure
+        return "socket"
+
+    assert asyncio.run(retried(connect, refused=lambda: crowd.server_gone(player))) == "socket"
+    return tried, player
+
+
+def test_a_failing_over_player_whose_server_refuses_goes_on_to_the_next_with_their_session():
+    tried, player = arena_socket_tries(crowd_on_two(True), ConnectionRefusedError)
+    assert tried == SERVERS
+    assert player.browser.base == SERVERS[1] and player.browser.cookie_header() == "sessionid=s1"
+
+
+def test_a_player_stays_on_a_server_that_answered_late_or_without_failing_over():
+    """A server that answered (a timeout, a refused handshake) is still there; and a crowd that
+    does not fail over tries the player's own server again, as a page does."""
+    assert arena_socket_tries(crowd_on_two(True), TimeoutError)[0] == [SERVERS[0]] * 2
+    assert arena_socket_tries(crowd_on_two(False), ConnectionRefusedError)[0] == [SERVERS[0]] * 2
 
 
 def waiting(*waits: tuple[float, float]) -> ArenaPlayer:
