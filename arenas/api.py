@@ -13,8 +13,6 @@ from games import params
 from games.params import error, json_get
 from games.rows import one_or_none
 
-LIST_SIZE = 20
-
 
 def arena_dict(arena: Arena) -> dict:
     return {
@@ -31,18 +29,11 @@ def arena_list(request: HttpRequest) -> JsonResponse:
     """The public arenas running now, coming up, and the latest ended."""
     params.allowed(request.GET, set())
     now = timezone.now()
-    listed = Arena.objects.listed()
+    lists = Arena.objects.listed().by_phase(now)
     return JsonResponse(
         {
             "now": now.isoformat(),
-            **{
-                phase: [arena_dict(a) for a in arenas[:LIST_SIZE]]
-                for phase, arenas in (
-                    ("running", listed.running(now)),
-                    ("upcoming", listed.upcoming(now)),
-                    ("ended", listed.ended(now)),
-                )
-            },
+            **{phase: [arena_dict(a) for a in arenas] for phase, arenas in lists.items()},
         }
     )
 

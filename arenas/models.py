@@ -65,6 +65,15 @@ class ArenaQuerySet(models.QuerySet):
         """The latest ended first."""
         return self.filter(ends_at__lte=now).order_by("-ends_at")
 
+    def by_phase(self, now, size: int = 20) -> dict[str, list[Arena]]:
+        """Up to `size` of each phase, by its key: `running`, `upcoming`, `ended` (the list page
+        and the API's list)."""
+        return {
+            "running": list(self.running(now)[:size]),
+            "upcoming": list(self.upcoming(now)[:size]),
+            "ended": list(self.ended(now)[:size]),
+        }
+
 
 class Arena(models.Model):
     class Visibility(models.TextChoices):

@@ -26,7 +26,6 @@ from games.identity import current_player, socket_ticket
 from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
 
-LIST_SIZE = 20
 NO_ARENA = "There is no arena with this link."
 
 
@@ -39,17 +38,7 @@ def get_arena(arena_id: str) -> Arena:
 
 @require_GET
 def arena_list(request: HttpRequest) -> HttpResponse:
-    now = timezone.now()
-    public = Arena.objects.filter(visibility=Arena.Visibility.PUBLIC)
-    return render(
-        request,
-        "arenas/list.html",
-        {
-            "upcoming": list(public.filter(starts_at__gt=now)[:LIST_SIZE]),
-            "running": list(public.filter(starts_at__lte=now, ends_at__gt=now)[:LIST_SIZE]),
-            "ended": list(public.filter(ends_at__lte=now).order_by("-ends_at")[:LIST_SIZE]),
-        },
-    )
+    return render(request, "arenas/list.html", Arena.objects.listed().by_phase(timezone.now()))
 
 
 @require_http_methods(["GET", "POST"])

@@ -118,7 +118,7 @@ class _Stream:
 @lru_cache(maxsize=64)
 def build(index: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """Built deal ``index``: (the deck in dealing order, as ``Game.from_seed`` lays a shuffled
-    one out; a winning line from the deal in contract notation). About 3 ms."""
+    one out; a winning line from the deal in contract notation). About 1.2 ms of CPU."""
     if not 0 <= index < BUILT_COUNT:
         raise ValueError(f"built deals are numbered 0 to {BUILT_COUNT - 1}, not {index}")
     rng = _Stream(f"solitaire-race:eighty-thieves:built:{index}".encode("ascii"))
