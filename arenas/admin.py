@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
 from django.db import transaction
 
+from arenas import events
 from arenas.models import Arena, ArenaPlayer, ArenaResult, ArenaSchedule
 from arenas.schedule import Remade, clear_coming, remake_coming
 
@@ -52,12 +53,20 @@ class ArenaScheduleAdmin(admin.ModelAdmin):
 
 @admin.register(Arena)
 class ArenaAdmin(admin.ModelAdmin):
+    """An arena changed here in what its pages show or go by (`events.EDITABLE`: its times, its
+    name, game, races' limit, visibility) is changed on its pages open too, after the commit."""
+
     list_display = ("name", "variant", "starts_at", "ends_at", "visibility", "schedule")
     list_filter = ("variant", "visibility")
     search_fields = ("name", "public_id")
     readonly_fields = ("public_id", "created_at")
     raw_id_fields = ("created_by",)
     date_hierarchy = "starts_at"
+
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        if change and set(form.changed_data) & set(events.EDITABLE):
+            transaction.on_commit(lambda: events.edited([obj]))
 
 
 @admin.register(ArenaPlayer)

@@ -1,9 +1,9 @@
 """/ws/arena/<id>/: an arena's page, live (docs/protocol.md, "Arenas").
 
 On connect the socket gets the `standings` at once, then again whenever they changed, at most
-once a second (arenas/rooms.py); a player who joined the arena is present while the socket is
-open (only present players are placed), and gets `placed` with their race's URL when they are
-placed (a race's page waits for its racer's next race on the race's own socket instead: the same
+once a second (arenas/rooms.py), and `edited` when an admin changes the arena in place; a
+player who joined the arena is present while the socket is open (only present players are
+placed), and gets `placed` with their race's URL when they are placed (a race's page waits for its racer's next race on the race's own socket instead: the same
 `Watch` in the same room, arenas/rooms.py). The client sends `ping`, `sync` (the standings
 again now), and `player` with the ticket a button's answer gave the page (the socket is then
 the player's, present if they are in the arena: no second socket after a Join). Every refusal

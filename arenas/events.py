@@ -1,13 +1,22 @@
 """What an arena's rooms hear through the channel layer (one channel a process:
 arenas/rooms.py), sent after the commit: the board changed (each process sends the new board
-at most once a second), and players were placed in races (each placed player's page goes to
-their race). The database is the record:
+at most once a second), players were placed in races (each placed player's page goes to
+their race), and an admin changed the arena in place (its rooms take the new times, and their
+pages show them). The database is the record:
 a socket that missed a message gets everything again when it reconnects."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
+
 from arenas.models import Arena
 from games.groups import group_send_nowait
+
+EDITABLE = ("name", "variant", "starts_at", "ends_at", "race_time_limit_s", "visibility")
+"""What an admin's edit may change of an arena that its rooms and pages show and go by (the
+schedule's edit: a name, a game, an end; the arena's own admin page: any of them)."""
+TIMES = ("starts_at", "ends_at")
 
 
 def board_changed(arena: Arena) -> None:
@@ -20,3 +29,25 @@ def placed(arena: Arena, races: dict[int, str]) -> None:
     placements = {str(pid): url for pid, url in races.items()}
     message = {"type": "arena.placed", "arena": arena.pk, "placements": placements}
     group_send_nowait(arena.group_name, message)
+
+
+def edited(arenas: Iterable[Arena]) -> None:
+    """An admin changed these arenas in place: each one's rooms take the new fields, and tell
+    their pages (arenas/rooms.py)."""
+    for arena in arenas:
+        group_send_nowait(arena.group_name, edited_message(arena))
+
+
+def edited_message(arena: Arena) -> dict:
+    """The `arena.edited` message: the arena's `EDITABLE` fields as they now are (its times in
+    ISO 8601, as the channel layer carries no datetimes)."""
+    fields = {name: getattr(arena, name) for name in EDITABLE}
+    fields.update({name: fields[name].isoformat() for name in TIMES})
+    return {"type": "arena.edited", "arena": arena.pk, "fields": fields}
+
+
+def edited_fields(message: dict) -> dict:
+    """An `arena.edited` message's fields, as the arena's own (its times as datetimes)."""
+    fields = dict(message["fields"])
+    fields.update({name: datetime.fromisoformat(fields[name]) for name in TIMES})
+    return fields

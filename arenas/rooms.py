@@ -8,7 +8,9 @@ since the board was last sent (an `arena.changed` message reached any of the soc
 `BOARD_EVERY_S` has passed, the board is read once and sent to every socket, with each one's own
 row: at most one board a second, whatever the crowd. The two rounds run side by side, each with
 a thread of its own: a crowd's board, read and sent to hundreds of sockets, took a second and
-more at a wave's crest, and a placement that waited behind it waited with it."""
+more at a wave's crest, and a placement that waited behind it waited with it. An admin's change
+of the arena in place comes as a message too: the room takes the new times and sends its pages
+`edited`."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from datetime import timedelta
 import orjson
 from django.utils import timezone
 
-from arenas import actions, placement, standings
+from arenas import actions, events, placement, standings
 from arenas.models import Arena, arena_of_race
 from games.groups import GROUPS, PerLoop
 from games.models import Player
@@ -79,6 +81,21 @@ def encoded(frame: dict, rows: bool = True) -> str:
 def with_own(shared: str, own: str | None) -> str:
     """The shared board frame with a socket's own row as `you` (null for a spectator)."""
     return f'{shared[:-1]},"you":{own or "null"}}}'
+
+
+def edited_frame(arena: Arena) -> dict:
+    """What an arena's page shows of the arena and goes by (its heading, its facts line, its
+    clock), after an admin changed it in place: the times in epoch ms, as the frames' `now`."""
+    return {
+        "type": "edited",
+        "name": arena.name,
+        "variant": arena.variant,
+        "game": arena.get_variant_display(),
+        "starts_at": int(arena.starts_at.timestamp() * 1000),
+        "ends_at": int(arena.ends_at.timestamp() * 1000),
+        "race_time_limit_s": arena.race_time_limit_s,
+        "visibility": arena.visibility,
+    }
 
 
 def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dict:
@@ -211,13 +228,31 @@ class Room:
         self.task: asyncio.Task | None = None
 
     def hear(self, message: dict) -> None:
-        """A message of the arena's group: the board changed, or players were placed."""
+        """A message of the arena's group: the board changed, players were placed, or an admin
+        changed the arena in place."""
+        if message.get("type") == "arena.edited":
+            self.take_edit(events.edited_fields(message))
+            return
         self.dirty = True
         placements = message.get("placements") or {}
         for socket in list(self.sockets):
             url = placements.get(str(socket.player.pk)) if socket.player else None
             if url is not None:
                 asyncio.get_running_loop().create_task(socket.send_placed(url))
+
+    def take_edit(self, fields: dict) -> None:
+        """An admin changed the arena in place: the room's arena takes the new fields (its phase,
+        whether it places, its board's `finishing` go by the new times from now on), its next
+        board is due, and each of its arena pages is sent `edited`, once. A race's page that
+        waits for its next race is not: it goes by the arena's end its race told it (the
+        schedule's edit changes only arenas nobody has joined, so no race page waits in them)."""
+        for name, value in fields.items():
+            setattr(self.arena, name, value)
+        self.dirty = True
+        text = encoded(edited_frame(self.arena))
+        for socket in self.sockets:
+            if getattr(socket, "rows", True):
+                asyncio.get_running_loop().create_task(socket.send(text_data=text))
 
     async def run(self) -> None:
         """The tick and the board's round, side by side, while the room has sockets. The tick's

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from arenas import events
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule, StandardScheduleMade
 from games.models import Variant
 from games.rows import one_or_none
@@ -128,8 +129,9 @@ def clear_coming(schedule: ArenaSchedule, now=None) -> Remade:
 def remake_coming(schedule: ArenaSchedule, now=None) -> Remade:
     """After an admin's edit (otherwise the arenas made a day ahead would keep its old settings
     for a day): of its coming arenas nobody joined, those whose start is still one of the
-    schedule's take its settings in place, keeping their public ids; the others are removed
-    (all of them if it is inactive), and the starts new under its settings get arenas."""
+    schedule's take its settings in place, keeping their public ids (their pages open are told
+    after the commit: `events.edited`); the others are removed (all of them if it is inactive),
+    and the starts new under its settings get arenas."""
     now = now or timezone.now()
     unjoined, joined = lock_coming(schedule, now)
     stay = [a for a in unjoined if schedule.active and is_a_start(schedule, a.starts_at)]
@@ -139,6 +141,7 @@ def remake_coming(schedule: ArenaSchedule, now=None) -> Remade:
     gone.delete()
     changed = [a for a in stay if take(a, scheduled(schedule, a.starts_at))]
     Arena.objects.bulk_update(changed, ["name", "variant", "ends_at"])
+    transaction.on_commit(lambda: events.edited(changed))  # their open pages follow
     made = make_coming(now=now, schedules=ArenaSchedule.objects.filter(pk=schedule.pk))
     return Remade(removed=len(unjoined) - len(stay), kept=joined, changed=len(changed), made=made)
 

@@ -484,9 +484,92 @@ def test_an_ended_arena_s_page_follows_its_last_races_then_loads_the_final_stand
     page.wait_for_function(f"{boards} >= 1", timeout=30_000)  # the socket relays
     page.wait_for_function(f"{heading} === 'Standings — 2 races still finishing'")
     finishing[0] = 1
-    # The next board comes within 5 s (rooms.BOARD_AT_LEAST_S); one clean-clone run waited 15 s
-    # for it in vain while its worker's machine was full, cause not found: 30 s, six boards.
+    # The next board comes within 5 s (rooms.BOARD_AT_LEAST_S); waited for up to six. One
+    # clean-clone run waited in vain: the reload above had come into a room whose board's round
+    # had ended on its own (tests/arenas/test_arena_room_rounds.py).
     page.wait_for_function(f"{heading} === 'Standings — 1 race still finishing'", timeout=30_000)
     assert page.evaluate("window.samePage === true")
     finishing[0] = 0
     page.wait_for_function("window.samePage === undefined", timeout=15_000)
+
+
+def utc_day_time(at: dt.datetime) -> str:
+    """As the arena page writes a start: "Mon 7 Dec, 09:05" (UTC)."""
+    return f"{at:%a} {at.day} {at:%b}, {at:%H:%M}"
+
+
+def test_a_coming_arena_s_page_follows_an_admin_s_change_and_reminds_at_the_new_start(
+    people, live_url
+):  # noqa: F811
+    """An admin's change in place reaches the open page as an `edited` frame (here from the
+    test, on the page's socket; the server's side: test_arena_edited.py): with no reload the
+    page writes the arena's facts as the server does, says what moved, counts down to the new
+    start, and the reminder set before comes at that start (the tab's ticks held back: only the
+    switch armed for the new start brings it)."""
+    ann = people()
+    page = ann.page
+    page.add_init_script(NO_INTERVALS)
+    sockets = []
+
+    def relay(page_side) -> None:
+        server_side = page_side.connect_to_server()
+        server_side.on_message(page_side.send)
+        page_side.on_message(server_side.send)
+        sockets.append(page_side)
+
+    page.route_web_socket("**/ws/arena/**", relay)
+    coming_arena(page, live_url)
+    page.evaluate("window.samePage = true")  # gone with a reload
+    page.wait_for_function("Number(document.getElementById('arena').dataset.board || 0) >= 1")
+    root = page.locator("#arena")
+    starts = dt.datetime.fromisoformat(root.get_attribute("data-starts"))
+    ends = dt.datetime.fromisoformat(root.get_attribute("data-ends"))
+    written = page.inner_text("#arena-facts")  # the server's
+    assert written.endswith(" · races of 5 min · only by link")
+    arena = {
+        "type": "edited",
+        "name": page.inner_text("h1"),
+        "game": written.split(" · ")[0],
+        "starts_at": int(starts.timestamp() * 1000),
+        "ends_at": int(ends.timestamp() * 1000),
+        "race_time_limit_s": 300,
+        "visibility": "link",
+    }
+
+    def edited(count: int, **changes) -> None:
+        now = int(page.evaluate("Date.now()"))
+        sockets[-1].send(json.dumps({**arena, **changes, "now": now}))
+        page.wait_for_function(f"document.getElementById('arena').dataset.edited === '{count}'")
+
+    edited(1)  # as it was: the page writes it as the server did, and says nothing
+    assert page.inner_text("#arena-facts") == written
+    assert page.inner_text("#arena-announce") == ""
+
+    page.click("#remind-button")
+    page.wait_for_function(
+        "document.querySelector('#arena-status').textContent.startsWith('Reminder set')"
+    )
+    later = ends + dt.timedelta(minutes=15)  # a schedule's new length: the start stays
+    edited(2, ends_at=int(later.timestamp() * 1000))
+    assert page.inner_text("#arena-facts") == written.replace(
+        f" to {ends:%H:%M} UTC", f" to {later:%H:%M} UTC"
+    )
+    assert page.get_attribute("#arena-countdown", "datetime") == root.get_attribute("data-starts")
+    assert page.inner_text("#arena-announce") == f"{arena['name']} now ends at {later:%H:%M} UTC."
+
+    soon = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(seconds=6)
+    name = "Moved arena"
+    moved = {"name": name, "starts_at": int(soon.timestamp() * 1000)}
+    edited(3, **moved, ends_at=int((soon + dt.timedelta(minutes=30)).timestamp() * 1000))
+    assert page.inner_text("h1") == name and page.title().startswith(f"{name} — ")
+    assert utc_day_time(soon) in page.inner_text("#arena-facts")
+    countdown = page.get_attribute("#arena-countdown", "datetime")
+    assert dt.datetime.fromisoformat(countdown.replace("Z", "+00:00")) == soon
+    assert page.evaluate("window.samePage === true")
+    # At the new start the page goes on to the running arena's page (the server's: the arena
+    # still to come) and says the reminder's words there.
+    page.wait_for_function(
+        f"document.querySelector('#arena-status').textContent === {name + ' has started!'!r}",
+        timeout=20_000,
+    )
+    assert page.evaluate("window.samePage === undefined")

@@ -5,20 +5,29 @@
 // the status and buttons as they now are, and a ticket that makes the page's socket the
 // player's. An ended arena's page runs it while races under way at the end still count (the
 // frames' `finishing`), then reloads for the final standings, where it only says what the
-// reload brought.
+// reload brought. An arena an admin changes in place (`edited`: a new end, say) shows its new
+// name and times, and its clock goes by them, with no reload.
 
 import { ReconnectingSocket } from "./socket.js";
 import { formatWait } from "./daily-countdown.js";
 import { lobbyText } from "./arena-next.js";
 import { setText } from "./dom.js";
-import { finishingText, isLater, minuteLeft, phaseAt, switchedTo } from "./arena-clock.js";
+import {
+  factsText,
+  finishingText,
+  isLater,
+  minuteLeft,
+  phaseAt,
+  switchedTo,
+  timesMovedText,
+} from "./arena-clock.js";
 
 const root = document.getElementById("arena");
 const arenaId = root.dataset.arena;
-const arenaName = document.querySelector("h1").textContent;
+let arenaName = document.querySelector("h1").textContent; // an admin may change it (`edited`)
 let me = root.dataset.player ? Number(root.dataset.player) : null;
-const starts = Date.parse(root.dataset.starts);
-const ends = Date.parse(root.dataset.ends);
+let starts = Date.parse(root.dataset.starts);
+let ends = Date.parse(root.dataset.ends);
 const page = Number(root.dataset.page || 1); // of the standings: the first alone is live
 const final = root.dataset.final === "true"; // the final standings: nothing changes any more
 const REMIND_KEY = `arena-remind:${arenaId}`;
@@ -73,6 +82,35 @@ function armSwitch() {
     },
     Math.min(Math.max(0, wait) + 50, 2 ** 31 - 1),
   );
+}
+
+/** An admin changed the arena in place (`edited`): the heading, the line of facts and the clock
+ * take its name and times as they now are, with no reload; the countdown, the switch at the start
+ * (and so the reminder) and the one at the end go by the new times. A page the new times take back
+ * a phase (a start moved later) loads the page of that phase; one they take on goes as the tick
+ * would. */
+function onEdited(frame) {
+  const moved = timesMovedText({ starts, ends }, { starts: frame.starts_at, ends: frame.ends_at });
+  starts = frame.starts_at;
+  ends = frame.ends_at;
+  root.dataset.starts = new Date(starts).toISOString();
+  root.dataset.ends = new Date(ends).toISOString();
+  arenaName = frame.name;
+  setText(document.querySelector("h1"), arenaName);
+  document.title = `${arenaName} — Solitaire Race`;
+  setText(document.getElementById("arena-facts"), factsText(frame));
+  const shown = root.dataset.phase;
+  const countdown = document.getElementById("arena-countdown");
+  if (countdown) countdown.dateTime = new Date(shown === "upcoming" ? starts : ends).toISOString();
+  root.dataset.edited = String(Number(root.dataset.edited || 0) + 1);
+  if (isLater(shown, phaseAt(now(), starts, ends))) {
+    location.reload();
+    return;
+  }
+  left = null; // the countdown jumped: no "in 1 minute" said for the jump itself
+  if (moved) announce(`${arenaName} ${moved}.`);
+  tickClock();
+  armSwitch();
 }
 
 // ------------------------------------------------------------------ the reminder
@@ -233,6 +271,7 @@ function onFrame(frame) {
     armSwitch(); // on the server's clock
   }
   if (frame.type === "standings") onBoard(frame);
+  else if (frame.type === "edited") onEdited(frame);
   else if (frame.type === "placed") {
     root.dataset.placed = frame.url;
     if (root.dataset.phase === "upcoming") {
