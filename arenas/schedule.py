@@ -50,10 +50,21 @@ def is_a_start(schedule: ArenaSchedule, at: datetime) -> bool:
     return (at - series_start(schedule)) % interval(schedule) == timedelta(0)
 
 
+def series_name(schedule: ArenaSchedule) -> str:
+    """The name of the schedule's arenas, after how often they come ("Hourly Penguin arena"),
+    with no time of day in it: the pages show each arena's start in the reader's own time."""
+    game, every = Variant(schedule.variant).label, schedule.every_minutes
+    if every in (60, 24 * 60):
+        return f"{'Hourly' if every == 60 else 'Daily'} {game} arena"
+    if every % 60 == 0:
+        return f"{game} arena, every {every // 60} hours"
+    return f"{game} arena, every {every} minutes"
+
+
 def scheduled(schedule: ArenaSchedule, at: datetime) -> dict:
     """The fields of its arena starting at `at` that the schedule sets."""
     return {
-        "name": f"{Variant(schedule.variant).label} arena, {at:%H:%M}",
+        "name": series_name(schedule),
         "variant": schedule.variant,
         "ends_at": at + timedelta(minutes=schedule.length_minutes),
     }

@@ -79,7 +79,7 @@ async def test_a_new_game_renames_the_coming_arena_on_its_open_page(
     url = reverse("admin:arenas_arenaschedule_change", args=[every.pk])
     await run(admin_client.post, url, schedule_form(variant="queenie"))
     frame = await told(page)
-    assert frame["name"] == f"Queenie arena, {arena.starts_at:%H:%M}"
+    assert frame["name"] == "Hourly Queenie arena"
     assert (frame["variant"], frame["game"]) == ("queenie", "Queenie")
     assert frame["ends_at"] == ms(arena.ends_at)
 

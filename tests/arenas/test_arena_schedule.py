@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule
-from arenas.schedule import make_coming
+from arenas.schedule import make_coming, series_name
 from deploy import scheduler
 from games.models import Variant
 
@@ -230,7 +230,7 @@ def test_a_new_game_changes_the_coming_arenas_in_place(admin_client, hourly):
     assert links(hourly) == before
     unjoined = coming_arenas(hourly).filter(players=None)
     assert {a.variant for a in unjoined} == {"queenie"}
-    assert all(a.name == f"Queenie arena, {a.starts_at:%H:%M}" for a in unjoined)
+    assert all(a.name == "Hourly Queenie arena" for a in unjoined)
 
 
 @pytest.mark.django_db
@@ -361,7 +361,9 @@ def test_a_length_outside_5_to_180_minutes_is_refused(client, minutes):
 
 def test_a_browser_in_india_sets_the_start_in_its_own_time(browser, live_url):
     """The page shows and reads the start in the browser's time (5 h 30 ahead of UTC), the
-    server's suggested start moved to it, and the arena starts at the instant typed."""
+    server's suggested start moved to it, and the arena starts at the instant typed; the arena's
+    page and the arenas' list then show its times in that time too (the server's UTC as their
+    titles)."""
     context = browser.new_context(timezone_id="Asia/Kolkata")
     errors = []
     try:
@@ -378,12 +380,40 @@ def test_a_browser_in_india_sets_the_start_in_its_own_time(browser, live_url):
         assert start.input_value() == f"{suggested + timedelta(hours=5, minutes=30):%Y-%m-%dT%H:%M}"
 
         typed = (datetime.now(UTC) + 3 * HOUR).replace(second=0, microsecond=0)
-        start.fill(f"{typed + timedelta(hours=5, minutes=30):%Y-%m-%dT%H:%M}")
+        local = typed + timedelta(hours=5, minutes=30)
+        start.fill(f"{local:%Y-%m-%dT%H:%M}")
+        page.check("input[name=visibility][value=public]")
         page.click("form button[type=submit]")
         page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
         arena_id = page.url.rstrip("/").rsplit("/", 1)[1]
         facts = page.request.get(f"{live_url}/api/arenas/{arena_id}/").json()
         assert datetime.fromisoformat(facts["starts_at"]) == typed
+
+        shown = f"{local:%a} {local.day} {local:%b}, {local:%H:%M}"  # "D j M, H:i"
+        ends = local + timedelta(minutes=30)
+        line = page.inner_text("#arena-facts")
+        assert f" · {shown} to {ends:%H:%M} your time · " in line, line
+        assert (
+            page.get_attribute("#arena-facts time", "title")
+            == f"{typed:%a} {typed.day} {typed:%b}, {typed:%H:%M} UTC"
+        )
+        page.goto(f"{live_url}/arenas/")
+        assert page.inner_text(f"tr[data-arena='{arena_id}'] time") == shown
+        assert "Starts (your time)" in page.inner_text("#upcoming-h + table thead")
     finally:
         context.close()
     assert not errors
+
+
+@pytest.mark.parametrize(
+    ("variant", "every", "name"),
+    [
+        ("penguin", 60, "Hourly Penguin arena"),
+        ("queenie", 24 * 60, "Daily Queenie arena"),
+        ("spiderweb", 180, "Spiderweb arena, every 3 hours"),
+        ("eighty-thieves", 25, "Eighty Thieves arena, every 25 minutes"),
+    ],
+)
+def test_a_schedule_s_arenas_are_named_after_how_often_they_come(variant, every, name):
+    """No time of day in the name: the pages show each start in the reader's own time."""
+    assert series_name(ArenaSchedule(variant=variant, every_minutes=every)) == name

@@ -2,6 +2,8 @@
 // milestones the page says aloud. The countdown itself ticks silently, every second: a live
 // region around it had a screen reader read the time left every second.
 
+import { dayTime, readerZone, timeOfDay, zoneName } from "./times.js";
+
 export const PHASES = ["upcoming", "running", "ended"];
 
 /** The arena's phase at `t` (epoch ms, as `starts` and `ends`). */
@@ -38,40 +40,23 @@ export function finishingText(count) {
   return `Standings — ${count} race${count === 1 ? "" : "s"} still finishing`;
 }
 
-const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
-function twoDigits(n) {
-  return String(n).padStart(2, "0");
-}
-
-/** `t` (epoch ms) in UTC as the page's server writes a time: "09:05" (Django's "H:i"). */
-export function utcTime(t) {
-  const d = new Date(t);
-  return `${twoDigits(d.getUTCHours())}:${twoDigits(d.getUTCMinutes())}`;
-}
-
-/** `t` with its day, as the server writes a start: "Mon 7 Dec, 09:05" ("D j M, H:i"). */
-export function utcDayTime(t) {
-  const d = new Date(t);
-  return `${DAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}, ${utcTime(t)}`;
-}
-
 /** The page's line of facts about the arena, from an `edited` frame, as the server writes it
- * (arenas/arena.html): its game, its start and end in UTC, its races' limit, and whether it is
- * only by link. */
-export function factsText(arena) {
+ * (arenas/arena.html): its game, its start and end in the reader's zone (js/times.js), its races'
+ * limit, and whether it is only by link. */
+export function factsText(arena, timeZone = readerZone()) {
   const minutes = Math.round(arena.race_time_limit_s / 60);
   const link = arena.visibility === "link" ? " · only by link" : "";
-  const times = `${utcDayTime(arena.starts_at)} to ${utcTime(arena.ends_at)} UTC`;
+  const start = dayTime(arena.starts_at, timeZone);
+  const times = `${start} to ${timeOfDay(arena.ends_at, timeZone)} ${zoneName(timeZone)}`;
   return `${arena.game} · ${times} · races of ${minutes} min${link}`;
 }
 
 /** What to say when an admin moved the arena's start or end (`before`, `after`: `starts` and
- * `ends` in epoch ms): "now starts at …" and/or "ends at …", in UTC; null if neither moved. */
-export function timesMovedText(before, after) {
+ * `ends` in epoch ms): "now starts at …" and/or "ends at …", in the reader's zone; null if
+ * neither moved. */
+export function timesMovedText(before, after, timeZone = readerZone()) {
   const moved = [];
-  if (after.starts !== before.starts) moved.push(`starts at ${utcDayTime(after.starts)}`);
-  if (after.ends !== before.ends) moved.push(`ends at ${utcTime(after.ends)}`);
-  return moved.length ? `now ${moved.join(" and ")} UTC` : null;
+  if (after.starts !== before.starts) moved.push(`starts at ${dayTime(after.starts, timeZone)}`);
+  if (after.ends !== before.ends) moved.push(`ends at ${timeOfDay(after.ends, timeZone)}`);
+  return moved.length ? `now ${moved.join(" and ")} ${zoneName(timeZone)}` : null;
 }

@@ -9,7 +9,7 @@
 // name and times, and its clock goes by them, with no reload.
 
 import { ReconnectingSocket } from "./socket.js";
-import { formatWait } from "./daily-countdown.js";
+import { formatWait, localizeTimes } from "./times.js";
 import { lobbyText } from "./arena-next.js";
 import { setText } from "./dom.js";
 import {
@@ -23,6 +23,7 @@ import {
 } from "./arena-clock.js";
 
 const root = document.getElementById("arena");
+localizeTimes(root); // the start and end in the reader's own zone (the server writes UTC)
 const arenaId = root.dataset.arena;
 let arenaName = document.querySelector("h1").textContent; // an admin may change it (`edited`)
 let me = root.dataset.player ? Number(root.dataset.player) : null;

@@ -1,15 +1,7 @@
 // Countdowns to the next daily challenge: every <time data-countdown="ISO"> ticks down each
 // second (the target is the server's midnight UTC; the page's clock only measures the wait).
 
-const pad = (n) => String(n).padStart(2, "0");
-
-export function formatWait(ms) {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  return `${h}:${pad(m)}:${pad(s)}`;
-}
+import { formatWait } from "./times.js";
 
 function tick() {
   for (const node of document.querySelectorAll("time[data-countdown]")) {
