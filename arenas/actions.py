@@ -36,13 +36,17 @@ class ArenaRuleError(ValueError):
         self.reason = reason
 
 
+NO_ARENA = "there is no arena with this link"
+"""What a page, a socket and a button's answer say of an arena that is not (or no longer) there."""
+
+
 class ArenaGone(ArenaRuleError):
     """The arena was removed between the request's reading it and its write (an admin's edit of
     a standing schedule removes its coming arenas that nobody joined): answered as an arena that
     never was, and nothing written."""
 
     def __init__(self):
-        super().__init__("not_found", "there is no arena with this link")
+        super().__init__("not_found", NO_ARENA)
 
 
 def is_gone(arena: Arena) -> bool:

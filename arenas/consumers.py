@@ -108,7 +108,7 @@ class ArenaConsumer(PlaySocket):
 
     async def not_found(self) -> None:
         """No such arena (or no longer): said, then the socket is closed."""
-        await self.send_frame(error_frame("not_found", "there is no arena with this link"))
+        await self.send_frame(error_frame("not_found", actions.NO_ARENA))
         await self.close(code=CLOSE_NOT_FOUND)
 
     async def disconnect(self, code: int) -> None:

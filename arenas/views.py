@@ -26,13 +26,16 @@ from games.identity import current_player, socket_ticket
 from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
 
-NO_ARENA = "There is no arena with this link."
+
+def no_arena() -> Http404:
+    """The page of an arena that is not (or no longer) there."""
+    return Http404(f"{actions.NO_ARENA.capitalize()}.")
 
 
 def get_arena(arena_id: str) -> Arena:
     arena = one_or_none(Arena.objects.filter(public_id=arena_id))
     if arena is None:
-        raise Http404(NO_ARENA)
+        raise no_arena()
     return arena
 
 
@@ -186,7 +189,7 @@ def answered(
     alone (no buttons: there is nothing left to press)."""
     if isinstance(refusal, actions.ArenaGone):
         if not wants_json(request):
-            raise Http404(NO_ARENA)
+            raise no_arena()
         return JsonResponse({"error": refusal.code, "note": refusal.reason}, status=404)
     if not wants_json(request):
         if refusal is not None:
