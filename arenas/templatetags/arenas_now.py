@@ -12,13 +12,22 @@ SHOWN = 1
 """Arenas named of each kind (the busiest running, the next to start): the list has the rest."""
 
 
-@register.inclusion_tag("arenas/_arenas_now.html")
-def arenas_now() -> dict:
-    """The public arena running now with the most players, and the next to start (`SHOWN`)."""
+@register.inclusion_tag("arenas/_arenas_now.html", takes_context=True)
+def arenas_now(context) -> dict:
+    """The public arena running now with the most players, and the next to start (`SHOWN`);
+    first, the arena the reader joined that runs now or starts next, if any (one only reachable
+    by its link too: it is theirs); none they joined is named as anyone's."""
     now = timezone.now()
+    player = context.get("player")
     listed = Arena.objects.listed()
+    joined = []
+    if player is not None:
+        mine = Arena.objects.filter(players__player=player, ends_at__gt=now)
+        joined = list(mine.order_by("starts_at")[:SHOWN])
+        listed = listed.exclude(pk__in=mine.values("pk"))
     running = listed.running(now).annotate(joined=Count("players")).order_by("-joined", "ends_at")
     return {
+        "joined": joined,
         "running": list(running[:SHOWN]),
         "upcoming": list(listed.upcoming(now)[:SHOWN]),
         "now": now,

@@ -4,10 +4,12 @@ players and times, and links to the arenas' list (arenas/templatetags/arenas_now
 import re
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from arenas.models import Arena, ArenaPlayer
 from games.models import Player
+from tests.support import log_in_as_guest
 
 pytestmark = pytest.mark.django_db
 
@@ -48,3 +50,18 @@ def test_an_arena_only_reachable_by_its_link_is_not_named(client, make_arena):
     card = arenas_card(client)
     assert "Friends" not in card and "<li>" not in card
     assert "See the arenas" in card
+
+
+def test_the_arena_the_reader_joined_comes_first_and_once(client, make_arena):
+    """Theirs, link-only or not, running or next: what brings them back at its hour."""
+    mine = make_arena(name="Our arena", starts_in_s=300, visibility=Arena.Visibility.LINK)
+    public = make_arena(name="Public next", starts_in_s=900)
+    me = Player.objects.create(nickname="Me")
+    ArenaPlayer.objects.create(arena=mine, player=me)
+    ArenaPlayer.objects.create(arena=public, player=me)
+    log_in_as_guest(client, me)
+    card = arenas_card(client)
+    assert f'You\'re in</span> <a href="{mine.get_absolute_url()}">Our arena</a>' in card
+    assert "· starts in 4 minutes" in card
+    assert "Public next" not in card  # theirs too, later: not named as anyone's next
+    assert "Our arena" not in arenas_card(Client())  # another reader never sees a link-only arena
