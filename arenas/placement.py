@@ -32,7 +32,7 @@ from arenas import events
 from arenas.models import Arena, ArenaPlayer, ArenaRace
 from games.models import Player
 from games.rows import one_or_none
-from races.actions import add_late_racer, start_placed_races
+from races.actions import add_late_racer, do_close_if_due, start_placed_races
 from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART, RaceRuleError
 from races.models import Race, Racer
 
@@ -57,6 +57,17 @@ def busy_players(player_ids) -> set[int]:
     """Those of these players who are in a race that is still on."""
     found = racing_now().filter(player_id__in=player_ids)
     return set(found.values_list("player_id", flat=True))
+
+
+def close_overdue(arena: Arena) -> int:
+    """Close the arena's races whose time is up that nobody's socket closed (no page of theirs
+    was open at their end), as a page or socket that looks at an overdue race closes it and the
+    scheduler's minute does (`close_overdue_races`): their racers are free again, and an ended
+    arena's standings can be final. How many this closed."""
+    overdue = Race.objects.filter(
+        arena_race__arena=arena, status=Race.Status.STARTED, ends_at__lte=timezone.now()
+    )
+    return sum(do_close_if_due(race) for race in overdue)
 
 
 SEEN_WITHIN_S = 15

@@ -15,7 +15,7 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from redis.exceptions import RedisError
 
-from arenas import board, points
+from arenas import board, placement, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult, arena_of_race
 from arenas.placement import RACE_ON, racing_now
 from races.actions import Owner
@@ -119,9 +119,12 @@ def is_final(frame: dict) -> bool:
 def finishing_after_end(arena: Arena) -> int | None:
     """None while the arena has not ended; after, how many of its races are still on (in their
     countdown or started): a race under way at the arena's end counts when it closes, up to its
-    own time limit. At 0 the standings are final."""
+    own time limit. At 0 the standings are final. A race past its limit that nobody's socket
+    closed is closed here first (`placement.close_overdue`): without a scheduler (`make run`) an
+    ended arena's podium waited for it forever."""
     if arena.phase() != Arena.Phase.ENDED:
         return None
+    placement.close_overdue(arena)
     return ArenaRace.objects.filter(arena=arena, race__status__in=RACE_ON).count()
 
 

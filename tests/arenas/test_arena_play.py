@@ -735,3 +735,40 @@ def test_a_player_alone_joins_a_race_in_its_countdown_without_waiting_to_gather(
     cat = here("Cat")
     assert placement.place(arena.pk) == [race]  # alone: into the countdown at once
     assert Racer.objects.filter(race=race, player=cat).exists()
+
+
+def past_its_time(race) -> None:
+    """The race's time limit passed with no socket of it open to close it at its end."""
+    Race.objects.filter(pk=race.pk).update(
+        starts_at=timezone.now() - timedelta(minutes=10),
+        ends_at=timezone.now() - timedelta(seconds=1),
+    )
+
+
+def test_a_race_nobody_closed_at_its_end_frees_its_racers_at_the_next_presence_tick(arena, here):
+    """No page of the race was open at its end and no scheduler runs (`make run`): the arena's
+    tick, as it says who is present, closes it, and its racers are placed again."""
+    ann, bob = here("Ann"), here("Bob")
+    [race] = placement.place(arena.pk)
+    past_its_time(race)
+    rooms.tick_work(arena, [ann.pk, bob.pk], say_seen=False, since=timezone.now())
+    assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED  # only on presence ticks
+    found = rooms.tick_work(
+        arena, [ann.pk, bob.pk], say_seen=True, since=timezone.now() - timedelta(minutes=1)
+    )
+    assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
+    assert ArenaResult.objects.filter(race=race).count() == 2
+    assert set(found) == {ann.pk, bob.pk} and found[ann.pk][0] != race.get_absolute_url()
+
+
+def test_an_ended_arena_s_race_nobody_closed_is_closed_when_its_standings_are_read(arena, here):
+    """Its podium does not wait for a scheduler: the first read of the standings closes it."""
+    for name in ("Ann", "Bob"):
+        here(name)
+    [race] = placement.place(arena.pk)
+    type(arena).objects.filter(pk=arena.pk).update(ends_at=timezone.now() - timedelta(seconds=5))
+    arena.refresh_from_db()
+    past_its_time(race)
+    frame = standings.board_frame(arena)
+    assert standings.is_final(frame)
+    assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
