@@ -245,16 +245,15 @@ class Room:
     def take_edit(self, fields: dict) -> None:
         """An admin changed the arena in place: the room's arena takes the new fields (its phase,
         whether it places, its board's `finishing` go by the new times from now on), its next
-        board is due, and each of its arena pages is sent `edited`, once. A race's page that
-        waits for its next race is not: it goes by the arena's end its race told it (the
-        schedule's edit changes only arenas nobody has joined, so no race page waits in them)."""
+        board is due, and each of its pages is sent `edited`, once: the arena's own pages, and
+        the race pages that wait in it for their next race (an admin who moves a running arena's
+        end: such a page waits up to the new end, and counts down to it in its header)."""
         for name, value in fields.items():
             setattr(self.arena, name, value)
         self.dirty = True
         text = encoded(edited_frame(self.arena))
         for socket in self.sockets:
-            if getattr(socket, "rows", True):
-                asyncio.get_running_loop().create_task(socket.send(text_data=text))
+            asyncio.get_running_loop().create_task(socket.send(text_data=text))
 
     async def run(self) -> None:
         """The tick and the board's round, side by side, while the room has sockets. The tick's

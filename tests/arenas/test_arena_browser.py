@@ -191,8 +191,14 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
 def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people, live_url):  # noqa: F811
     """Alone in the arena after the race (the other player sat out), the race's page says it
     waits, shows the player's place on the arena's board, waits again when reloaded, and its
-    Pause button sits them out: the arena's page then says so."""
+    Pause button sits them out: the arena's page then says so. An admin who moves the arena's
+    end (`edited`, here from the test on the page's socket; the server's side:
+    test_arena_edited.py) moves the page's wait and its header's clock with it."""
     ann, bob = people(), people()
+    race_sockets = []  # Ann's race sockets, newest last
+    relay_socket(
+        ann.page, "**/ws/race/**", from_page=lambda text, side: race_sockets.append(side) or text
+    )
     arena_url = set_up(ann.page, live_url)
     join(ann, arena_url)
     join(bob, arena_url)
@@ -224,6 +230,26 @@ def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people
             ann.page.inner_text("#next-race-status") == "Waiting for your next race of the arena…"
         )
         ann.page.reload()
+    ann.wait("#next-race:not([hidden])")
+    ann.page.wait_for_function(
+        "document.getElementById('next-race-you').textContent.startsWith('In the arena: ')"
+    )
+    status = "#next-race-status"
+
+    def edited(ends_in_s: int, clock: str, said: str) -> None:
+        now = int(ann.page.evaluate("Date.now()"))
+        frame = {"type": "edited", "ends_at": now + ends_in_s * 1000, "now": now}
+        race_sockets[-1].send(json.dumps(frame))
+        ann.page.wait_for_function(
+            f"document.getElementById('event-clock').textContent.startsWith({clock!r})"
+        )
+        ann.page.wait_for_function(f"document.querySelector({status!r}).textContent === {said!r}")
+
+    waiting = "Waiting for your next race of the arena…"
+    ended = "The arena has ended: its podium is on the arena's page."
+    edited(2 * 3600 + 30, "ends in 2:00:", waiting)  # later: still waiting, the clock moved
+    edited(-1, "ended", ended)  # into the past: the wait ends
+    edited(3600 + 30, "ends in 1:00:", waiting)  # later again: it waits again
     ann.page.click("#next-race #pause-button")
     ann.page.wait_for_url(arena_url)
     assert "You are sitting out" in ann.page.inner_text("#arena-status")

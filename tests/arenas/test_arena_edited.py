@@ -136,9 +136,10 @@ async def test_an_end_an_admin_moves_into_the_past_ends_the_arena_on_its_open_pa
     assert (await page.expect("standings"))["finishing"] == 0
 
 
-async def test_a_race_page_waiting_for_its_next_race_is_not_sent_edited(arena, run):
-    """It shows nothing of the arena but the player's own row and waits up to the end it was
-    told with its race's end; the arena's own pages are sent `edited` once each."""
+async def test_a_race_page_waiting_for_its_next_race_is_sent_edited_too(arena, run):
+    """An admin who moves a running arena's end: the race pages that wait in it for their next
+    race wait up to the new end (and count down to it), as the arena's own pages do; each is
+    sent `edited` once."""
     room = rooms.Room(rooms.Rooms(), arena)
     page, waiting = FakeSocket(), FakeSocket()
     waiting.rows = False
@@ -148,6 +149,8 @@ async def test_a_race_page_waiting_for_its_next_race_is_not_sent_edited(arena, r
     later.ends_at += timedelta(minutes=15)
     room.hear(events.edited_message(later))
     await asyncio.sleep(0.1)
-    assert [json.loads(text)["type"] for text in page.sent] == ["edited"]
-    assert waiting.sent == []
+    for socket in (page, waiting):
+        frames = [json.loads(text) for text in socket.sent]
+        assert [frame["type"] for frame in frames] == ["edited"]
+        assert frames[0]["ends_at"] == ms(later.ends_at)
     assert room.arena.ends_at == later.ends_at and room.dirty

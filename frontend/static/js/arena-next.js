@@ -52,44 +52,56 @@ export const ENDED = "The arena has ended: its podium is on the arena's page.";
  *                        page's way to leave for the next race; shown, the code of a race the
  *                        page came back from (the back button), which is not sent to it as its
  *                        next race (or undefined)
- * @returns {{take(frame): boolean, connection(state): void, close(): void}}  take: the race
- *   socket's frames, true for those of the wait (`standings`, `placed`, an error about `wait`);
- *   connection: the race socket's state ("open" after a reconnect asks again: the server's
- *   wait ended with the old socket); close: stops waiting (the page leaves)
+ * @returns {{take(frame): boolean, connection(state): void, edit(endsAt): void, close(): void}}
+ *   take: the race socket's frames, true for those of the wait (`standings`, `placed`, an error
+ *   about `wait`); connection: the race socket's state ("open" after a reconnect asks again: the
+ *   server's wait ended with the old socket); edit: an admin moved the arena's end (`edited`):
+ *   the wait goes by the new one, and waits again if the new end is later than one that passed;
+ *   close: stops waiting (the page leaves)
  */
 export function waitForNextRace(event, hooks) {
-  let over = false;
+  let over = false; // placed, or the page leaves: the wait is done with
+  let ended = false; // the arena's end passed: nobody is placed, unless an admin moves it later
   let paused = false;
+  let ending = null;
   const stop = () => {
     over = true;
     clearTimeout(ending);
   };
-  const ended = () => {
-    stop();
+  const end = () => {
+    ended = true;
     hooks.status(ENDED);
   };
-  // The arena's end places nobody more: the page stops waiting and says so.
-  const ending = hooks.now() >= event.ends_at ? null : setTimeout(ended, event.ends_at - hooks.now());
+  /** The arena's end is at `endsAt`: true while it is ahead (its timer set). */
+  const arm = (endsAt) => {
+    clearTimeout(ending);
+    const left = endsAt - hooks.now();
+    ending = left > 0 ? setTimeout(end, left) : null;
+    return left > 0;
+  };
   const ask = hooks.shown ? { type: "wait", shown: hooks.shown } : { type: "wait" };
-  const wait = { close: stop, take: () => false, connection() {} };
-  if (ending === null) {
-    ended();
+  const wait = { close: stop, take: () => false, connection() {}, edit() {} };
+  // The arena's end places nobody more: the page stops waiting and says so.
+  if (!arm(event.ends_at)) {
+    stop();
+    hooks.status(ENDED);
     return wait;
   }
+  const waitingText = () => (paused ? SITTING_OUT : WAITING);
   wait.take = (frame) => {
     if (frame.type === "standings") {
-      if (!over && frame.you) {
+      if (!over && !ended && frame.you) {
         hooks.you(ownRowText(frame.you, frame.count));
         if (Boolean(frame.you.paused) !== paused) {
           paused = Boolean(frame.you.paused);
           hooks.paused(paused);
-          hooks.status(paused ? SITTING_OUT : WAITING);
+          hooks.status(waitingText());
         }
       }
       return true;
     }
     if (frame.type === "placed") {
-      if (!over) {
+      if (!over && !ended) {
         stop();
         hooks.status("Placed: off to your next race…");
         hooks.go(frame.url);
@@ -97,17 +109,28 @@ export function waitForNextRace(event, hooks) {
       return true;
     }
     if (frame.type === "error" && frame.ref === "wait") {
-      if (!over) hooks.status(frame.reason || frame.code);
+      if (!over && !ended) hooks.status(frame.reason || frame.code);
       return true;
     }
     return false;
   };
   wait.connection = (state) => {
-    if (over) return;
+    if (over || ended) return;
     if (state === "reconnecting") hooks.status("Connection lost; reconnecting…");
     else if (state === "open") {
-      hooks.status(paused ? SITTING_OUT : WAITING);
+      hooks.status(waitingText());
       hooks.send(ask);
+    }
+  };
+  wait.edit = (endsAt) => {
+    if (over) return;
+    if (arm(endsAt)) {
+      if (ended) {
+        ended = false; // a later end: the socket is still in the arena's room, and is placed
+        hooks.status(waitingText());
+      }
+    } else if (!ended) {
+      end();
     }
   };
   hooks.status(WAITING);

@@ -21,7 +21,7 @@ const $ = (id) => document.getElementById(id);
 // An event's race (an arena's): the event's end, whose time left the header shows; the next
 // race the page goes on to in place is of the same event.
 const eventClock = $("event-clock");
-const eventEnds = eventClock ? Date.parse(eventClock.dateTime) : null;
+let eventEnds = eventClock ? Date.parse(eventClock.dateTime) : null; // `arena` and `edited` move it
 
 let model = new RaceModel();
 let offset = 0; // server clock minus ours, ms
@@ -97,6 +97,10 @@ function onFrame(frame) {
       return onBoard(frame);
     case "board":
       return onSpectatorBoard(frame);
+    case "edited": // an admin moved the arena's end (the page waits for its next race)
+      eventEnds = frame.ends_at;
+      nextRace?.edit(frame.ends_at);
+      return;
     case "error":
       return onError(frame);
     default:
@@ -235,6 +239,7 @@ const DONE = ["won", "resigned", "out_of_time"]; // a racer who will make no mor
  * done before it, or a page that opened (or whose socket came back with a snapshot) after it. */
 function waitHereForNextRace(wait) {
   if (!wait || nextRace || !model.you.racer || !$("next-race")) return;
+  if (eventClock && typeof wait.ends_at === "number") eventEnds = wait.ends_at; // as of now
   $("next-race").hidden = false;
   if (cameBackFrom) {
     $("came-back-link").href = new URL(`../${cameBackFrom}/`, location.href).pathname;

@@ -158,3 +158,53 @@ test("the arena's end stops the wait and says so", () => {
   assert.deepEqual(seen.went, []);
   mock.timers.reset();
 });
+
+test("an admin who moves the arena's end later: the wait goes on to the new end", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting(5_000);
+  wait.edit(20_000);
+  mock.timers.tick(5_000);
+  assert.equal(seen.status.at(-1), WAITING); // the old end passed: still waiting
+  wait.take({ type: "placed", url: "/races/ABC123/" });
+  assert.deepEqual(seen.went, ["/races/ABC123/"]);
+  mock.timers.reset();
+});
+
+test("an end moved later after the old one passed: the page waits again, and is placed", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting(5_000);
+  mock.timers.tick(5_000);
+  assert.equal(seen.status.at(-1), ENDED);
+  wait.edit(60_000); // now() is 0 in these tests: the new end is ahead
+  assert.equal(seen.status.at(-1), WAITING);
+  wait.take({ type: "standings", rows: [], count: 9, you });
+  assert.deepEqual(seen.you, ["In the arena: 2nd of 9, 4 points from 1 race."]);
+  wait.take({ type: "placed", url: "/races/ABC123/" });
+  assert.deepEqual(seen.went, ["/races/ABC123/"]);
+  mock.timers.reset();
+});
+
+test("an end moved earlier, or into the past, ends the wait then, once", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting(600_000);
+  wait.edit(2_000);
+  mock.timers.tick(2_000);
+  assert.equal(seen.status.at(-1), ENDED);
+  const said = seen.status.length;
+  wait.edit(-1); // the page is told again (another edit): said once
+  mock.timers.tick(600_000);
+  assert.equal(seen.status.length, said);
+  wait.take({ type: "placed", url: "/races/ABC123/" });
+  assert.deepEqual(seen.went, []);
+  mock.timers.reset();
+});
+
+test("a page already placed takes no edit", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting(5_000);
+  wait.take({ type: "placed", url: "/races/ABC123/" });
+  const said = seen.status.length;
+  wait.edit(-1);
+  assert.equal(seen.status.length, said);
+  mock.timers.reset();
+});
