@@ -74,10 +74,10 @@ def watch_race_over(player: Player) -> list[dict]:
     return seen
 
 
-def set_up(page, live_url: str) -> str:
+def set_up(page, live_url: str, name: str = "Browser arena") -> str:
     """A public arena of Penguin starting now, set up with the form; its page's address."""
     page.goto(f"{live_url}/arenas/new/")
-    page.fill("#id_name", "Browser arena")
+    page.fill("#id_name", name)
     page.select_option("#id_variant", "penguin")
     page.fill("#id_starts_at", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M"))
     page.check("input[name=visibility][value=public]")

@@ -1,0 +1,55 @@
+"""The arena's screens on a phone (375 px), with the longest names the site takes: a nickname of
+one 24-character word and an arena named with one 64-character word. Nothing scrolls sideways."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.arenas.test_arena_browser import join, set_up
+from tests.races.test_race_browser import Player
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PHONE = (375, 740)
+NICKNAME = "W" * 24  # the most a nickname may have, in one word
+ARENA_NAME = "W" * 64  # the most an arena's name may have
+
+
+def sideways(page) -> int:
+    """How far the page scrolls sideways (0: it fits)."""
+    return page.evaluate("document.documentElement.scrollWidth - innerWidth")
+
+
+def named(player: Player, nickname: str) -> None:
+    page = player.page
+    page.goto(f"{player.base}/accounts/nickname/")
+    page.fill("#id_nickname", nickname)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(f"{player.base}/")
+
+
+def test_the_longest_names_fit_a_phone(make_page, live_url):
+    ann, bob = (Player(make_page(*PHONE), live_url) for _ in range(2))
+    named(ann, NICKNAME)
+    arena_url = set_up(ann.page, live_url, name=ARENA_NAME)
+    join(ann, arena_url, go=False)
+    ann.wait(f"#arena-board tr.you a:text-is('{NICKNAME}')")
+    wide = {"arena": sideways(ann.page)}  # its heading, and the board's row of the nickname
+    ann.page.goto(f"{live_url}/")
+    assert ARENA_NAME in ann.page.inner_text(".arenas-now")  # "You're in"
+    wide["home"] = sideways(ann.page)
+    ann.page.click(".site-header .who")
+    wide["player"] = sideways(ann.page)
+
+    ann.page.goto(arena_url)  # back on the arena's page: present, so placed with Bob
+    join(bob, arena_url)
+    race = re.compile(r"/races/[A-Z0-9]{6}/$")
+    for player in (ann, bob):
+        player.page.wait_for_url(race, timeout=20_000)
+    ann.wait('#race[data-phase="running"] #event-link')
+    wide["race"] = sideways(ann.page)  # the header's link to the arena
+    assert wide == {"arena": 0, "home": 0, "player": 0, "race": 0}
+    for player in (ann, bob):
+        player.close()
