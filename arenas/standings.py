@@ -248,10 +248,12 @@ def results_of(arena: Arena, player_id: int) -> list[ArenaResult]:
 
 
 def podium(arena: Arena, frame: dict, size: int = 3) -> list[dict]:
-    """The first `size` of the final standings, each with their races: the first rows of the
-    board `frame` the page shows (every arena page open at the end reloads at once to show
-    it: nothing is read again but the races)."""
-    return [{**row, "results": results_of(arena, row["player"])} for row in frame["rows"][:size]]
+    """The first `size` of the final standings who scored, each with their races: the first
+    rows of the board `frame` the page shows (every arena page open at the end reloads at once
+    to show it: nothing is read again but the races). A player who joined and scored nothing
+    (who never raced, or never moved) is on no podium."""
+    top = [row for row in frame["rows"][:size] if row["points"] > 0]
+    return [{**row, "results": results_of(arena, row["player"])} for row in top]
 
 
 def final_order(arena: Arena) -> list[board.Row]:

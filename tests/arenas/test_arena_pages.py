@@ -20,6 +20,7 @@ from arenas import actions, board, placement, schedule, standings, views
 from arenas.actions import ArenaRuleError
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule
 from games.identity import ticket_player_id
+from games.models import Player
 from games.rankstore import get_rank_store
 from tests.arenas.conftest import play_out
 from tests.support import log_in_as_guest
@@ -220,6 +221,23 @@ def test_the_ended_arena_shows_its_podium_with_each_race_linked(client, arena, h
     first = ArenaPlayer.objects.order_by("-points").first()
     player_page = client.get(reverse("arenas:player", args=[arena.public_id, first.player_id]))
     assert f"{first.points} points" in player_page.content.decode()
+
+
+def test_an_ended_arena_nobody_raced_in_has_no_podium_of_zeros(client, make_arena):
+    """Players who joined and never raced are in the final standings, on no podium; an ended
+    arena speaks of itself in the past, and counts nobody racing or waiting any more."""
+    quiet = make_arena(starts_in_s=-7200)
+    for name in ("Ann", "Bob"):
+        player = Player.objects.create(nickname=name)
+        ArenaPlayer.objects.create(arena=quiet, player=player)
+    page = re.sub(r"\s+", " ", client.get(quiet.get_absolute_url()).content.decode())
+    assert "Final standings" in page and page.count('<tr data-player="') == 2
+    assert "<h3>" not in page and "Nobody scored a point in this arena." in page
+    assert '<p class="muted" id="arena-lobby">2 joined</p>' in page
+    player = reverse("arenas:player", args=[quiet.public_id, player.pk])
+    assert "No race in this arena." in client.get(player).content.decode()
+    nobody = client.get(make_arena(starts_in_s=-7200).get_absolute_url()).content.decode()
+    assert "Nobody joined this arena." in nobody and "Nobody has joined yet" not in nobody
 
 
 @pytest.mark.django_db(transaction=True)
