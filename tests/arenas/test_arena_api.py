@@ -1,5 +1,7 @@
 """The arenas' JSON API and the arenas on a player's page (issue 27, docs/api.md)."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.test import Client
@@ -75,6 +77,19 @@ def test_the_player_page_and_document_list_their_arenas(client, arena, played):
     )
     page = client.get(reverse("records:player", args=[players[1].pk])).content.decode()
     assert "<h2>Arenas</h2>" in page and arena.name in page
+
+
+def test_a_player_s_page_gives_no_place_in_an_arena_they_have_not_raced_in(client, make_arena):
+    """A coming arena they joined says it is coming, and has no place; nor has an arena in which
+    they never raced (their document still counts one: the board's order, ties and all)."""
+    ann = Player.objects.create(nickname="Ann")
+    actions.do_join(make_arena(name="Coming arena", starts_in_s=600), ann)
+    page = client.get(reverse("records:player", args=[ann.pk])).content.decode()
+    table = re.sub(r"\s+", " ", page[page.index("<h2>Arenas</h2>") :])
+    assert '>Coming arena</a> <span class="race-badge">coming</span>' in table
+    assert '<td data-label="Place">–</td>' in table
+    document = client.get(reverse("records:api_player", args=[ann.pk])).json()
+    assert document["arenas"][0]["place"] == 1
 
 
 def arenas_listed(client, player) -> tuple[list[str], list[str]]:

@@ -53,3 +53,15 @@ def test_the_longest_names_fit_a_phone(make_page, live_url):
     assert wide == {"arena": 0, "home": 0, "player": 0, "race": 0}
     for player in (ann, bob):
         player.close()
+
+
+def test_a_player_s_page_marks_a_running_arena_as_a_badge(make_page, live_url):
+    """The player's page links no race.css: its "live" badge is styled as the race pages' are."""
+    ann = Player(make_page(*PHONE), live_url)
+    arena_url = set_up(ann.page, live_url, name="Live arena")
+    join(ann, arena_url, go=False)
+    ann.page.click(".site-header .who")
+    badge = ann.page.locator(".board-table td .race-badge", has_text="live")
+    assert badge.evaluate("(e) => getComputedStyle(e).backgroundColor") == "rgb(233, 236, 239)"
+    assert badge.evaluate("(e) => getComputedStyle(e).borderRadius") == "16px"
+    ann.close()
