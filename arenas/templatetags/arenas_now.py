@@ -1,8 +1,11 @@
 """`{% arenas_now %}`: the public arenas running now and the next to start, for the home page."""
 
+from datetime import timedelta
+
 from django import template
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.timesince import timeuntil
 
 from arenas.models import Arena
 
@@ -32,3 +35,12 @@ def arenas_now(context) -> dict:
         "upcoming": list(listed.upcoming(now)[:SHOWN]),
         "now": now,
     }
+
+
+@register.filter
+def time_to(moment, now) -> str:
+    """How long from `now` to `moment`, as `timeuntil` says it ("4 minutes", "1 hour, 5
+    minutes"), but "under a minute" where it would say "0 minutes"."""
+    if moment - now < timedelta(minutes=1):
+        return "under a minute"
+    return timeuntil(moment, now)

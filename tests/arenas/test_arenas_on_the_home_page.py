@@ -65,3 +65,11 @@ def test_the_arena_the_reader_joined_comes_first_and_once(client, make_arena):
     assert "· starts in 4 minutes" in card
     assert "Public next" not in card  # theirs too, later: not named as anyone's next
     assert "Our arena" not in arenas_card(Client())  # another reader never sees a link-only arena
+
+
+def test_an_arena_under_a_minute_away_says_so_not_0_minutes(client, make_arena):
+    make_arena(name="Ending arena", starts_in_s=-1770, minutes=30)  # 30 s left
+    make_arena(name="Starting arena", starts_in_s=30)
+    card = arenas_card(client)
+    assert "ends in under a minute" in card and "starts in under a minute" in card
+    assert "0 minutes" not in card
