@@ -226,6 +226,8 @@ def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
         return answered(request, arena, player, refusal=exc)
     if created:
         return answered(request, arena, player, joined=entry)
+    if request.POST.get("resume"):  # the Resume button of a player sitting out: nothing to add
+        return answered(request, arena, player)
     return answered(request, arena, player, "You are already in this arena.")
 
 

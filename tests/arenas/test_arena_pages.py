@@ -140,8 +140,11 @@ def test_the_page_s_buttons_are_answered_with_the_new_buttons_and_no_page(client
     paused = client.post(pause, {"paused": "1"}, **JSON).json()
     assert ArenaPlayer.objects.get().paused and "Resume" in paused["controls"]
     assert "You are sitting out" in paused["controls"]
-    resumed = client.post(join, **JSON).json()
+    assert '<input type="hidden" name="resume" value="1">' in paused["controls"]
+    resumed = client.post(join, {"resume": "1"}, **JSON).json()  # as the Resume button sends it
     assert not ArenaPlayer.objects.get().paused and 'id="pause-button"' in resumed["controls"]
+    assert resumed["note"] == "", "a resume is no second join"
+    assert "Waiting for another free player" in resumed["controls"]
 
     left = client.post(leave, **JSON).json()
     assert left["note"].startswith("You left the arena: your points stay")
