@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import capfirst
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from arenas import actions, standings
@@ -37,6 +38,16 @@ def get_arena(arena_id: str) -> Arena:
     if arena is None:
         raise no_arena()
     return arena
+
+
+REFUSED_FIELD = {
+    "unknown_variant": "variant",
+    "bad_length": "minutes",
+    "bad_start": "starts_at",
+    "bad_time_limit": "race_time_limit_s",
+    "bad_visibility": "visibility",
+}
+"""The set-up form's field that each refusal of `actions.check_arena_settings` is about."""
 
 
 @require_GET
@@ -63,7 +74,8 @@ def arena_new(request: HttpRequest) -> HttpResponse:
                 race_time_limit_s=data["race_time_limit_s"],
             )
         except ArenaRuleError as exc:
-            form.add_error(None, exc.reason)
+            # beside the field it is about, as a sentence (the action's reason is the API's too)
+            form.add_error(REFUSED_FIELD.get(exc.code), f"{capfirst(exc.reason)}.")
         else:
             return redirect(arena)
     return render(request, "arenas/new.html", {"form": form})

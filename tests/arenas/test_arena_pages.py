@@ -72,8 +72,13 @@ def test_a_start_in_the_past_is_refused_by_the_form(client):
             "visibility": "public",
         },
     )
-    assert response.status_code == 200 and "the start is in the past" in response.content.decode()
-    assert not Arena.objects.exists()
+    assert response.status_code == 200 and not Arena.objects.exists()
+    # beside the start, which it is about, as a sentence; not above the form
+    assert response.context["form"].errors == {"starts_at": ["The start is in the past."]}
+    page = response.content.decode()
+    field = page[page.index('<div class="field field-starts_at">') :]
+    assert "The start is in the past." in field[: field.index("</div>")]
+    assert 'aria-invalid="true"' in field[: field.index("</div>")]
 
 
 def test_the_minute_typed_as_now_is_taken_until_the_next_minute_ends():
