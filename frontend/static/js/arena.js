@@ -128,16 +128,19 @@ function remind(what = "has started", body = "Join or come back to race.") {
   sessionStorage.setItem("arena-notice", text);
 }
 
-/** The button as the reminder stands (a reload or a new set of buttons shows it set). */
+/** The button as the reminder stands (a reload or a new set of buttons shows it set): pressed
+ * once, it does nothing more, but keeps the focus a keyboard user pressed it with (a disabled
+ * button drops it to the page's start), so `aria-disabled`, not `disabled`. */
 function showReminder() {
   const button = document.getElementById("remind-button");
   if (!button || localStorage.getItem(REMIND_KEY) !== "1") return;
-  button.disabled = true;
+  button.setAttribute("aria-disabled", "true");
   button.textContent = "Reminder set";
 }
 
 root.addEventListener("click", async (e) => {
-  if (!e.target.closest("#remind-button")) return;
+  const button = e.target.closest("#remind-button");
+  if (!button || button.getAttribute("aria-disabled") === "true") return;
   localStorage.setItem(REMIND_KEY, "1");
   let how = "this page will tell you when it starts; keep it open";
   if ("Notification" in window && Notification.permission !== "denied") {
