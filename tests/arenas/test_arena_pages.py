@@ -40,6 +40,23 @@ def test_the_list_shows_coming_running_and_ended_public_arenas(client, make_aren
     assert "Secret" not in page
 
 
+def test_the_list_gives_when_a_running_arena_ends_and_when_the_others_start(client, make_arena):
+    running = make_arena(name="Arena B")  # started a minute ago, ends in 29
+    coming = make_arena(starts_in_s=3600, name="Arena A")
+    page = client.get(reverse("arenas:list")).content.decode()
+    tables = dict(re.findall(r'<h2 id="(\w+)-h">.*?<table.*?<thead>(.*?)</tbody>', page, re.S))
+    assert "Ends (<span data-zone>UTC</span>)" in tables["running"]
+    assert (
+        f'data-label="Ends"><time data-local="day" datetime="{running.ends_at:%Y-%m-%dT%H:%M:%S}'
+        in tables["running"]
+    )
+    assert "Starts (<span data-zone>UTC</span>)" in tables["upcoming"]
+    assert (
+        f'data-label="Starts"><time data-local="day" datetime="{coming.starts_at:%Y-%m-%dT%H:%M:%S}'
+        in tables["upcoming"]
+    )
+
+
 def test_a_friend_sets_up_a_link_only_arena_with_the_form(client):
     start = (timezone.now() + timedelta(hours=1)).astimezone(UTC)
     response = client.post(
