@@ -1,5 +1,6 @@
 """The arena's screens on a phone (375 px), with the longest names the site takes: a nickname of
-one 24-character word and an arena named with one 64-character word. Nothing scrolls sideways."""
+one 24-character word and an arena named with one 64-character word. Nothing scrolls sideways
+(nor do the lists of arenas on a desktop)."""
 
 from __future__ import annotations
 
@@ -64,4 +65,20 @@ def test_a_player_s_page_marks_a_running_arena_as_a_badge(make_page, live_url):
     badge = ann.page.locator(".board-table td .race-badge", has_text="live")
     assert badge.evaluate("(e) => getComputedStyle(e).backgroundColor") == "rgb(233, 236, 239)"
     assert badge.evaluate("(e) => getComputedStyle(e).borderRadius") == "16px"
+    ann.close()
+
+
+def test_a_long_arena_name_fits_the_lists_on_a_desktop(make_page, live_url):
+    """A table sizes its columns to their longest word: an arena's name of one 64-character word
+    breaks in its cell rather than widen the list of arenas, or the player's, past the page."""
+    ann = Player(make_page(), live_url)
+    arena_url = set_up(ann.page, live_url, name=ARENA_NAME)
+    join(ann, arena_url, go=False)
+    ann.page.goto(f"{live_url}/arenas/")
+    assert ann.page.locator(".arena-table a", has_text=ARENA_NAME).count()
+    wide = {"list": sideways(ann.page)}
+    ann.page.click(".site-header .who")
+    assert ann.page.locator(".board-table a", has_text=ARENA_NAME).count()
+    wide["player"] = sideways(ann.page)
+    assert wide == {"list": 0, "player": 0}
     ann.close()
