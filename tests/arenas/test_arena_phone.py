@@ -51,7 +51,21 @@ def test_the_longest_names_fit_a_phone(make_page, live_url):
         player.page.wait_for_url(race, timeout=20_000)
     ann.wait('#race[data-phase="running"] #event-link')
     wide["race"] = sideways(ann.page)  # the header's link to the arena
-    assert wide == {"arena": 0, "home": 0, "player": 0, "race": 0}
+    race_url = ann.page.url
+    ann.page.click("#resign-button")
+    ann.wait("#next-race:not([hidden])")
+    wide["waiting"] = sideways(ann.page)  # done, waiting for the next race
+    bob.page.click("#resign-button")
+    results = f"{race_url}results/"  # the race's page until it closes
+    ann.page.wait_for_function("async (url) => (await fetch(url)).url === url", arg=results)
+    ann.page.goto(results)  # "Back to the arena" and its name
+    wide["results"] = sideways(ann.page)
+    ann.page.goto(race_url)  # the race's page once it is over: the same
+    ann.wait("#race-over:not([hidden]) #owner-link")
+    wide["race over"] = sideways(ann.page)
+    assert wide == dict.fromkeys(
+        ["arena", "home", "player", "race", "waiting", "results", "race over"], 0
+    )
     for player in (ann, bob):
         player.close()
 
