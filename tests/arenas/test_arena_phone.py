@@ -96,3 +96,18 @@ def test_a_long_arena_name_fits_the_lists_on_a_desktop(make_page, live_url):
     wide["player"] = sideways(ann.page)
     assert wide == {"list": 0, "player": 0}
     ann.close()
+
+
+def test_the_set_up_form_s_start_reads_as_its_other_fields(make_page, live_url):
+    """The start (a datetime-local field) in the form's own type, as the selects beside it are,
+    not the browser's smaller default (13.33 px on a field 21 px tall)."""
+    page = make_page(*PHONE)
+    page.goto(f"{live_url}/arenas/new/")
+
+    def looks(selector: str) -> tuple:
+        return page.eval_on_selector(
+            selector,
+            "(e) => [getComputedStyle(e).fontSize, getComputedStyle(e).fontFamily]",
+        )
+
+    assert looks("#id_starts_at") == looks("#id_minutes")
