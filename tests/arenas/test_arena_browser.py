@@ -188,6 +188,33 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     ann.wait(f'#race[data-seq="{board["seq"] + 1}"]')  # her board as she left it
 
 
+def test_the_next_race_in_place_starts_its_clock_afresh(people, live_url):  # noqa: F811
+    """The page that becomes the next race's shows none of the last race's time: through the
+    next race's countdown its clock reads 0:00, as a page loaded for that race does."""
+    ann, bob = people(), people()
+    arena_url = set_up(ann.page, live_url)
+    join(ann, arena_url, go=False)
+    join(bob, arena_url)
+    race = re.compile(r"/races/[A-Z0-9]{6}/$")
+    for player in (ann, bob):
+        player.page.wait_for_url(race, timeout=20_000)
+        player.wait('#race[data-socket="open"][data-phase="running"]')
+    first = ann.page.evaluate("location.pathname")
+    ann.page.wait_for_function("document.getElementById('race-clock').textContent >= '0:02'")
+    for player in (ann, bob):
+        player.page.click("#resign-button")
+    in_countdown = ann.page.wait_for_function(
+        """(first) => location.pathname !== first
+            && document.getElementById("race").dataset.phase === "countdown"
+            && [document.getElementById("race-clock").textContent,
+                document.getElementById("race-remaining").textContent]""",
+        arg=first,
+        polling=50,
+        timeout=30_000,
+    )
+    assert in_countdown.json_value() == ["0:00", ""]
+
+
 def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people, live_url):  # noqa: F811
     """Alone in the arena after the race (the other player sat out), the race's page says it
     waits, shows the player's place on the arena's board, waits again when reloaded, and its

@@ -285,7 +285,10 @@ function showNextRace(url) {
   for (const { board: shown } of spectatorBoards.values()) shown.destroy();
   spectatorBoards.clear();
   $("boards").replaceChildren();
-  for (const id of ["next-race-status", "next-race-you", "over-text"]) setText($(id), "");
+  for (const id of ["next-race-status", "next-race-you", "over-text", "race-remaining"]) {
+    setText($(id), "");
+  }
+  setText($("race-clock"), clock(0)); // the last race's time, which the countdown keeps
   $("next-race").hidden = true;
   $("came-back").hidden = true;
   $("race-over").hidden = true;
