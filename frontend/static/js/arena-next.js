@@ -15,8 +15,10 @@ export function ordinal(n) {
   return `${n}${ORDINAL[rules.select(n)]}`;
 }
 
-/** The player's own row of the arena's board, in words. */
+/** The player's own row of the arena's board, in words. Before their first race has closed they
+ * have no place but a tie at 0 with everyone (first of them by the board's order): not told. */
 export function ownRowText(you, count) {
+  if (!you.races) return "In the arena: no points yet; your first race counts once it closes.";
   const of = count ? ` of ${count}` : "";
   const points = `${you.points} point${you.points === 1 ? "" : "s"}`;
   const races = `${you.races} race${you.races === 1 ? "" : "s"}`;

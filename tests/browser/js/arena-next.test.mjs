@@ -25,6 +25,11 @@ test("the player's own row in words: place of how many, points, races, streak", 
     ownRowText({ ...you, rank: 1, points: 1, races: 1, streak: true }, 0),
     "In the arena: 1st, 1 point from 1 race, on a streak: your next race counts double.",
   );
+  // done in a first race still on: 0 points, tied with everyone, no place worth saying
+  assert.equal(
+    ownRowText({ rank: 1, points: 0, races: 0, streak: false }, 2),
+    "In the arena: no points yet; your first race counts once it closes.",
+  );
 });
 
 test("a free player in the lobby is told what they wait for, by the lobby's counts", () => {
