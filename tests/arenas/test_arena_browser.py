@@ -497,6 +497,32 @@ def test_the_board_keeps_the_focus_as_it_updates_and_marks_the_player_s_own_row(
     assert own_row() == (me, "true", "(you)")
 
 
+def test_a_streak_the_board_s_frames_bring_is_named_as_the_server_names_it(people, live_url):  # noqa: F811
+    """The rows the script makes from the socket's frames mark a streak as the server's rows do:
+    a flame a screen reader reads as "on a streak", not "fire" (the player's own row here, put
+    on a streak on its way to the page)."""
+    ann = people()
+    page = ann.page
+
+    def on_a_streak(text: str) -> str:
+        frame = json.loads(text)
+        if frame.get("type") == "standings":
+            for row in frame["rows"]:
+                row["streak"] = True
+        return json.dumps(frame)
+
+    relay_socket(page, "**/ws/arena/**", from_server=on_a_streak)
+    arena_url = set_up(page, live_url)
+    join(ann, arena_url, go=False)
+    ann.wait("#arena-board tr.you .streak")
+    flame = page.locator("#arena-board tr.you .streak")
+    assert (flame.get_attribute("role"), flame.get_attribute("aria-label")) == (
+        "img",
+        "on a streak",
+    )
+    assert flame.text_content() == "🔥"
+
+
 # The arena's page, the first time it loads in the tab, as an ended arena's with two races still
 # finishing: its script reads the page's data once the document is parsed.
 SHOWN_ENDED = """

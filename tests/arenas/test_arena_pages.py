@@ -248,6 +248,19 @@ def test_the_ended_arena_shows_its_podium_with_each_race_linked(client, arena, h
     assert f"{first.points} points" in player_page.content.decode()
 
 
+def test_a_streak_on_the_board_is_named_not_only_a_flame(client, arena):
+    """A screen reader reads the emoji alone as "fire": the board names the streak."""
+    player = Player.objects.create(nickname="Hot")
+    ArenaPlayer.objects.create(
+        arena=arena, player=player, points=9, races=2, place_sum=2, podiums_in_a_row=2
+    )
+    page = client.get(arena.get_absolute_url()).content.decode()
+    assert (
+        '<span class="streak" role="img" aria-label="on a streak"'
+        ' title="On a streak: double points">🔥</span>'
+    ) in page
+
+
 def test_an_ended_arena_nobody_raced_in_has_no_podium_of_zeros(client, make_arena):
     """Players who joined and never raced are in the final standings, on no podium; an ended
     arena speaks of itself in the past, and counts nobody racing or waiting any more."""

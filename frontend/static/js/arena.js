@@ -174,6 +174,18 @@ function newRow() {
   return tr;
 }
 
+/** The flame of a player on a streak, named for a screen reader (which would read the emoji
+ * as "fire"), as the server's rows have it (arenas/_board_row.html). */
+function streakMark() {
+  const flame = document.createElement("span");
+  flame.className = "streak";
+  flame.setAttribute("role", "img");
+  flame.setAttribute("aria-label", "on a streak");
+  flame.title = "On a streak: double points";
+  flame.textContent = "🔥";
+  return flame;
+}
+
 /** `tr` made `entry`'s row of the board (`pinned`: the viewer's own, under the top rows),
  * changed only where it differs. The viewer's own row is highlighted, `aria-current`, and says
  * "(you)" after the name to a screen reader, as the server's rows do (arenas/_board_row.html). */
@@ -193,7 +205,7 @@ function fillRow(tr, entry, pinned) {
   const tail = `${entry.streak ? " 🔥" : ""}${you ? " (you)" : ""}`;
   if (name.textContent.slice(link.textContent.length) !== tail) {
     while (link.nextSibling) link.nextSibling.remove();
-    if (entry.streak) name.append(" 🔥");
+    if (entry.streak) name.append(" ", streakMark());
     if (you) {
       const hidden = document.createElement("span");
       hidden.className = "visually-hidden";
