@@ -74,17 +74,20 @@ def watch_race_over(player: Player) -> list[dict]:
     return seen
 
 
-def set_up(page, live_url: str, name: str = "Browser arena") -> str:
-    """A public arena of Penguin starting now, set up with the form; its page's address."""
+def set_up(page, live_url: str, name: str = "Browser arena", starts_in_minutes: int = 0) -> str:
+    """A public arena of Penguin starting now (or in so many minutes), set up with the form; its
+    page's address."""
     page.goto(f"{live_url}/arenas/new/")
     page.fill("#id_name", name)
     page.select_option("#id_variant", "penguin")
-    page.fill("#id_starts_at", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M"))
+    starts = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=starts_in_minutes)
+    page.fill("#id_starts_at", starts.strftime("%Y-%m-%dT%H:%M"))
     page.check("input[name=visibility][value=public]")
     page.click("form button[type=submit]")
     # Not /arenas/new/ itself, which the page is still on when the wait starts.
     page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
-    assert page.locator("#arena").get_attribute("data-phase") == "running"
+    phase = "running" if starts_in_minutes == 0 else "upcoming"
+    assert page.locator("#arena").get_attribute("data-phase") == phase
     return page.url
 
 

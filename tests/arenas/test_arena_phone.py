@@ -111,3 +111,20 @@ def test_the_set_up_form_s_start_reads_as_its_other_fields(make_page, live_url):
         )
 
     assert looks("#id_starts_at") == looks("#id_minutes")
+
+
+def test_the_home_card_s_labels_line_up_on_a_desktop(make_page, live_url):
+    """The Arenas card names an arena the reader is in, the busiest running and the next, each
+    behind its label ("You're in", "Running", "Next"): the labels are one column, so the three
+    arenas' names start at one edge."""
+    ann, bob = (Player(make_page(1280, 800), live_url) for _ in range(2))
+    join(ann, set_up(ann.page, live_url, name="Mine"), go=False)
+    set_up(bob.page, live_url, name="Theirs")
+    set_up(bob.page, live_url, name="Later", starts_in_minutes=90)
+    ann.page.goto(f"{live_url}/")
+    labels = ann.page.locator(".arenas-now-list .arena-when")
+    assert labels.all_inner_texts() == ["YOU'RE IN", "RUNNING", "NEXT"]  # as shown: capitals
+    names = ann.page.locator(".arenas-now-list li a")  # the live server's other tests' arenas too
+    assert names.first.inner_text() == "Mine" and names.count() == 3
+    lefts = {round(box["x"]) for box in (name.bounding_box() for name in names.all())}
+    assert len(lefts) == 1, lefts

@@ -61,7 +61,7 @@ def test_the_arena_the_reader_joined_comes_first_and_once(client, make_arena):
     ArenaPlayer.objects.create(arena=public, player=me)
     log_in_as_guest(client, me)
     card = arenas_card(client)
-    assert f'You\'re in</span> <a href="{mine.get_absolute_url()}">Our arena</a>' in card
+    assert f'You\'re in</span> <span><a href="{mine.get_absolute_url()}">Our arena</a>' in card
     assert "· starts in 4 minutes" in card
     assert "Public next" not in card  # theirs too, later: not named as anyone's next
     assert "Our arena" not in arenas_card(Client())  # another reader never sees a link-only arena
