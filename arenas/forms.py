@@ -60,6 +60,12 @@ class ArenaForm(forms.Form):
     visibility = forms.ChoiceField(
         choices=Arena.Visibility.choices, initial=Arena.Visibility.LINK, widget=forms.RadioSelect
     )
+    join = forms.BooleanField(
+        label="Join it myself",
+        required=False,
+        initial=True,
+        help_text="You can sit out its races, or leave it, on its page at any time.",
+    )
 
     def clean(self):
         """The start as typed, read in the player's own time where their browser said how far

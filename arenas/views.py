@@ -58,14 +58,16 @@ def arena_list(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @limit_posts(RACE_FORMS)
 def arena_new(request: HttpRequest) -> HttpResponse:
-    """The set-up form for friends; only its POST makes a guest."""
+    """The set-up form for friends; only its POST makes a guest, who joins the arena unless
+    they unticked "Join it myself"."""
     start = (timezone.now() + timedelta(minutes=10)).replace(second=0, microsecond=0)
     form = ArenaForm(request.POST or None, initial={"starts_at": start})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        organiser = current_player(request)
         try:
             arena = actions.do_create_arena(
-                current_player(request),
+                organiser,
                 variant=data["variant"],
                 starts_at=data["starts_at"],
                 minutes=data["minutes"],
@@ -77,6 +79,8 @@ def arena_new(request: HttpRequest) -> HttpResponse:
             # beside the field it is about, as a sentence (the action's reason is the API's too)
             form.add_error(REFUSED_FIELD.get(exc.code), f"{capfirst(exc.reason)}.")
         else:
+            if data["join"]:  # the organiser plays it, unless they unticked the box
+                actions.do_join(arena, organiser)
             return redirect(arena)
     return render(request, "arenas/new.html", {"form": form})
 

@@ -83,6 +83,7 @@ def set_up(page, live_url: str, name: str = "Browser arena", starts_in_minutes: 
     starts = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=starts_in_minutes)
     page.fill("#id_starts_at", starts.strftime("%Y-%m-%dT%H:%M"))
     page.check("input[name=visibility][value=public]")
+    page.uncheck("#id_join")  # the tests join with the arena page's button
     page.click("form button[type=submit]")
     # Not /arenas/new/ itself, which the page is still on when the wait starts.
     page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))
@@ -372,6 +373,7 @@ def coming_arena(page, live_url: str) -> str:
     page.goto(f"{live_url}/arenas/new/")
     start = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=30)
     page.fill("#id_starts_at", start.strftime("%Y-%m-%dT%H:%M"))
+    page.uncheck("#id_join")
     page.click("form button[type=submit]")
     # Not /arenas/new/ itself, which the page is still on when the wait starts.
     page.wait_for_url(re.compile(r"/arenas/(?!new/)[\w-]+/$"))

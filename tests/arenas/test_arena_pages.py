@@ -75,6 +75,30 @@ def test_a_friend_sets_up_a_link_only_arena_with_the_form(client):
     assert (arena.name, arena.variant, arena.visibility) == ("Friday night", "penguin", "link")
     assert arena.ends_at - arena.starts_at == timedelta(minutes=20)
     assert arena.race_time_limit_s == 180 and arena.created_by is not None
+    assert not arena.players.exists()  # "Join it myself" unticked (a form sent without it)
+
+
+def test_the_organiser_is_in_the_arena_they_set_up_unless_they_untick_join(client):
+    """The form's "Join it myself" is ticked at first: the organiser is in the arena from the
+    start, their page showing what a joined player's does (they may sit out or leave)."""
+    form = client.get(reverse("arenas:new")).content.decode()
+    assert 'type="checkbox" name="join"' in form and " checked" in form.split('name="join"')[1][:60]
+    start = (timezone.now() + timedelta(hours=1)).astimezone(UTC)
+    fields = {
+        "variant": "penguin",
+        "starts_at": start.strftime("%Y-%m-%dT%H:%M"),
+        "minutes": 20,
+        "race_time_limit_s": 300,
+        "visibility": "link",
+        "join": "on",
+    }
+    response = client.post(reverse("arenas:new"), fields)
+    arena = Arena.objects.get()
+    assert response.url == arena.get_absolute_url()
+    entry = arena.players.get()
+    assert entry.player == arena.created_by and not entry.paused
+    page = client.get(arena.get_absolute_url()).content.decode()
+    assert 'id="pause-button"' in page and 'id="join-button"' not in page
 
 
 def test_a_start_in_the_past_is_refused_by_the_form(client):
