@@ -12,6 +12,7 @@ from datetime import datetime
 
 from arenas.models import Arena
 from games.groups import group_send_nowait
+from races.models import Race, race_group
 
 EDITABLE = ("name", "variant", "starts_at", "ends_at", "race_time_limit_s", "visibility")
 """What an admin's edit may change of an arena that its rooms and pages show and go by (the
@@ -33,9 +34,30 @@ def placed(arena: Arena, races: dict[int, str]) -> None:
 
 def edited(arenas: Iterable[Arena]) -> None:
     """An admin changed these arenas in place: each one's rooms take the new fields, and tell
-    their pages (arenas/rooms.py)."""
+    their pages (arenas/rooms.py); the race pages of each one's races under way are sent the
+    `edited` frame too (their header counts down to the arena's end: races.consumers
+    `race_owner`)."""
     for arena in arenas:
         group_send_nowait(arena.group_name, edited_message(arena))
+        frame = edited_frame(arena)
+        racing = Race.objects.filter(arena_race__arena=arena, status=Race.Status.STARTED)
+        for code in racing.values_list("code", flat=True):
+            group_send_nowait(race_group(code), {"type": "race.owner", "frame": frame})
+
+
+def edited_frame(arena: Arena) -> dict:
+    """What an arena's page shows of the arena and goes by (its heading, its facts line, its
+    clock), after an admin changed it in place: the times in epoch ms, as the frames' `now`."""
+    return {
+        "type": "edited",
+        "name": arena.name,
+        "variant": arena.variant,
+        "game": arena.get_variant_display(),
+        "starts_at": int(arena.starts_at.timestamp() * 1000),
+        "ends_at": int(arena.ends_at.timestamp() * 1000),
+        "race_time_limit_s": arena.race_time_limit_s,
+        "visibility": arena.visibility,
+    }
 
 
 def edited_message(arena: Arena) -> dict:

@@ -83,21 +83,6 @@ def with_own(shared: str, own: str | None) -> str:
     return f'{shared[:-1]},"you":{own or "null"}}}'
 
 
-def edited_frame(arena: Arena) -> dict:
-    """What an arena's page shows of the arena and goes by (its heading, its facts line, its
-    clock), after an admin changed it in place: the times in epoch ms, as the frames' `now`."""
-    return {
-        "type": "edited",
-        "name": arena.name,
-        "variant": arena.variant,
-        "game": arena.get_variant_display(),
-        "starts_at": int(arena.starts_at.timestamp() * 1000),
-        "ends_at": int(arena.ends_at.timestamp() * 1000),
-        "race_time_limit_s": arena.race_time_limit_s,
-        "visibility": arena.visibility,
-    }
-
-
 def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dict:
     """A tick's reads and writes, on its thread, in one trip there from the event loop (each trip
     back to a busy loop waits its turn): the present players seen (if `say_seen`), and, while the
@@ -251,7 +236,7 @@ class Room:
         for name, value in fields.items():
             setattr(self.arena, name, value)
         self.dirty = True
-        text = encoded(edited_frame(self.arena))
+        text = encoded(events.edited_frame(self.arena))
         for socket in self.sockets:
             asyncio.get_running_loop().create_task(socket.send(text_data=text))
 

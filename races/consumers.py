@@ -540,6 +540,13 @@ class RaceConsumer(PlaySocket):
 
     # ------------------------------------------------------------------ group messages
 
+    async def race_owner(self, message: dict) -> None:
+        """A frame from the event that placed the race (`races.actions.Owner`: an arena an
+        admin changed in place sends `edited`, whose end the page's header counts down to),
+        passed on as it is; not for a race this socket followed before (`race_next`)."""
+        if self.race is not None and message.get(GROUP) == self.race.group_name:
+            await self.send_frame(dict(message["frame"]))
+
     async def race_events(self, message: dict) -> None:
         """Numbered events of one race, in order: a batch of moves' progress, each already
         encoded once for every socket of the process (`texts`); or the lobby's, the start's,

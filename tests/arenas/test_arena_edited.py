@@ -13,6 +13,7 @@ from django.utils import timezone
 from arenas import events, rooms
 from arenas.models import Arena, ArenaSchedule
 from arenas.schedule import make_coming
+from tests.arenas.test_arena_next_race_socket import placed_together
 from tests.arenas.test_arena_schedule import schedule_form
 from tests.arenas.test_arena_socket import FakeSocket
 
@@ -154,3 +155,22 @@ async def test_a_race_page_waiting_for_its_next_race_is_sent_edited_too(arena, r
         assert [frame["type"] for frame in frames] == ["edited"]
         assert frames[0]["ends_at"] == ms(later.ends_at)
     assert room.arena.ends_at == later.ends_at and room.dirty
+
+
+async def test_the_race_pages_of_a_running_arena_s_races_under_way_are_sent_edited(
+    arena, arena_socket, race_socket, run, make_client
+):
+    """An admin who moves a running arena's end: its racers' pages, racing, count down to the
+    new end in their headers (each race socket of its races under way is sent `edited`)."""
+    (ann, bob), race = await placed_together(run, make_client, arena_socket, arena, ["Ann", "Bob"])
+    sockets = [await race_socket(client, race.code) for client in (ann, bob)]
+    for socket in sockets:
+        await socket.expect("snapshot")
+    later = await run(Arena.objects.get, pk=arena.pk)
+    later.ends_at += timedelta(minutes=15)
+    await run(later.save)
+    await run(events.edited, [later])
+    for socket in sockets:
+        frame = await socket.expect("edited")
+        assert frame["ends_at"] == ms(later.ends_at) and frame["name"] == later.name
+        assert isinstance(frame["now"], int)
