@@ -8,7 +8,9 @@ nickname may have), so that a table that does not fit a phone shows it.
   apart), each racer's rating change;
 - an unrated race on a chosen deal, finished, between a guest and a signed-in player;
 - a public race waiting in the lobby, and one running;
-- every racer's race games (replays), a practice game each, and their ratings.
+- every racer's race games (replays), a practice game each, and their ratings;
+- yesterday's daily board of Penguin (its replays open): a win, and the one-word racer's ranked
+  game given up with one card home.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import json
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from daily.dealpick import utc_day
+from daily.models import DailyAttempt, DailyChallenge
 from games.models import Game, Player
 from races.models import Race, Racer, Rating, RatingChange
 
@@ -28,7 +32,7 @@ NAMES = [
     "Theodora Featherstonehaug",
     "Cornelius Applethwaite",
     "Persephone Quillfeather",
-    "Archibald Fotheringham",
+    "Archibaldfotheringhamson",  # one word of 24 characters, the longest a nickname may be
     "Wilhelmina Thistlewood",
     "Montgomery Ravenscroft",
 ]
@@ -66,6 +70,37 @@ def finished(code: str, host: Player, **fields) -> Race:
         time_limit_s=600,
         **fields,
     )
+
+
+def daily_board(winner: Player, loser: Player) -> dt.date:
+    """Yesterday's Penguin challenge: `winner` won it in 3:10, `loser` gave up with 1 card home."""
+    day = utc_day(timezone.now()) - dt.timedelta(days=1)
+    challenge = DailyChallenge.objects.create(
+        variant="penguin", day=day, seed=77, candidate=0, proof=DailyChallenge.Proof.UNKNOWN
+    )
+    started = timezone.now() - dt.timedelta(days=1)
+    for player, won in [(winner, True), (loser, False)]:
+        game = Game.objects.create(
+            player=player,
+            variant="penguin",
+            seed=challenge.seed,
+            kind=Game.Kind.DAILY,
+            status=Game.Status.WON if won else Game.Status.RESIGNED,
+            finished_at=started + dt.timedelta(minutes=4),
+            move_count=90,
+            seq=90,
+        )
+        Game.objects.filter(pk=game.pk).update(started_at=started)
+        DailyAttempt.objects.create(
+            challenge=challenge,
+            player=player,
+            game=game,
+            ranked=True,
+            foundations=52 if won else 1,
+            foundations_ms=190_000 if won else 30_000,
+            elapsed_ms=190_000 if won else 240_000,
+        )
+    return day
 
 
 def seed() -> dict:
@@ -150,11 +185,13 @@ def seed() -> dict:
     for race in (waiting, running):
         for player in players[2:8]:
             Racer.objects.create(race=race, player=player, name=player.nickname)
+    yesterday = daily_board(players[0], players[5])
     made = {
         "rated": rated.code,
         "unrated": unrated.code,
         "player": players[0].pk,
         "replay": rated.racers.get(place=1).game.public_id,
+        "daily_day": yesterday.isoformat(),
     }
     print(json.dumps(made))
     return made

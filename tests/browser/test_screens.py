@@ -89,6 +89,7 @@ def wide_pages(made: dict) -> list[str]:
         "/races/new/",
         "/daily/",
         "/daily/queenie/",
+        f"/daily/penguin/{made['daily_day']}/",
         "/accounts/login/",
         "/accounts/signup/",
         "/nope/",
