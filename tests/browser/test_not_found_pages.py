@@ -56,3 +56,22 @@ def test_penguins_info_line_says_a_or_an(page, live_url, seed, text):
     page.goto(f"{live_url}/play/penguin/{seed}/")
     page.wait_for_selector('body[data-ws-ready="1"]')
     assert text in page.text_content("#board .beak-text.long")
+
+
+LONG_WORD = "a" * 60
+LONG_ADDRESSES = [
+    (f"/play/penguin/{LONG_WORD}/", 404),  # a deal number mistyped, quoted in the reason
+    (f"/{LONG_WORD}/", 404),  # an address matching nothing, quoted whole
+    (f"/leaderboards/fastest/penguin/?page={LONG_WORD}", 400),  # a parameter, quoted
+    (f"/daily/penguin/{LONG_WORD}/", 400),  # a day, quoted
+]
+
+
+@pytest.mark.parametrize(("path", "status"), LONG_ADDRESSES, ids=[p for p, _ in LONG_ADDRESSES])
+def test_an_error_page_quoting_a_long_address_fits_a_phone(make_page, live_url, path, status):
+    """The reason quotes what was asked for, one long word: it breaks, not the page."""
+    page = make_page(375, 740)
+    response = page.goto(f"{live_url}{path}")
+    assert response.status == status
+    assert LONG_WORD in page.text_content("main")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
