@@ -155,3 +155,29 @@ def test_the_side_panel_follows_your_own_cards_home_at_once(page, live_url, toda
         timeout=2500,
     )
     assert page.locator("#live-rows li.me .result").inner_text() == f"{cards} cards"
+
+
+def test_a_one_word_nickname_in_the_side_panel_stays_in_the_page(make_page, live_url, todays_pick):
+    """A nickname is one word of up to 24 characters: your row in the side panel wraps it
+    rather than run past the panel and the page, on a desktop and on a phone (where the panel
+    goes under the board)."""
+    todays_pick(VARIANT)
+    page = make_page()
+    sign_up(page, live_url, "longwordnick")
+    page.goto(f"{live_url}/accounts/nickname/")
+    page.fill("input[name=nickname]", "Wolfeschlegelsteinhausen")
+    page.click("form.card-form button[type=submit]")
+    page.goto(f"{live_url}/daily/{VARIANT}/")
+    page.click('[data-start="ranked"]', no_wait_after=True)
+    page.wait_for_selector('#daily[data-seq="0"]', timeout=PICK_TIMEOUT_MS)
+    page.wait_for_selector("#live-rows li.me", timeout=15_000)
+    assert "Wolfeschlegelsteinhausen" in page.inner_text("#live-rows li.me")
+    for width in (1280, 375):
+        page.set_viewport_size({"width": width, "height": 800})
+        panel = page.locator("#live-board").bounding_box()
+        row = page.evaluate(
+            "() => Math.max(...[...document.querySelectorAll('#live-rows li.me *')]"
+            ".map((e) => e.getBoundingClientRect().right))"
+        )
+        assert row <= panel["x"] + panel["width"], f"the row runs past the panel at {width} px"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
