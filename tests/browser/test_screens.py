@@ -85,6 +85,7 @@ def wide_pages(made: dict) -> list[str]:
         "/leaderboards/fastest/penguin/",
         f"/races/{made['rated']}/",
         f"/replay/{made['replay']}/",
+        f"/replay/race/{made['rated']}/",
         "/",
         "/races/new/",
         "/daily/",
@@ -97,8 +98,11 @@ def wide_pages(made: dict) -> list[str]:
 
 
 def drawn_by_socket(made: dict) -> dict[str, str]:
-    """Pages whose socket draws part of them after the load: what shows it has."""
-    return {f"/races/{made['rated']}/": "#standings li"}
+    """Pages whose socket or script draws part of them after the load: what shows it has."""
+    return {
+        f"/races/{made['rated']}/": "#standings li",
+        f"/replay/race/{made['rated']}/": '#race-replay[data-ready="1"]',
+    }
 
 
 @pytest.mark.parametrize("width", PHONES)
