@@ -362,3 +362,27 @@ def test_equal_lines_on_the_results_chart_stay_apart_and_the_legend_reads(make_p
     assert len(items) == 8
     assert items[0].startswith("Bartholomew Longfellow (blue, solid line): 52 cards home at ")
     assert items[2].startswith("Theodora Featherstonehau (green, dotted line): 14 cards home")
+
+
+# ------------------------------------------------------------------ 10. one look for one thing
+
+
+def test_the_records_nav_looks_the_same_on_every_page_that_has_it(make_page, screens):
+    """Daily challenge, Leaderboards, Recent races: a row of plain links above each of the
+    record's pages, whichever style sheets the page links (a race's replay links race.css)."""
+    url, made = screens
+    page = make_page()
+    looks = {}
+    for path in [
+        "/leaderboards/",
+        f"/players/{made['player']}/",
+        f"/replay/race/{made['rated']}/",
+        "/leaderboards/rating/penguin/",
+    ]:
+        page.goto(f"{url}{path}")
+        looks[path] = page.eval_on_selector(
+            ".daily-nav",
+            """(nav) => [getComputedStyle(nav).display, getComputedStyle(nav).columnGap,
+                getComputedStyle(nav.querySelector('a')).textDecorationLine]""",
+        )
+    assert len({tuple(look) for look in looks.values()}) == 1, looks
