@@ -107,7 +107,8 @@ def build_chart(
         text = " ".join(f"{cx:g},{cy:g}" for cx, cy in coords)
         dash, dash_name = DASHES[i % len(DASHES)]
         colour = i % len(PALETTE)
-        summary = f"{cards} cards home" + (f" at {_clock(last_ms / 1000)}" if won else "")
+        summary = f"{cards} card{'' if cards == 1 else 's'} home"
+        summary += f" at {_clock(last_ms / 1000)}" if won else ""
         end_x, end_y = coords[-1]
         looks = f"{COLOUR_NAMES[colour]}, {dash_name}"
         lines.append(Line(label, PALETTE[colour], text, end_x, end_y, dash, looks, summary))

@@ -144,6 +144,8 @@ def test_the_side_panel_follows_your_own_cards_home_at_once(page, live_url, toda
     for seq, move in enumerate(pick.moves, start=1):
         click_move(page, move)
         page.wait_for_selector(f'#daily[data-seq="{seq}"]')
+        if seq == 1:
+            assert page.inner_text(".daily-facts").startswith("1 move · ")
         if page.inner_text("#cards") != start:
             break
         time.sleep(MOVE_GAP_S)

@@ -165,6 +165,24 @@ def test_a_past_days_board_offers_each_run_as_a_ghost(
         assert f'<form method="post" action="/ghost/{run.game.public_id}/">' in html
 
 
+def test_one_card_home_is_one_card(client, account, challenge, set_result):
+    """A ranked game given up with one card home reads "1 card", on the board, today's page
+    and the start page."""
+    attempt, _ = start_attempt(account, challenge)
+    do_resign(attempt.game)
+    set_result(attempt, cards=1, ms=4_000)
+    day = challenge.day.isoformat()
+    board = client.get(f"/daily/penguin/{day}/").content.decode()
+    assert re.search(r"<td>1 card <span", board), "the board row"
+    client.force_login(account.user)
+    today = client.get("/daily/").content.decode()
+    assert '<span class="result">1 card</span>' in today
+    assert "gave up, 1 card home" in today
+    start = client.get("/daily/penguin/").content.decode()
+    assert "gave up with 1 card home" in start
+    assert "1 cards" not in board + today + start
+
+
 def test_board_page_bad_parameters_get_400(client, db, today):
     assert client.get(f"/daily/penguin/{today.isoformat()}/?page=zero").status_code == 400
     assert client.get("/daily/penguin/2026-02-30/").status_code == 400

@@ -34,6 +34,11 @@ def test_an_unfinished_line_runs_to_the_end():
     assert parse(chart.lines[0].points)[-1][0] == chart.right
 
 
+def test_one_card_home_is_one_card():
+    chart = build_chart([("ann", [(2000, 1)]), ("bob", [])], 52, 4000)
+    assert [line.summary for line in chart.lines] == ["1 card home", "0 cards home"]
+
+
 def test_axes_have_ticks_from_zero_to_the_full_deck():
     """The card axis ends on the deck size and the time axis starts at 0:00."""
     chart = build_chart([], 104, 95_000)

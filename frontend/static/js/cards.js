@@ -54,6 +54,11 @@ export function cardText(code) {
   return c ? `${c.label}${SUIT_SYMBOL[c.suit]}` : "a face-down card";
 }
 
+/** A number of cards as a sentence says it: "1 card", "52 cards". */
+export function cardCount(n) {
+  return `${n} ${n === 1 ? "card" : "cards"}`;
+}
+
 /** The rank's short label ("10" for T). */
 export function rankLabel(rank) {
   return RANK_LABEL[rank] || rank;

@@ -6,6 +6,7 @@
 // state applied), data-status (playing/stuck/won/resigned), data-rank once the board answers.
 
 import { Board } from "./board.js";
+import { cardCount } from "./cards.js";
 import { cardsHome, GhostRace } from "./ghost.js";
 import { ReconnectingSocket, STORE_NOTICE, StoreRetry } from "./socket.js";
 
@@ -77,8 +78,11 @@ function onState(state) {
   }
   const over = state.status === "won" || state.status === "resigned";
   board.render(state.view, over ? [] : state.legal);
+  const home = cardsHome(state.view, config.variant);
   $("moves").textContent = state.moves;
-  $("cards").textContent = cardsHome(state.view, config.variant);
+  $("moves-word").textContent = state.moves === 1 ? "move" : "moves";
+  $("cards").textContent = home;
+  $("cards-word").textContent = home === 1 ? "card" : "cards";
   drawLiveBoard(); // your own row follows your game at once, not at the next refresh
   $("undo").disabled = !state.can_undo;
   $("autoplay").disabled = over;
@@ -135,7 +139,7 @@ async function finish(state) {
   $("result").hidden = false;
   $("result-title").textContent = won
     ? `Won in ${clock(state.elapsed_ms)} (${state.moves} moves)`
-    : `Game over: ${cardsHome(state.view, config.variant)} cards home`;
+    : `Game over: ${cardCount(cardsHome(state.view, config.variant))} home`;
   if (!config.ranked) {
     $("result-rank").textContent = "This game was practice: it is not on the board.";
     return;
@@ -174,7 +178,7 @@ function liveRow(row, mine) {
   name.textContent = row.player.nickname;
   const result = document.createElement("span");
   result.className = "result";
-  result.textContent = row.won ? clock(row.time_ms) : `${row.cards} cards`;
+  result.textContent = row.won ? clock(row.time_ms) : cardCount(row.cards);
   li.append(rank, " ", name, result);
   return li;
 }
@@ -197,7 +201,7 @@ function drawLiveBoard() {
   $("live-total").textContent = `· ${live.total} player${live.total === 1 ? "" : "s"}`;
   const me = ownRow(live.player);
   $("live-me").textContent = me
-    ? `You: #${me.rank}${me.won ? ` in ${clock(me.time_ms)}` : `, ${me.cards} cards home`}`
+    ? `You: #${me.rank}${me.won ? ` in ${clock(me.time_ms)}` : `, ${cardCount(me.cards)} home`}`
     : "";
   $("live-board").dataset.total = String(live.total);
 }

@@ -6,6 +6,7 @@
 // The run's progress comes from the server as [[ms, cards], ...] (the moments the count
 // changed); nothing about its cards or moves is sent, only how many were home when.
 
+import { cardCount } from "./cards.js";
 import { setStyle, setText } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -53,8 +54,8 @@ export class GhostRace {
     let verdict = "Neck and neck.";
     if (done && this.ghost.status === "won") verdict = "The ghost has finished.";
     else if (done) verdict = "The ghost stopped here.";
-    else if (yourCards > ghostCards) verdict = `You are ${yourCards - ghostCards} cards ahead.`;
-    else if (yourCards < ghostCards) verdict = `The ghost is ${ghostCards - yourCards} cards ahead.`;
+    else if (yourCards > ghostCards) verdict = `You are ${cardCount(yourCards - ghostCards)} ahead.`;
+    else if (yourCards < ghostCards) verdict = `The ghost is ${cardCount(ghostCards - yourCards)} ahead.`;
     setText(this.root.querySelector("#ghost-verdict"), verdict);
     this.span = Math.max(this.span, ms * 1.1);
     this._draw(ms);

@@ -10,7 +10,7 @@
 //   meetings(race)                // two racers in one position: who got there first
 //   verdicts(race)                // one sentence a racer: how their race was lost (or won)
 
-import { cardText } from "./cards.js";
+import { cardCount, cardText } from "./cards.js";
 import { describeMoveCards, parseMove, pileKind, pileName } from "./moves.js";
 import { framesOf } from "./replay-steps.js";
 
@@ -99,7 +99,7 @@ export function marksOf(race) {
       if (i === 0) return;
       if (f.move === "undo") marks.push({ ms: f.ms, kind: "undo", racer: r, frame: i, text: `${r.name} undid a move` });
       else if (f.cards > r.frames[i - 1].cards) {
-        marks.push({ ms: f.ms, kind: "home", racer: r, frame: i, text: `${r.name}: ${f.cards} cards home` });
+        marks.push({ ms: f.ms, kind: "home", racer: r, frame: i, text: `${r.name}: ${cardCount(f.cards)} home` });
       }
     });
     if (r.finish_ms !== null) {
@@ -138,8 +138,8 @@ export function leadChanges(race) {
     const top = standingsAt(race, ms)[0];
     if (!top || !(top.won || top.cards > race.dealCards) || top.racer === leader) continue;
     const text = leader
-      ? `${top.racer.name} takes the lead from ${leader.name} (${top.cards} cards home)`
-      : `${top.racer.name} takes the lead (${top.cards} cards home)`;
+      ? `${top.racer.name} takes the lead from ${leader.name} (${cardCount(top.cards)} home)`
+      : `${top.racer.name} takes the lead (${cardCount(top.cards)} home)`;
     out.push({ ms, kind: "lead", racer: top.racer, from: leader, text });
     leader = top.racer;
   }
@@ -175,7 +175,7 @@ export function verdicts(race) {
     else if (lost) text = lost.sentence;
     else if (!r.game) text = `${r.name} has no game on record.`;
     else if (!r.analysed) text = `${r.name}'s game is still being analysed: the losing move shows here once the solver has looked.`;
-    else text = `${r.name} ${endText(r)} with ${r.cards} cards home; the solver proved no move of theirs lost the game.`;
+    else text = `${r.name} ${endText(r)} with ${cardCount(r.cards)} home; the solver proved no move of theirs lost the game.`;
     return { racer: r, ms: lost ? lost.ms : r.finish_ms ?? r.done_ms ?? 0, frame: lost?.frame, text };
   });
 }
@@ -215,8 +215,8 @@ export function meetings(race) {
       ...m,
       text:
         m.ms === m.secondMs
-          ? `${m.first.name} and ${m.second.name} reached the same position (${m.cards} cards home) at the same moment, ${raceClock(m.ms)}.`
-          : `${m.first.name} and ${m.second.name} reached the same position (${m.cards} cards home): ${m.first.name} got there first, ${((m.secondMs - m.ms) / 1000).toFixed(1)} s ahead (${raceClock(m.ms)} against ${raceClock(m.secondMs)}).`,
+          ? `${m.first.name} and ${m.second.name} reached the same position (${cardCount(m.cards)} home) at the same moment, ${raceClock(m.ms)}.`
+          : `${m.first.name} and ${m.second.name} reached the same position (${cardCount(m.cards)} home): ${m.first.name} got there first, ${((m.secondMs - m.ms) / 1000).toFixed(1)} s ahead (${raceClock(m.ms)} against ${raceClock(m.secondMs)}).`,
     }));
 }
 

@@ -15,6 +15,7 @@
 // For tests: #race-replay[data-ready|data-t], each .rr-board[data-racer|data-frame|data-move].
 
 import { Board } from "./board.js";
+import { cardCount } from "./cards.js";
 import {
   buildRace,
   marksOf,
@@ -156,7 +157,7 @@ function renderStandings(order) {
 }
 
 function figures(s) {
-  return `${s.cards} cards home · ${s.moves} ${s.moves === 1 ? "move" : "moves"}`;
+  return `${cardCount(s.cards)} home · ${s.moves} ${s.moves === 1 ? "move" : "moves"}`;
 }
 
 function span(className, text) {
@@ -172,7 +173,7 @@ function say(text) {
 
 function summary() {
   const order = standingsAt(race, t);
-  const who = order.map((s, i) => `${i + 1}. ${s.racer.name}, ${s.cards} cards${s.status === "playing" ? "" : `, ${STATUS[s.status]}`}`);
+  const who = order.map((s, i) => `${i + 1}. ${s.racer.name}, ${cardCount(s.cards)}${s.status === "playing" ? "" : `, ${STATUS[s.status]}`}`);
   return `${raceClock(t)}: ${who.join("; ")}.`;
 }
 

@@ -12,7 +12,7 @@
 // data-lost ("1" at and after the losing move).
 
 import { Board } from "./board.js";
-import { cardText } from "./cards.js";
+import { cardCount, cardText } from "./cards.js";
 import { framesOf } from "./replay-steps.js";
 import { copyLinkButton } from "./share-link.js";
 
@@ -47,7 +47,7 @@ function show(index, { push = false } = {}) {
   const lost = losingFrame !== null && at >= losingFrame;
   host.dataset.lost = lost ? "1" : "0";
   const verdict = at === losingFrame ? " · ✕ the losing move" : lost ? " · lost" : "";
-  where.textContent = `${at} / ${frames.length - 1} · ${what} · ${clock(frame.ms)} · ${frame.cards} cards home${verdict}`;
+  where.textContent = `${at} / ${frames.length - 1} · ${what} · ${clock(frame.ms)} · ${cardCount(frame.cards)} home${verdict}`;
   const url = new URL(location.href);
   if (at) url.searchParams.set("at", String(at));
   else url.searchParams.delete("at");

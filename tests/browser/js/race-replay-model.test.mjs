@@ -86,7 +86,10 @@ test("marks: cards home, undos, the finish, the end and the losing move, in time
   assert.deepEqual(kinds, [
     "1000:home:Ann", "1000:lead:Ann", "2000:undo:Ann", "3000:home:Bob", "3000:lead:Bob", "4000:home:Bob",
     "5000:home:Ann", "5000:lost:Ann", "6000:home:Bob", "6000:finish:Bob", "8000:end:Ann", "9000:end:Carol",
-  ]);
+  ]);  const said = marksOf(sample()).map((m) => m.text);
+  assert.equal(said[0], "Ann: 1 card home");
+  assert.equal(said[1], "Ann takes the lead (1 card home)");
+  assert.equal(said[5], "Bob: 2 cards home");
 });
 
 test("one sentence a racer: the losing move named by its cards, a win, a game not yet analysed", () => {
@@ -105,6 +108,7 @@ test("two racers in one position: who got there first", () => {
   assert.equal(found[0].cards, 1);
   assert.equal(found[0].first.name, "Ann");
   assert.match(found[0].text, /Ann got there first, 2\.0 s ahead \(0:01\.0 against 0:03\.0\)/);
+  assert.match(found[0].text, /the same position \(1 card home\)/);
 });
 
 test("stepping goes to the next or previous change on any board", () => {
