@@ -84,6 +84,29 @@ def assert_shows(page, at: int, position: dict) -> None:
         assert board[f"f{i}"] == cards[-2:], f"position {at}, foundation f{i}"
 
 
+SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def card_text(code: str) -> str:
+    return ("10" if code[0] == "T" else code[0]) + SUITS[code[1]]
+
+
+def move_text(move: str, before: dict) -> str:
+    """How the position line names a move of this Spiderweb log: by its cards, never "t4-f3"."""
+    if move in ("undo", "deal"):
+        return {"undo": "a move taken back", "deal": "a deal from the stock"}[move]
+    piles, _, count = move.partition(":")
+    src, dst = piles.split("-")
+    pile = {"t": "tableau", "f": "foundations"}
+    source = before[pile[src[0]]][int(src[1:])]
+    card = card_text(source[-int(count or 1)])
+    what = f"{count} cards from {card}" if count else card
+    if dst[0] == "f":
+        return f"{what} to a foundation"
+    onto = before["tableau"][int(dst[1:])]
+    return f"{what} onto {card_text(onto[-1])}" if onto else f"{what} to an empty pile"
+
+
 def test_every_position_of_a_replay_is_the_engine_s(page, live_url):
     expected = positions()
     game = play_to_a_standstill(page, live_url)
@@ -97,6 +120,8 @@ def test_every_position_of_a_replay_is_the_engine_s(page, live_url):
         page.keyboard.press("ArrowRight")
         assert_shows(page, at, expected[at])
         assert page.get_attribute("#replay-board", "data-move") == LOG[at - 1]
+        said = page.text_content(".replay-where").split(" · ")[1]
+        assert said == move_text(LOG[at - 1], expected[at - 1]), f"position {at}"
     assert page.url.endswith(f"?at={len(LOG)}")
     page.fill(".replay-slider", "6")
     assert_shows(page, 6, expected[6])

@@ -13,6 +13,7 @@
 
 import { Board } from "./board.js";
 import { cardCount, cardText } from "./cards.js";
+import { describeMoveCards } from "./moves.js";
 import { framesOf } from "./replay-steps.js";
 import { copyLinkButton } from "./share-link.js";
 
@@ -43,7 +44,7 @@ function show(index, { push = false } = {}) {
   slider.value = String(at);
   host.dataset.at = String(at);
   host.dataset.move = frame.move || "";
-  const what = frame.move === null ? "the deal" : frame.move === "undo" ? "undo" : frame.move;
+  const what = moveText(frame.move, at ? frames[at - 1].view : null);
   const lost = losingFrame !== null && at >= losingFrame;
   host.dataset.lost = lost ? "1" : "0";
   const verdict = at === losingFrame ? " · ✕ the losing move" : lost ? " · lost" : "";
@@ -52,6 +53,15 @@ function show(index, { push = false } = {}) {
   if (at) url.searchParams.set("at", String(at));
   else url.searchParams.delete("at");
   history[push ? "pushState" : "replaceState"](null, "", url);
+}
+
+/** The move that led to a position, as a player says it ("Q♠ onto K♥"), from the position
+ * before it: the position line is a live region, read out at each step. */
+function moveText(move, before) {
+  if (move === null) return "the deal";
+  if (move === "undo") return "a move taken back";
+  if (move === "deal") return "a deal from the stock";
+  return describeMoveCards(move, before, cardText);
 }
 
 /** Draw a position; with "show hidden cards" on, face-down cards are drawn face up (marked as
