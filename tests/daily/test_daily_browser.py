@@ -96,10 +96,15 @@ def test_the_replay_steps_forwards_and_back_and_the_run_can_be_raced(page, live_
     for seq, move in enumerate(pick.moves[:6], start=1):
         click_move(page, move)
         page.wait_for_selector(f'#daily[data-seq="{seq}"]')
+        said = page.text_content("#announce")  # a screen reader hears each move
+        assert said and move not in said, (move, said)
         time.sleep(MOVE_GAP_S)
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#resign")
     page.wait_for_selector('#daily[data-status="resigned"]')
+    # the end is where the focus goes: the result, under the board
+    page.wait_for_function("document.activeElement.id === 'result-title'")
+    assert page.evaluate("document.activeElement.textContent").startswith("Game over: ")
     page.click("text=Watch your replay")
     host = "#replay-board"
     page.wait_for_selector(f'{host}[data-at="0"]')

@@ -8,6 +8,7 @@
 import { Board } from "./board.js";
 import { cardCount } from "./cards.js";
 import { cardsHome, GhostRace } from "./ghost.js";
+import { describePlayed } from "./moves.js";
 import { ReconnectingSocket, STORE_NOTICE, StoreRetry } from "./socket.js";
 
 const config = JSON.parse(document.getElementById("daily-config").textContent);
@@ -89,6 +90,7 @@ function onState(state) {
   $("resign").disabled = over;
   root.dataset.seq = String(state.seq);
   root.dataset.status = state.status;
+  if (state.type === "ack") $("announce").textContent = describePlayed(state.played || []);
   if (state.status === "stuck") notice("No move left: undo, or give up to end the game.");
   else if (!over) notice("");
   tick();
@@ -140,6 +142,9 @@ async function finish(state) {
   $("result-title").textContent = won
     ? `Won in ${clock(state.elapsed_ms)} (${state.moves} moves)`
     : `Game over: ${cardCount(cardsHome(state.view, config.variant))} home`;
+  // The end is said where the focus goes (under the board, on a phone below the fold): a
+  // keyboard or screen-reader player is told, and goes on from the result's links.
+  $("result-title").focus();
   if (!config.ranked) {
     $("result-rank").textContent = "This game was practice: it is not on the board.";
     return;

@@ -49,6 +49,14 @@ export function describeMove(move) {
   return `${what}${what ? from.toLowerCase() : from} to ${pileName(m.dst).toLowerCase()}`;
 }
 
+/** What an action's `played` entries did, for screen readers (the board changes silently):
+ * "Pile 4 to foundation 1", "5 cards sent to the foundations". */
+export function describePlayed(played) {
+  if (!played.length) return "Nothing to send to the foundations";
+  if (played.length > 3) return `${played.length} cards sent to the foundations`;
+  return played.map(describeMove).join(". ");
+}
+
 /** The cards of pile `name` in a player view (cells hold one card or null). */
 function pileCards(view, name) {
   const i = Number(name.slice(1));

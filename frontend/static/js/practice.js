@@ -18,7 +18,7 @@
 import { applySavedCardPreferences, cardText, fourColour, setFourColour } from "./cards.js";
 import { Board } from "./board.js";
 import { setText } from "./dom.js";
-import { describeMove, describeMoveCards, LegalMoves, pileKind } from "./moves.js";
+import { describeMoveCards, describePlayed, LegalMoves, pileKind } from "./moves.js";
 import { ReconnectingSocket, STORE_NOTICE, StoreRetry } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
@@ -285,12 +285,7 @@ export class PracticeGame {
 
   /** Say what just happened, for screen readers (the board itself changes silently). */
   announce(played) {
-    const text = played.length
-      ? played.length > 3
-        ? `${played.length} cards sent to the foundations`
-        : played.map(describeMove).join(". ")
-      : "Nothing to send to the foundations";
-    $("announce").textContent = text;
+    $("announce").textContent = describePlayed(played);
   }
 
   // ------------------------------------------------------------ actions

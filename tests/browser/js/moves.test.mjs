@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { describeMove, describeMoveCards, formatMove, LegalMoves, parseMove, pileKind } from "../../../frontend/static/js/moves.js";
+import { describeMove, describeMoveCards, describePlayed, formatMove, LegalMoves, parseMove, pileKind } from "../../../frontend/static/js/moves.js";
 
 test("parses the contract's move notation", () => {
   assert.deepEqual(parseMove("t2-t5:3"), { move: "t2-t5:3", deal: false, src: "t2", dst: "t5", count: 3 });
@@ -44,6 +44,12 @@ test("describes log entries in words", () => {
   assert.equal(describeMove("w-t2"), "Waste to pile 3");
   assert.equal(describeMove("deal"), "Dealt from the stock");
   assert.equal(describeMove("undo"), "Move taken back");
+});
+
+test("says what an action played: its moves, or a count of many cards sent home", () => {
+  assert.equal(describePlayed(["t1-t4:3", "t3-f0"]), "3 cards from pile 2 to pile 5. Pile 4 to foundation 1");
+  assert.equal(describePlayed(["t0-f0", "t1-f0", "t2-f1", "t3-f1"]), "4 cards sent to the foundations");
+  assert.equal(describePlayed([]), "Nothing to send to the foundations");
 });
 
 test("names a hint's move by its cards", () => {
