@@ -202,6 +202,26 @@ def test_player_page(client, account, challenge, set_result):
     assert client.get("/players/999999/").status_code == 404
 
 
+@pytest.mark.parametrize(
+    ("status", "says"),
+    [("lobby", "in the lobby"), ("started", "racing now"), ("cancelled", "cancelled")],
+)
+def test_a_player_pages_race_with_no_place_says_where_it_stands(client, make_account, status, says):
+    """A race with no place yet (or none ever) says so in words, not its status's code."""
+    racer = make_account("racer")
+    race = Race.objects.create(
+        code="PLACE1",
+        host=racer,
+        variant="penguin",
+        seed=77,
+        status=status,
+        visibility=Race.Visibility.PUBLIC,
+    )
+    Racer.objects.create(race=race, player=racer, name="racer")
+    html = client.get(f"/players/{racer.pk}/").content.decode()
+    assert f'<td data-label="Place">{says}</td>' in html
+
+
 def test_a_ghost_race_on_a_past_day(client, account, make_account, make_challenge, today):
     """Anyone may race a past day's finished run: a practice attempt with the ghost beside it."""
     old = make_challenge("penguin", day=today - dt.timedelta(days=2))
