@@ -135,7 +135,7 @@ def _board_page(request: HttpRequest, board: Board, template_extra: dict) -> Htt
     table = cache.get(table_key) if table_key else None
     data = board_dict(result, viewer, rows=table is None)
     if table is None:
-        table = _render_rows_table(data, None if table_key else focus)
+        table = _render_rows_table(data, None if table_key else focus, opened)
         if table_key:
             cache.set(table_key, table, ROWS_HTML_SECONDS)
     off_page = data["player"] is not None and data["player"]["page"] != data["page"]
@@ -171,11 +171,13 @@ def _shared_table_key(result, focus, viewer, opened: bool) -> str | None:
     return f"{key}:{opened:d}"
 
 
-def _render_rows_table(data: dict, focus) -> str:
+def _render_rows_table(data: dict, focus, day_over: bool) -> str:
+    """The board's rows; `day_over`: a daily board whose day has ended (none joins it now)."""
     context = {
         "data": data,
         "rows": data["rows"],
         "ghosts": data["board"]["kind"] == DAILY,
+        "day_over": day_over,
         "focus": focus,
         "csrf_token": page_cache.CSRF_SLOT,
     }

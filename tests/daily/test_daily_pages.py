@@ -183,6 +183,17 @@ def test_one_card_home_is_one_card(client, account, challenge, set_result):
     assert "1 cards" not in board + today + start
 
 
+def test_an_empty_board_says_whether_anyone_may_still_play(client, make_challenge, today):
+    """Today's empty board waits for its first player; a past day's will stay empty."""
+    make_challenge("penguin")
+    make_challenge("penguin", day=today - dt.timedelta(days=3))
+    now = client.get(f"/daily/penguin/{today.isoformat()}/").content.decode()
+    assert "Nobody on this board yet." in now
+    past = today - dt.timedelta(days=3)
+    then = client.get(f"/daily/penguin/{past.isoformat()}/").content.decode()
+    assert "Nobody played this day's challenge ranked." in then and "yet" not in then
+
+
 def test_board_page_bad_parameters_get_400(client, db, today):
     assert client.get(f"/daily/penguin/{today.isoformat()}/?page=zero").status_code == 400
     assert client.get("/daily/penguin/2026-02-30/").status_code == 400
