@@ -194,6 +194,20 @@ def test_an_empty_board_says_whether_anyone_may_still_play(client, make_challeng
     assert "Nobody played this day's challenge ranked." in then and "yet" not in then
 
 
+@pytest.mark.parametrize("board", ["daily", "fastest", "rating"])
+def test_a_boards_tabs_say_which_game_is_shown(client, db, today, board):
+    """The current game's tab is marked for a screen reader too, not by its colour alone."""
+    path = {
+        "daily": f"/daily/queenie/{today.isoformat()}/",
+        "fastest": "/leaderboards/fastest/queenie/",
+        "rating": "/leaderboards/rating/queenie/",
+    }[board]
+    html = client.get(path).content.decode()
+    tabs = re.search(r'<nav class="variant-tabs".*?</nav>', html, re.S).group(0)
+    current = re.findall(r"<a [^>]*aria-current=\"page\"[^>]*>([^<]*)</a>", tabs)
+    assert current == ["Queenie"]
+
+
 def test_board_page_bad_parameters_get_400(client, db, today):
     assert client.get(f"/daily/penguin/{today.isoformat()}/?page=zero").status_code == 400
     assert client.get("/daily/penguin/2026-02-30/").status_code == 400
