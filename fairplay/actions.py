@@ -36,15 +36,20 @@ class TooManyReports(ReportRefused):
     """A report past the player's hourly limit."""
 
 
-def do_report(reporter: Player, game: Game, reason: str, note: str = "") -> Report:
-    """Report `game` (someone else's ranked result): the report is kept and the result goes to
-    the review queue (its assessment, once made, is pending); nothing is removed by it."""
-    if reporter.is_guest:
+def check_reporter(reporter: Player | None, game: Game) -> None:
+    """Refuse, before any reason is chosen, a report this player may not make of `game`."""
+    if reporter is None or reporter.is_guest:
         raise ReportRefused("Sign in to report a result.")
     if game.player_id == reporter.pk:
         raise ReportRefused("You cannot report your own result.")
     if game.kind == Game.Kind.PRACTICE or assess.ranked_kind(game) is None:
         raise ReportRefused("Only ranked results (the daily, rated races) can be reported.")
+
+
+def do_report(reporter: Player, game: Game, reason: str, note: str = "") -> Report:
+    """Report `game` (someone else's ranked result): the report is kept and the result goes to
+    the review queue (its assessment, once made, is pending); nothing is removed by it."""
+    check_reporter(reporter, game)
     if reason not in Report.Reason.values:
         raise ReportRefused("Choose a reason for the report.")
     if "\0" in note:  # as Django's forms refuse it: no database text holds a NUL

@@ -11,7 +11,13 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from daily.models import DailyAttempt
-from fairplay.actions import REPORTS_PER_HOUR, ReportRefused, TooManyReports, do_report
+from fairplay.actions import (
+    REPORTS_PER_HOUR,
+    ReportRefused,
+    TooManyReports,
+    check_reporter,
+    do_report,
+)
 from fairplay.models import Report
 from games.identity import current_player
 from games.models import Game
@@ -68,19 +74,22 @@ def _report(request: HttpRequest, game: Game) -> HttpResponse:
         "next": _back(request),
         "limit": REPORTS_PER_HOUR,
     }
-    if request.method == "GET":
-        return render(request, "fairplay/report.html", context)
     reporter = current_player(request, create=False)
     try:
-        if reporter is None:
-            raise ReportRefused("Sign in to report a result.")
-        do_report(
-            reporter, game, request.POST.get("reason", ""), request.POST.get("note", "").strip()
-        )
+        # Who may not report this result is told so at once, with no form to fill in vain.
+        check_reporter(reporter, game)
+    except ReportRefused as refused:
+        context |= {"cannot": str(refused), "signed_in": request.user.is_authenticated}
+        status = 403 if request.method == "POST" else 200
+        return render(request, "fairplay/report.html", context, status=status)
+    if request.method == "GET":
+        return render(request, "fairplay/report.html", context)
+    reason, note = request.POST.get("reason", ""), request.POST.get("note", "").strip()
+    try:
+        do_report(reporter, game, reason, note)
     except ReportRefused as refused:
         status = RATE_LIMITED_STATUS if isinstance(refused, TooManyReports) else 400
-        return render(
-            request, "fairplay/report.html", {**context, "refused": str(refused)}, status=status
-        )
+        context |= {"refused": str(refused), "reason": reason, "note": note}
+        return render(request, "fairplay/report.html", context, status=status)
     messages.success(request, "Thank you: the result will be looked at by a person.")
     return redirect(context["next"])

@@ -1,5 +1,7 @@
 """The review queue in the admin, and players' reports (fairplay/admin.py, fairplay/actions.py)."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -146,3 +148,33 @@ def test_the_report_page_says_why_a_flood_is_refused(client, make_account, clear
     )
     assert answer.status_code == 429
     assert "please wait before reporting another result" in answer.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("who", "says", "link"),
+    [
+        ("visitor", "Sign in to report a result.", "Log in"),
+        ("own", "You cannot report your own result.", "Go back"),
+    ],
+)
+def test_the_report_page_says_at_once_who_cannot_report(client, cleared, who, says, link):
+    """A visitor, or the result's own player, reads why with no form to fill in vain (its
+    post is refused the same way)."""
+    if who == "own":
+        client.force_login(cleared.player.user)
+    url = reverse("fairplay:report", args=[cleared.game.public_id])
+    for answer, status in ((client.get(url), 200), (client.post(url, {"reason": "bot"}), 403)):
+        page = answer.content.decode()
+        assert answer.status_code == status
+        assert says in page and re.search(rf'<a class="button" href="[^"]*">{link}</a>', page)
+        assert "<textarea" not in page and "Send the report" not in page
+    assert not Report.objects.exists()
+
+
+def test_a_refused_report_keeps_what_was_written(client, make_account, cleared):
+    client.force_login(make_account().user)
+    url = reverse("fairplay:report", args=[cleared.game.public_id])
+    answer = client.post(url, {"reason": "nonsense", "note": "Moves every 0.2 s all game."})
+    page = answer.content.decode()
+    assert answer.status_code == 400 and "Choose a reason for the report." in page
+    assert ">Moves every 0.2 s all game.</textarea>" in page
