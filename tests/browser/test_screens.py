@@ -386,3 +386,32 @@ def test_the_records_nav_looks_the_same_on_every_page_that_has_it(make_page, scr
                 getComputedStyle(nav.querySelector('a')).textDecorationLine]""",
         )
     assert len({tuple(look) for look in looks.values()}) == 1, looks
+
+
+def test_the_report_forms_fields_look_like_the_sites_other_fields(make_page, screens):
+    """The reason and the note are a form's fields as the log-in page's are: the page's type,
+    the form's width; a refusal reads as an error."""
+    url, made = screens
+    page = make_page()
+    page.goto(f"{url}/accounts/login/")
+    page.fill("#id_username", "racer0")
+    page.fill("#id_password", "a-long-test-pass-42")
+    page.click("form.card-form button[type=submit]")
+    page.wait_for_url(f"{url}/")
+    page.goto(f"{url}/accounts/nickname/")
+    login_field = page.eval_on_selector(
+        "#id_nickname", "(f) => [getComputedStyle(f).fontSize, f.getBoundingClientRect().width]"
+    )
+    page.goto(f"{url}/races/{made['rated']}/results/")
+    page.click("#results .report-link >> nth=0")
+    for field in ("#report-reason", "#report-note"):
+        look = page.eval_on_selector(
+            field, "(f) => [getComputedStyle(f).fontSize, f.getBoundingClientRect().width]"
+        )
+        assert look == login_field, field
+    page.select_option("#report-reason", index=0)
+    page.evaluate("document.querySelector('#report-reason option').value = 'nonsense'")
+    page.click("form.card-form button[type=submit]")
+    error = page.eval_on_selector(".card-form .error", "(e) => getComputedStyle(e).color")
+    body = page.eval_on_selector("body", "(e) => getComputedStyle(e).color")
+    assert error != body, "the refusal is in the ink of any other line"
