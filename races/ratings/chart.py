@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from races.chart import HEIGHT, PALETTE, WIDTH, Chart, Line, Tick
 
-LEFT, RIGHT, TOP, BOTTOM = 52, 16, 12, 32
+LEFT, RIGHT, TOP, BOTTOM = 58, 16, 12, 32  # room for a four-digit rating drawn large on a phone
 STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)
 
 

@@ -130,18 +130,18 @@ def seed() -> dict:
             place=place,
             curve=[[10_000 * place, 8], [ms, 52]] if won else SAME_CURVE,
         )
-        mu = 25.0 + (4 - place) * 0.6
+        mu = 1500.0 + (4 - place) * 12.5  # ratings start at 1500 (races/ratings)
         RatingChange.objects.create(
             race=rated,
             player=player,
             variant=rated.variant,
-            mu_before=25.0,
+            mu_before=1500.0,
             mu_after=mu,
-            sigma_after=7.0,
+            sigma_after=300.0,
             races=1,
             at=rated.finished_at,
         )
-        Rating.objects.create(player=player, variant=rated.variant, mu=mu, sigma=7.0, races=1)
+        Rating.objects.create(player=player, variant=rated.variant, mu=mu, sigma=300.0, races=1)
         Game.objects.create(player=player, variant="queenie", seed=place, status="stuck")
         assert racer.pk
 

@@ -6,6 +6,7 @@ wording of races, the results chart. Against a live Daphne of their own with DEB
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -415,3 +416,35 @@ def test_the_report_forms_fields_look_like_the_sites_other_fields(make_page, scr
     error = page.eval_on_selector(".card-form .error", "(e) => getComputedStyle(e).color")
     body = page.eval_on_selector("body", "(e) => getComputedStyle(e).color")
     assert error != body, "the refusal is in the ink of any other line"
+
+
+@pytest.mark.parametrize("width", PHONES)
+def test_a_charts_labels_stay_readable_on_a_phone(make_page, screens, width):
+    """A chart shrinks with the page: its axis labels are drawn larger on a phone, so that
+    shrunk they still read at about 10 px (the results chart, a player's rating chart)."""
+    url, made = screens
+    page = make_page(width, 800)
+    for path, chart in [
+        (f"/races/{made['rated']}/results/", "#results-chart"),
+        (f"/players/{made['player']}/", ".rating-chart svg"),
+    ]:
+        page.goto(f"{url}{path}")
+        sizes = page.eval_on_selector(
+            chart,
+            """(svg) => [...svg.querySelectorAll('text')].map((t) =>
+                parseFloat(getComputedStyle(t).fontSize) * svg.getScreenCTM().a)""",
+        )
+        assert sizes and min(sizes) >= 9.5, (path, min(sizes))
+        # ... and stay inside the chart, apart from each other
+        boxes = page.eval_on_selector(
+            chart,
+            """(svg) => [svg.getBoundingClientRect(),
+                ...[...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect())]
+                .map((r) => [r.left, r.top, r.right, r.bottom])""",
+        )
+        (left, top, right, bottom), labels = boxes[0], boxes[1:]
+        for x0, y0, x1, y1 in labels:
+            assert left <= x0 and x1 <= right and top <= y0 and y1 <= bottom + 0.5, path
+        for a, b in itertools.combinations(labels, 2):
+            apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+            assert apart, (path, a, b)
