@@ -133,3 +133,7 @@ def test_every_position_of_a_replay_is_the_engine_s(page, live_url):
     assert_shows(page, 0, expected[0])
     page.goto(f"{live_url}/replay/{game}/?at=9")
     assert_shows(page, 9, expected[9])
+    page.focus('[data-step="forward"]')  # Space presses a focused button, as anywhere else
+    page.keyboard.press(" ")
+    assert_shows(page, 10, expected[10])
+    assert page.get_attribute('[data-step="play"]', "aria-pressed") == "false"

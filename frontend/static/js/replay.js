@@ -132,6 +132,7 @@ slider.addEventListener("input", () => {
 });
 document.addEventListener("keydown", (e) => {
   if (e.target.closest && e.target.closest("input, select, textarea")) return;
+  if (e.key === " " && e.target.closest?.("button, a")) return; // a focused button's own Space
   const keys = { ArrowLeft: "back", ArrowRight: "forward", Home: "first", End: "last", " ": "play" };
   const how = keys[e.key];
   if (!how) return;
