@@ -188,3 +188,29 @@ def test_a_one_word_nickname_in_the_side_panel_stays_in_the_page(make_page, live
         )
         assert row <= panel["x"] + panel["width"], f"the row runs past the panel at {width} px"
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_todays_board_keeps_the_keyboards_place_as_it_refreshes(page, live_url, todays_pick):
+    """Today's board swaps in its fresh rows every 10 s: a link that had the focus has it
+    again in the new rows, so a keyboard user is not thrown back to the page's start."""
+    todays_pick(VARIANT)
+    sign_up(page, live_url, "boardtabber")
+    page.goto(f"{live_url}/daily/{VARIANT}/")
+    page.click('[data-start="ranked"]', no_wait_after=True)
+    page.wait_for_selector('#daily[data-seq="0"]', timeout=PICK_TIMEOUT_MS)
+    board = page.get_attribute("#result-board", "href").split("?")[0]
+
+    def changed(route):  # the next fetch of the page finds the rows changed
+        body = route.fetch().text().replace('data-rank="', 'data-changed="1" data-rank="', 1)
+        route.fulfill(body=body, content_type="text/html")
+
+    page.clock.install()
+    page.goto(f"{live_url}{board}")
+    report = page.locator("tr.me a.report-link")
+    href = report.get_attribute("href")
+    report.focus()
+    page.route(f"{live_url}{board}", changed)
+    page.clock.run_for(10_000)
+    page.wait_for_selector("body[data-board-refreshed]")
+    assert page.locator("tr.me[data-changed]").count() == 1, "the rows were swapped"
+    assert page.evaluate("document.activeElement.getAttribute('href')") == href

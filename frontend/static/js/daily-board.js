@@ -5,6 +5,19 @@
 const REFRESH_MS = 10_000;
 const PARTS = [".board-rows", ".my-rank-slot"];
 
+/** Put `next`'s rows in `now`'s place; a link of `now` that had the focus (a keyboard user
+ * going down the board) has it again in the new rows. While the focused link has no twin in
+ * them (its row left the page), the old rows stay until the focus moves on. */
+function swap(now, next) {
+  const focused = now.contains(document.activeElement) ? document.activeElement : null;
+  const href = focused?.getAttribute("href");
+  const links = (root) => [...root.querySelectorAll("a[href]")];
+  const twin = href == null ? -1 : links(next).findIndex((a) => a.getAttribute("href") === href);
+  if (focused && twin < 0) return;
+  now.innerHTML = next.innerHTML;
+  if (focused) links(now)[twin].focus({ preventScroll: true });
+}
+
 async function refresh() {
   if (document.visibilityState !== "visible") return;
   try {
@@ -14,7 +27,7 @@ async function refresh() {
     for (const selector of PARTS) {
       const now = document.querySelector(selector);
       const next = fresh.querySelector(selector);
-      if (now && next && now.innerHTML !== next.innerHTML) now.innerHTML = next.innerHTML;
+      if (now && next && now.innerHTML !== next.innerHTML) swap(now, next);
     }
     document.body.dataset.boardRefreshed = String(Date.now());
   } catch (err) {
