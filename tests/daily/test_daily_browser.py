@@ -214,3 +214,21 @@ def test_todays_board_keeps_the_keyboards_place_as_it_refreshes(page, live_url, 
     page.wait_for_selector("body[data-board-refreshed]")
     assert page.locator("tr.me[data-changed]").count() == 1, "the rows were swapped"
     assert page.evaluate("document.activeElement.getAttribute('href')") == href
+
+
+def test_the_side_panels_names_keep_the_focus_as_it_refreshes(page, live_url, todays_pick):
+    """The panel's rows are drawn again at each move and every 10 s: a name that had the
+    focus has it again."""
+    todays_pick(VARIANT)
+    sign_up(page, live_url, "paneltabber")
+    page.clock.install()
+    page.goto(f"{live_url}/daily/{VARIANT}/")
+    page.click('[data-start="ranked"]', no_wait_after=True)
+    page.wait_for_selector('#daily[data-seq="0"]', timeout=PICK_TIMEOUT_MS)
+    page.wait_for_selector("#live-rows li.me a")
+    page.focus("#live-rows li.me a")
+    href = page.get_attribute("#live-rows li.me a", "href")
+    page.evaluate("document.querySelector('#live-rows li.me').dataset.old = '1'")
+    page.clock.run_for(10_000)
+    page.wait_for_function("!document.querySelector('#live-rows li[data-old]')")  # drawn again
+    assert page.evaluate("document.activeElement.getAttribute('href')") == href

@@ -202,7 +202,11 @@ function drawLiveBoard() {
   const rows = live.rows.map((row) =>
     row.player.id === config.player ? liveRow(ownRow(row), true) : liveRow(row, false),
   );
-  $("live-rows").replaceChildren(...rows);
+  const list = $("live-rows");
+  const focused = list.contains(document.activeElement) ? document.activeElement.getAttribute("href") : null;
+  list.replaceChildren(...rows);
+  // a keyboard user on a name keeps their place as the rows are drawn again
+  if (focused) list.querySelector(`a[href="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
   $("live-total").textContent = `· ${live.total} player${live.total === 1 ? "" : "s"}`;
   const me = ownRow(live.player);
   $("live-me").textContent = me
