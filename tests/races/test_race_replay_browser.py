@@ -168,6 +168,14 @@ def test_the_race_again_shows_each_board_as_the_server_had_it(make_page, live_ur
     assert "resigned" in page.text_content("#rr-standings")
     order = page.eval_on_selector_all("#rr-standings li", "rows => rows.map(r => r.dataset.racer)")
     assert order == [r["id"] for r in sorted(data["racers"], key=lambda r: r["place"])]
+    # A name in the standings keeps the keyboard's focus as they are drawn again.
+    page.keyboard.press("Home")
+    name = page.locator("#rr-standings li a").first
+    href = name.get_attribute("href")
+    name.focus()
+    page.keyboard.press("End")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == href
+    page.evaluate("document.activeElement.blur()")  # Space on a focused link is the link's
     # Space plays (1x: the race lasts seconds) and pauses; 16x plays on to the end and stops.
     page.keyboard.press("Home")
     page.keyboard.press(" ")

@@ -7,6 +7,7 @@
 
 import { Board } from "./board.js";
 import { cardCount } from "./cards.js";
+import { replaceKeepingFocus } from "./dom.js";
 import { cardsHome, GhostRace } from "./ghost.js";
 import { describePlayed } from "./moves.js";
 import { ReconnectingSocket, STORE_NOTICE, StoreRetry } from "./socket.js";
@@ -202,11 +203,7 @@ function drawLiveBoard() {
   const rows = live.rows.map((row) =>
     row.player.id === config.player ? liveRow(ownRow(row), true) : liveRow(row, false),
   );
-  const list = $("live-rows");
-  const focused = list.contains(document.activeElement) ? document.activeElement.getAttribute("href") : null;
-  list.replaceChildren(...rows);
-  // a keyboard user on a name keeps their place as the rows are drawn again
-  if (focused) list.querySelector(`a[href="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+  replaceKeepingFocus($("live-rows"), rows);
   $("live-total").textContent = `· ${live.total} player${live.total === 1 ? "" : "s"}`;
   const me = ownRow(live.player);
   $("live-me").textContent = me

@@ -13,6 +13,15 @@ export function setHidden(node, hidden) {
   if (node.hidden !== hidden) node.hidden = hidden;
 }
 
+/** Put `children` in place of `parent`'s: a link of the old ones that had the focus (a keyboard
+ * user going down a list drawn again and again) gives it to the new link with its address. */
+export function replaceKeepingFocus(parent, children) {
+  const focused = parent.contains(document.activeElement) ? document.activeElement : null;
+  const href = focused?.getAttribute("href");
+  parent.replaceChildren(...children);
+  if (href) parent.querySelector(`a[href="${CSS.escape(href)}"]`)?.focus({ preventScroll: true });
+}
+
 /** node -> Map(property -> [the value set, the browser's form of it]), for `setStyle`. */
 const styled = new WeakMap();
 

@@ -16,6 +16,7 @@
 
 import { Board } from "./board.js";
 import { cardCount } from "./cards.js";
+import { replaceKeepingFocus } from "./dom.js";
 import {
   buildRace,
   marksOf,
@@ -132,8 +133,9 @@ function renderStandings(order) {
   const key = order.map((s) => `${s.racer.id}:${s.cards}:${s.moves}:${s.status}`).join("|");
   if (key === standingsKey) return;
   standingsKey = key;
-  standingsList.replaceChildren(
-    ...order.map((s, i) => {
+  replaceKeepingFocus(
+    standingsList,
+    order.map((s, i) => {
       const li = document.createElement("li");
       li.dataset.racer = s.racer.id;
       const head = document.createElement("div");
