@@ -39,7 +39,7 @@ class TooManyReports(ReportRefused):
 def check_reporter(reporter: Player | None, game: Game) -> None:
     """Refuse, before any reason is chosen, a report this player may not make of `game`."""
     if reporter is None or reporter.is_guest:
-        raise ReportRefused("Sign in to report a result.")
+        raise ReportRefused("Log in (or sign up) to report a result.")
     if game.player_id == reporter.pk:
         raise ReportRefused("You cannot report your own result.")
     if game.kind == Game.Kind.PRACTICE or assess.ranked_kind(game) is None:
