@@ -15,9 +15,9 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from redis.exceptions import RedisError
 
-from arenas import board, placement, points
+from arenas import board, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult, arena_of_race
-from arenas.placement import RACE_ON, racing_now
+from arenas.placement import RACE_ON, close_overdue, racing_now
 from races.actions import Owner
 from races.models import Race
 
@@ -124,7 +124,7 @@ def finishing_after_end(arena: Arena) -> int | None:
     ended arena's podium waited for it forever."""
     if arena.phase() != Arena.Phase.ENDED:
         return None
-    placement.close_overdue(arena)
+    close_overdue(arena)
     return ArenaRace.objects.filter(arena=arena, race__status__in=RACE_ON).count()
 
 

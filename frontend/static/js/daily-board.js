@@ -2,20 +2,20 @@
 // and your rank (the server renders rows; this module only replaces them). Past days and
 // all-time boards do not change by the minute and are left alone.
 
+import { replaceKeepingFocus } from "./dom.js";
+
 const REFRESH_MS = 10_000;
 const PARTS = [".board-rows", ".my-rank-slot"];
 
 /** Put `next`'s rows in `now`'s place; a link of `now` that had the focus (a keyboard user
- * going down the board) has it again in the new rows. While the focused link has no twin in
- * them (its row left the page), the old rows stay until the focus moves on. */
+ * going down the board) has it again in the new rows (dom.js `replaceKeepingFocus`). While the
+ * focused element has no twin in them (its row left the page), the old rows stay until the focus
+ * moves on. */
 function swap(now, next) {
   const focused = now.contains(document.activeElement) ? document.activeElement : null;
   const href = focused?.getAttribute("href");
-  const links = (root) => [...root.querySelectorAll("a[href]")];
-  const twin = href == null ? -1 : links(next).findIndex((a) => a.getAttribute("href") === href);
-  if (focused && twin < 0) return;
-  now.innerHTML = next.innerHTML;
-  if (focused) links(now)[twin].focus({ preventScroll: true });
+  if (focused && !(href && next.querySelector(`a[href="${CSS.escape(href)}"]`))) return;
+  replaceKeepingFocus(now, [...next.childNodes]);
 }
 
 async function refresh() {
