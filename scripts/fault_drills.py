@@ -681,22 +681,28 @@ def in_hand(players: list, racers: list[Racer]) -> tuple[list, list]:
     return playing, waiting
 
 
-async def races_under_way(
-    crowd: arena_crowd.Crowd, racers: list[Racer], base: str, database_url: str, timeout: float
-) -> bool:
-    """Wait until everyone has been placed, two of the arena's races have closed, and of the
-    players on `base` some are playing a race and others wait for their next; False if that did
-    not come within `timeout`."""
+async def kill_mid_arena(
+    crowd: arena_crowd.Crowd, racers: list[Racer], victim, database_url: str, timeout: float
+) -> tuple[dict, list, list] | None:
+    """Once everyone has been placed and two of the arena's races have closed, SIGKILL `victim`
+    at an instant when, of its players, some play a race and others wait for their next. The
+    players' view is read and the server killed with no await between, so nothing the crowd
+    hears can change that view before the kill. The results closed before the kill, and the
+    victim's players playing and waiting at it; None if no such instant came within
+    `timeout`."""
     began = time.monotonic()
     while time.monotonic() - began < timeout:
         if crowd.arena_id and crowd.players and all(p.races for p in crowd.players):
-            playing, waiting = in_hand([p for p in crowd.players if p.base == base], racers)
-            if playing and waiting:
-                statuses = await asyncio.to_thread(arena_races, database_url, crowd.arena_id)
-                if Counter(statuses.values())["finished"] >= 2:
-                    return True
+            statuses = await asyncio.to_thread(arena_races, database_url, crowd.arena_id)
+            if Counter(statuses.values())["finished"] >= 2:
+                closed = await asyncio.to_thread(arena_results, database_url, crowd.arena_id)
+                victims = [p for p in crowd.players if p.base == victim.url]
+                playing, waiting = in_hand(victims, racers)
+                if playing and waiting:
+                    victim.kill()
+                    return closed, playing, waiting
         await asyncio.sleep(0.1)
-    return False
+    return None
 
 
 async def placed_again(players: list, crowd_task: asyncio.Task) -> dict[int, float]:
@@ -756,13 +762,13 @@ async def drill_arena_server_kill(options) -> Drill:
         crowd = arena_crowd.Crowd(args, kept, stats)
         crowd.arena_id, crowd.fail_over = arena_id, True
         running = asyncio.create_task(crowd.run(args.base_urls))
-        under_way = await races_under_way(
-            crowd, racers, victim.url, options.database_url, args.duration / 2
+        killed = await kill_mid_arena(
+            crowd, racers, victim, options.database_url, args.duration / 2
         )
-        closed_before = await asyncio.to_thread(arena_results, options.database_url, arena_id)
+        if killed is None:  # not the moment the drill is for: kill now, and fail its check
+            victim.kill()
+        closed_before, playing, waiting = killed or ({}, [], [])
         victims = [p for p in crowd.players if p.base == victim.url]
-        playing, waiting = in_hand(victims, racers)
-        victim.kill()
         again = asyncio.create_task(placed_again(victims, running))
         players = await running
         placed_after = await again
@@ -796,7 +802,7 @@ async def drill_arena_server_kill(options) -> Drill:
     }
     drill.check(
         "killed while its players raced and waited for their next race",
-        under_way and playing and waiting,
+        killed is not None,
     )
     drill.check("no player failed", not errors)
     drill.check(
