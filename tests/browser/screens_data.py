@@ -10,7 +10,8 @@ nickname may have), so that a table that does not fit a phone shows it.
 - a public race waiting in the lobby, and one running;
 - every racer's race games (replays), a practice game each, and their ratings;
 - yesterday's daily board of Penguin (its replays open): a win, and the one-word racer's ranked
-  game given up with one card home.
+  game given up with one card home;
+- an account that has played nothing yet (its page's tables empty).
 """
 
 from __future__ import annotations
@@ -110,6 +111,8 @@ def seed() -> dict:
         user = users.objects.create_user(username=f"racer{i}", password="a-long-test-pass-42")
         players.append(Player.objects.create(nickname=name[:24], user=user))
     guest = Player.objects.create(nickname="Guestina Longnameworth")
+    user = users.objects.create_user(username="idle", password="a-long-test-pass-42")
+    idle = Player.objects.create(nickname="Idle Ida", user=user)
 
     rated = finished("RATED2", players[0], variant="penguin", quick=True, rated=True)
     for place, player in enumerate(players, start=1):
@@ -190,6 +193,7 @@ def seed() -> dict:
         "rated": rated.code,
         "unrated": unrated.code,
         "player": players[0].pk,
+        "idle": idle.pk,
         "replay": rated.racers.get(place=1).game.public_id,
         "daily_day": yesterday.isoformat(),
     }

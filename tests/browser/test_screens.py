@@ -1,7 +1,8 @@
 """Every screen, as a new player meets it on a phone and a desktop (issue 25): the site's own
 error pages under DEBUG, no sideways scroll at 360 and 390 px, names that lead to players, the
-wording of races, the results chart. Against a live Daphne of their own with DEBUG on (as under
-`make run`) and a database holding races of long-named players (tests/browser/screens_data.py).
+wording of races, the results chart, an empty board's columns. Against a live Daphne of their
+own with DEBUG on (as under `make run`) and a database holding races of long-named players
+(tests/browser/screens_data.py).
 """
 
 from __future__ import annotations
@@ -448,3 +449,46 @@ def test_a_charts_labels_stay_readable_on_a_phone(make_page, screens, width):
         for a, b in itertools.combinations(labels, 2):
             apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
             assert apart, (path, a, b)
+
+
+# ------------------------------------------------------------------ 6. empty boards
+
+HEADER_BOXES = """(table) => {
+    const box = table.getBoundingClientRect();
+    return [...table.tHead.rows[0].cells].map((th) => {
+        const r = th.getBoundingClientRect();
+        return [th.textContent.trim(), Math.round(r.left - box.left), Math.round(r.width)];
+    });
+}"""
+
+
+def test_an_empty_boards_headers_sit_where_a_full_boards_do(make_page, screens):
+    """A board with no rows keeps its columns: each header (Result, Best time, a player's games'
+    Result) has the box it has over a full board's column, not a share of the page that put
+    Result near the middle, over the centred "Nobody on this board" (1280 px)."""
+    url, made = screens
+    page = make_page()
+    day = made["daily_day"]
+    pairs = [  # (a full board, an empty one of the same kind, its table)
+        (f"/daily/penguin/{day}/", f"/daily/queenie/{day}/", ".board-rows > table"),
+        ("/leaderboards/fastest/penguin/", "/leaderboards/fastest/queenie/", ".board-rows > table"),
+        (f"/players/{made['player']}/", f"/players/{made['idle']}/", "table.games"),
+    ]
+    for full, empty, table in pairs:
+        boxes = {}
+        for path in (full, empty):
+            page.goto(f"{url}{path}")
+            empty_line = page.locator(f"{table} tbody td.empty").count()
+            assert empty_line == (path == empty), f"{path}: no board to compare"
+            boxes[path] = page.eval_on_selector(table, HEADER_BOXES)
+        span = page.eval_on_selector(
+            f"{table} td.empty",
+            "(td) => [td.colSpan, td.closest('table').tHead.rows[0].cells.length]",
+        )
+        assert span[0] == span[1], f"{empty}: the empty line spans {span[0]} of {span[1]} columns"
+        for (name, left, width), (_, e_left, e_width) in zip(
+            boxes[full], boxes[empty], strict=True
+        ):
+            assert abs(left - e_left) <= 1 and abs(width - e_width) <= 1, (
+                f"{empty}: {name!r} at {e_left}+{e_width} px, over a full board at {left}+{width}"
+            )
