@@ -136,4 +136,19 @@ def test_every_position_of_a_replay_is_the_engine_s(page, live_url):
     page.focus('[data-step="forward"]')  # Space presses a focused button, as anywhere else
     page.keyboard.press(" ")
     assert_shows(page, 10, expected[10])
-    assert page.get_attribute('[data-step="play"]', "aria-pressed") == "false"
+    # Play says what a press does, Play or Pause, and so is no toggle (no aria-pressed, WAI-ARIA
+    # APG's button pattern): Enter and Space on it as on any button, Space elsewhere on the page.
+    play = page.locator('[data-step="play"]')
+    assert [play.text_content(), play.get_attribute("aria-pressed")] == ["Play", None]
+    play.focus()
+    page.keyboard.press("Enter")
+    assert [play.text_content(), play.get_attribute("aria-pressed")] == ["Pause", None]
+    assert_shows(page, 11, expected[11])  # one step at the steady speed
+    page.keyboard.press(" ")
+    assert [play.text_content(), play.get_attribute("aria-pressed")] == ["Play", None]
+    assert page.evaluate("document.activeElement.dataset.step") == "play"
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press(" ")
+    assert play.text_content() == "Pause"
+    page.keyboard.press(" ")
+    assert play.text_content() == "Play"

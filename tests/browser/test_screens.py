@@ -1,8 +1,8 @@
 """Every screen, as a new player meets it on a phone and a desktop (issue 25): the site's own
 error pages under DEBUG, no sideways scroll at 360 and 390 px, names that lead to players, the
-wording of races, the results chart, an empty board's columns. Against a live Daphne of their
-own with DEBUG on (as under `make run`) and a database holding races of long-named players
-(tests/browser/screens_data.py).
+wording of races, the results chart, an empty board's columns, the race replay's Play button.
+Against a live Daphne of their own with DEBUG on (as under `make run`) and a database holding
+races of long-named players (tests/browser/screens_data.py).
 """
 
 from __future__ import annotations
@@ -492,3 +492,38 @@ def test_an_empty_boards_headers_sit_where_a_full_boards_do(make_page, screens):
             assert abs(left - e_left) <= 1 and abs(width - e_width) <= 1, (
                 f"{empty}: {name!r} at {e_left}+{e_width} px, over a full board at {left}+{width}"
             )
+
+
+# ------------------------------------------------------------------ 7. the race replay's Play
+
+
+def test_the_race_replays_play_button_names_what_a_press_does(make_page, screens):
+    """Play, and Pause while it plays: a button whose name changes is no toggle, so it carries
+    no aria-pressed (WAI-ARIA APG's button pattern; it had both). Enter and Space on it as on
+    any button, the focus staying on it; Space elsewhere on the page."""
+    url, made = screens
+    page = make_page()
+    page.goto(f"{url}/replay/race/{made['rated']}/")
+    page.wait_for_selector('#race-replay[data-ready="1"]')
+    play = page.locator('[data-step="play"]')
+
+    def shown() -> list:
+        return [
+            play.text_content(),
+            play.get_attribute("aria-pressed"),
+            page.get_attribute("#race-replay", "data-playing"),
+        ]
+
+    assert [play.text_content(), play.get_attribute("aria-pressed")] == ["Play", None]
+    play.focus()
+    page.keyboard.press("Enter")
+    assert shown() == ["Pause", None, "1"]
+    page.wait_for_function("Number(document.querySelector('#race-replay').dataset.t) > 0")
+    page.keyboard.press(" ")
+    assert shown() == ["Play", None, "0"]
+    assert page.evaluate("document.activeElement.dataset.step") == "play"
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press(" ")
+    assert shown() == ["Pause", None, "1"]
+    page.keyboard.press(" ")
+    assert shown() == ["Play", None, "0"]

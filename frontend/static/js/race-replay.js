@@ -197,8 +197,7 @@ function keepAddress() {
 
 function setPlaying(on) {
   playing = on;
-  playButton.textContent = on ? "Pause" : "Play";
-  playButton.setAttribute("aria-pressed", String(on));
+  playButton.textContent = on ? "Pause" : "Play"; // its name says what it does: no aria-pressed
   root.dataset.playing = on ? "1" : "0";
 }
 

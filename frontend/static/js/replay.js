@@ -93,8 +93,7 @@ function step(how) {
 function stop() {
   clearTimeout(timer);
   timer = null;
-  playButton.textContent = "Play";
-  playButton.setAttribute("aria-pressed", "false");
+  playButton.textContent = "Play"; // its name says what it does: no aria-pressed
 }
 
 function scheduleNext() {
@@ -111,7 +110,6 @@ function toggle() {
   if (timer) return stop();
   if (at >= frames.length - 1) show(0);
   playButton.textContent = "Pause";
-  playButton.setAttribute("aria-pressed", "true");
   scheduleNext();
 }
 
