@@ -55,23 +55,45 @@ def is_gone(arena: Arena) -> bool:
     return not Arena.objects.filter(pk=arena.pk).exists()
 
 
-def check_arena_settings(variant: str, starts_at, minutes: int, race_time_limit_s: int, now):
-    if variant not in Variant.values:
-        raise ArenaRuleError("unknown_variant", f"unknown game {variant!r}")
-    if not MIN_MINUTES <= minutes <= MAX_MINUTES:
-        raise ArenaRuleError("bad_length", f"an arena lasts {MIN_MINUTES} to {MAX_MINUTES} minutes")
+def arena_refusals(
+    *,
+    variant: str | None,
+    starts_at,
+    minutes: int | None,
+    race_time_limit_s: int | None,
+    visibility: str | None,
+    now,
+) -> list[ArenaRuleError]:
+    """Every setting of a new arena that the rules refuse, each once (the set-up form says them
+    all, each beside its field). A setting given as None (one the form could not read) is not
+    checked; a race's limit is then held to the longest any arena allows."""
+    refusals = []
+    if variant is not None and variant not in Variant.values:
+        refusals.append(ArenaRuleError("unknown_variant", f"unknown game {variant!r}"))
+    length_ok = minutes is not None and MIN_MINUTES <= minutes <= MAX_MINUTES
+    if minutes is not None and not length_ok:
+        refusals.append(
+            ArenaRuleError("bad_length", f"an arena lasts {MIN_MINUTES} to {MAX_MINUTES} minutes")
+        )
     # The form gives the start to the minute: the minute typed as now stays "now" until the
     # next one ends (taken from `now` itself, a start typed at :59 and sent a second later was
     # refused).
-    if starts_at < now.replace(second=0, microsecond=0) - timedelta(minutes=1):
-        raise ArenaRuleError("bad_start", "the start is in the past")
-    if starts_at > now + LATEST_START:
-        raise ArenaRuleError("bad_start", "an arena starts within 30 days")
-    if not MIN_TIME_LIMIT_S <= race_time_limit_s <= min(MAX_TIME_LIMIT_S, minutes * 60):
-        raise ArenaRuleError(
-            "bad_time_limit",
-            f"a race's time limit is {MIN_TIME_LIMIT_S} s to the arena's length",
+    earliest = now.replace(second=0, microsecond=0) - timedelta(minutes=1)
+    if starts_at is not None and starts_at < earliest:
+        refusals.append(ArenaRuleError("bad_start", "the start is in the past"))
+    elif starts_at is not None and starts_at > now + LATEST_START:
+        refusals.append(ArenaRuleError("bad_start", "an arena starts within 30 days"))
+    longest = min(MAX_TIME_LIMIT_S, minutes * 60) if length_ok else MAX_TIME_LIMIT_S
+    if race_time_limit_s is not None and not MIN_TIME_LIMIT_S <= race_time_limit_s <= longest:
+        refusals.append(
+            ArenaRuleError(
+                "bad_time_limit",
+                f"a race's time limit is {MIN_TIME_LIMIT_S} s to the arena's length",
+            )
         )
+    if visibility is not None and visibility not in Arena.Visibility.values:
+        refusals.append(ArenaRuleError("bad_visibility", "visibility is public or link"))
+    return refusals
 
 
 def do_create_arena(
@@ -83,13 +105,23 @@ def do_create_arena(
     visibility: str = Arena.Visibility.PUBLIC,
     name: str = "",
     race_time_limit_s: int | None = None,
+    now=None,
 ) -> Arena:
-    """A new arena (the "set up an arena" form, or the schedule with no organiser)."""
-    now = timezone.now()
+    """A new arena (the "set up an arena" form, or the schedule with no organiser). `now`: the
+    moment its settings are checked at, the call's by default; the set-up form's (which checked
+    them before making its visitor a guest), so that what the form took is taken here."""
+    now = now or timezone.now()
     limit = race_time_limit_s or settings.ARENA_RACE_TIME_LIMIT_S
-    check_arena_settings(variant, starts_at, minutes, limit, now)
-    if visibility not in Arena.Visibility.values:
-        raise ArenaRuleError("bad_visibility", "visibility is public or link")
+    refusals = arena_refusals(
+        variant=variant,
+        starts_at=starts_at,
+        minutes=minutes,
+        race_time_limit_s=limit,
+        visibility=visibility,
+        now=now,
+    )
+    if refusals:
+        raise refusals[0]
     name = (name or "").strip()[:64] or f"{Variant(variant).label} arena"
     return Arena.objects.create(
         name=name,
@@ -108,17 +140,27 @@ def entry_of(arena: Arena, player: Player | None) -> ArenaPlayer | None:
     return one_or_none(ArenaPlayer.objects.filter(arena=arena, player=player))
 
 
-def do_join(arena: Arena, player: Player) -> tuple[ArenaPlayer, bool]:
+def do_join(arena: Arena, player: Player | None) -> tuple[ArenaPlayer, bool]:
     """Join an arena before or while it runs (a paused player who joins again resumes); the
-    entry, and whether it is new. Joining twice changes nothing."""
+    entry, and whether it is new. Joining twice changes nothing. `player` None: a visitor, made
+    a guest (the entry's player) with their entry, in its transaction: a join refused makes no
+    guest (the view keeps the new one in the session)."""
     if arena.phase() == Arena.Phase.ENDED:
         raise ArenaRuleError("arena_over", "this arena has ended: its podium is final")
-    # No transaction around the two: `get_or_create` makes its own for the insert (and finds
-    # the entry another tab's join made meanwhile), and a resume is one update.
+    # No transaction around a player's look and insert: `get_or_create` makes its own for the
+    # insert (and finds the entry another tab's join made meanwhile), and a resume is one
+    # update. A visitor's guest is new, and so is its entry: nothing to look for.
     try:
-        entry, created = ArenaPlayer.objects.get_or_create(
-            arena=arena, player=player, defaults={"free_since": timezone.now()}
-        )
+        if player is None:
+            with transaction.atomic():
+                entry = ArenaPlayer.objects.create(
+                    arena=arena, player=Player.objects.create(), free_since=timezone.now()
+                )
+            created = True
+        else:
+            entry, created = ArenaPlayer.objects.get_or_create(
+                arena=arena, player=player, defaults={"free_since": timezone.now()}
+            )
     except IntegrityError:
         # The insert's check of the arena's key, at its commit, waited for an admin's edit that
         # held the arena's row (arenas/schedule.py `lock_coming`), then found it removed.

@@ -4,8 +4,9 @@ from datetime import UTC, timedelta
 
 from django import forms
 from django.utils import timezone
+from django.utils.text import capfirst
 
-from arenas.actions import MAX_MINUTES, MIN_MINUTES
+from arenas.actions import MAX_MINUTES, MIN_MINUTES, arena_refusals
 from arenas.models import Arena
 from games.engine import VARIANT_INFO, VARIANTS
 
@@ -16,6 +17,14 @@ UNREAD_CLOCK = (
     "Your browser's time zone came with the start but could not be read: reload the page and "
     "set the start again."
 )
+REFUSED_FIELD = {
+    "unknown_variant": "variant",
+    "bad_length": "minutes",
+    "bad_start": "starts_at",
+    "bad_time_limit": "race_time_limit_s",
+    "bad_visibility": "visibility",
+}
+"""The field that each refusal of `actions.arena_refusals` is about."""
 RACE_LIMITS = [
     (60, "1 minute"),
     (120, "2 minutes"),
@@ -67,9 +76,16 @@ class ArenaForm(forms.Form):
         help_text="You can sit out its races, or leave it, on its page at any time.",
     )
 
+    def __init__(self, *args, now, **kwargs):
+        """`now`: the moment the settings are checked at, which the view gives the action too
+        (what the form took, the action takes)."""
+        super().__init__(*args, **kwargs)
+        self.now = now
+
     def clean(self):
         """The start as typed, read in the player's own time where their browser said how far
-        it is ahead of UTC, else in UTC."""
+        it is ahead of UTC, else in UTC; then every setting the arena's rules refuse, each
+        beside its field (one the form could not read is not checked again)."""
         data = super().clean()
         if "minutes_ahead_of_utc" in self.errors:
             # A hidden field's error would show nowhere: it is the start's.
@@ -78,4 +94,15 @@ class ArenaForm(forms.Form):
         elif data.get("starts_at") is not None:
             typed = timezone.make_naive(data["starts_at"]).replace(tzinfo=UTC)
             data["starts_at"] = typed - timedelta(minutes=data.get("minutes_ahead_of_utc") or 0)
+        refusals = arena_refusals(
+            variant=data.get("variant"),
+            starts_at=data.get("starts_at"),
+            minutes=data.get("minutes"),
+            race_time_limit_s=data.get("race_time_limit_s"),
+            visibility=data.get("visibility"),
+            now=self.now,
+        )
+        for refusal in refusals:
+            # the action's reason, as a sentence
+            self.add_error(REFUSED_FIELD[refusal.code], f"{capfirst(refusal.reason)}.")
         return data

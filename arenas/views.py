@@ -7,6 +7,7 @@ Thin: parse and check, then one action; the live board and the placements come o
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 
 from django.contrib import messages
@@ -15,7 +16,6 @@ from django.shortcuts import redirect, render
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.text import capfirst
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from arenas import actions, standings
@@ -23,7 +23,7 @@ from arenas.actions import ArenaRuleError
 from arenas.forms import ArenaForm
 from arenas.models import Arena, ArenaPlayer
 from games import params
-from games.identity import current_player, socket_ticket
+from games.identity import SESSION_PLAYER_KEY, current_player, socket_ticket
 from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
 
@@ -40,14 +40,21 @@ def get_arena(arena_id: str) -> Arena:
     return arena
 
 
-REFUSED_FIELD = {
-    "unknown_variant": "variant",
-    "bad_length": "minutes",
-    "bad_start": "starts_at",
-    "bad_time_limit": "race_time_limit_s",
-    "bad_visibility": "visibility",
-}
-"""The set-up form's field that each refusal of `actions.check_arena_settings` is about."""
+def limit_players_posts(view):
+    """`limit_posts(RACE_FORMS)`, counting the POSTs of a player the request already has. A
+    visitor's is not counted: counting makes the guest it counts, and only a POST that does
+    something for them may make one. A refused one makes nothing; one that makes a guest is
+    counted from then on (a visitor without cookies, a new guest at each POST, was never held by
+    the budget anyway)."""
+    limited = limit_posts(RACE_FORMS)(view)
+
+    @functools.wraps(view)
+    def counted(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if current_player(request, create=False) is None:
+            return view(request, *args, **kwargs)
+        return limited(request, *args, **kwargs)
+
+    return counted
 
 
 @require_GET
@@ -56,32 +63,30 @@ def arena_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@limit_posts(RACE_FORMS)
+@limit_players_posts
 def arena_new(request: HttpRequest) -> HttpResponse:
-    """The set-up form for friends; only its POST makes a guest, who joins the arena unless
-    they unticked "Join it myself"."""
-    start = (timezone.now() + timedelta(minutes=10)).replace(second=0, microsecond=0)
-    form = ArenaForm(request.POST or None, initial={"starts_at": start})
+    """The set-up form for friends. Only a POST whose every setting the form takes makes a
+    guest (the form checks the arena's rules at the `now` the action is given), who joins the
+    arena unless they unticked "Join it myself"."""
+    now = timezone.now()
+    start = (now + timedelta(minutes=10)).replace(second=0, microsecond=0)
+    form = ArenaForm(request.POST or None, initial={"starts_at": start}, now=now)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         organiser = current_player(request)
-        try:
-            arena = actions.do_create_arena(
-                organiser,
-                variant=data["variant"],
-                starts_at=data["starts_at"],
-                minutes=data["minutes"],
-                visibility=data["visibility"],
-                name=data["name"],
-                race_time_limit_s=data["race_time_limit_s"],
-            )
-        except ArenaRuleError as exc:
-            # beside the field it is about, as a sentence (the action's reason is the API's too)
-            form.add_error(REFUSED_FIELD.get(exc.code), f"{capfirst(exc.reason)}.")
-        else:
-            if data["join"]:  # the organiser plays it, unless they unticked the box
-                actions.do_join(arena, organiser)
-            return redirect(arena)
+        arena = actions.do_create_arena(
+            organiser,
+            variant=data["variant"],
+            starts_at=data["starts_at"],
+            minutes=data["minutes"],
+            visibility=data["visibility"],
+            name=data["name"],
+            race_time_limit_s=data["race_time_limit_s"],
+            now=now,
+        )
+        if data["join"]:  # the organiser plays it, unless they unticked the box
+            actions.do_join(arena, organiser)
+        return redirect(arena)
     return render(request, "arenas/new.html", {"form": form})
 
 
@@ -232,14 +237,19 @@ def answered(
 
 
 @require_POST
-@limit_posts(RACE_FORMS)
+@limit_players_posts
 def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
+    """Join (or resume). A visitor is made a guest by the join itself, with their entry: a
+    refused one (an arena ended, or removed under the press) makes none."""
     arena = get_arena(arena_id)
-    player = current_player(request)
+    player = current_player(request, create=False)
     try:
         entry, created = actions.do_join(arena, player)
     except ArenaRuleError as exc:
         return answered(request, arena, player, refusal=exc)
+    if player is None:  # the visitor's new guest: theirs from now on
+        player = entry.player
+        request.session[SESSION_PLAYER_KEY] = player.pk
     if created:
         return answered(request, arena, player, joined=entry)
     if request.POST.get("resume"):  # the Resume button of a player sitting out: nothing to add
@@ -248,7 +258,7 @@ def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
 
 
 @require_POST
-@limit_posts(RACE_FORMS)
+@limit_players_posts
 def arena_pause(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
     player = current_player(request, create=False)
@@ -260,7 +270,7 @@ def arena_pause(request: HttpRequest, arena_id: str) -> HttpResponse:
 
 
 @require_POST
-@limit_posts(RACE_FORMS)
+@limit_players_posts
 def arena_leave(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
     player = current_player(request, create=False)

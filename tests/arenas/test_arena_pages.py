@@ -17,7 +17,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from arenas import actions, board, placement, schedule, standings, views
-from arenas.actions import ArenaRuleError
 from arenas.models import Arena, ArenaPlayer, ArenaSchedule
 from games.identity import ticket_player_id
 from games.models import Player
@@ -126,11 +125,16 @@ def test_the_minute_typed_as_now_is_taken_until_the_next_minute_ends():
     """The form gives the start to the minute: a start typed as the current minute is "now"
     whenever in the next minute it is sent, and in the past after that."""
     typed = datetime(2026, 12, 2, 3, 59, tzinfo=UTC)
-    for sent_after_s in (0, 59.9, 60.5, 119.9):
+
+    def refused(sent_after_s: float) -> list[str]:
+        settings = {"variant": "penguin", "minutes": 30, "race_time_limit_s": 300}
         now = typed + timedelta(seconds=sent_after_s)
-        actions.check_arena_settings("penguin", typed, 30, 300, now)
-    with pytest.raises(ArenaRuleError, match="in the past"):
-        actions.check_arena_settings("penguin", typed, 30, 300, typed + timedelta(seconds=120))
+        found = actions.arena_refusals(**settings, starts_at=typed, visibility="link", now=now)
+        return [refusal.reason for refusal in found]
+
+    for sent_after_s in (0, 59.9, 60.5, 119.9):
+        assert refused(sent_after_s) == []
+    assert refused(120) == ["the start is in the past"]
 
 
 def test_joining_by_the_button_then_again_says_so_and_pausing_sits_out(client, make_arena):
@@ -199,19 +203,28 @@ def test_the_page_s_buttons_are_answered_with_the_new_buttons_and_no_page(client
     assert "You left the arena" not in client.get(arena.get_absolute_url()).content.decode()
 
 
-def test_a_first_join_is_answered_from_the_entry_it_made(client, make_arena):
+@pytest.mark.parametrize("visitor", [True, False])
+def test_a_first_join_is_answered_from_the_entry_it_made(make_arena, make_client, visitor):
     """An arena's crowd joins at once: the answer shows the entry the join made, not read again,
     and looks for no race (a player who has just joined is in none of the arena's)."""
     arena = make_arena()
+    client = Client() if visitor else make_client("Ann")
     join = reverse("arenas:join", args=[arena.public_id])
     with CaptureQueriesContext(connection) as queries:
         body = client.post(join, **JSON).json()
     sqls = [query["sql"] for query in queries.captured_queries]
     entries = [sql for sql in sqls if sql.startswith('SELECT "arenas_arenaplayer"."id"')]
-    assert len(entries) == 1  # the join's own look (`get_or_create`)
-    # Two transactions (savepoints inside the test's own): the entry's insert and the new
-    # guest's session; none around the join's look and insert (two round trips more each).
-    assert len([sql for sql in sqls if sql.startswith("SAVEPOINT")]) == 2, sqls
+    savepoints = [sql for sql in sqls if sql.startswith("SAVEPOINT")]
+    if visitor:
+        assert not entries  # their guest is new, and so is its entry: nothing to look for
+        # Two transactions (savepoints inside the test's own): the new guest's with its entry,
+        # and its session.
+        assert len(savepoints) == 2, sqls
+    else:
+        assert len(entries) == 1  # the join's own look (`get_or_create`)
+        # One transaction, the entry's insert: none around the join's look and insert (two
+        # round trips more).
+        assert len(savepoints) == 1, sqls
     assert not any('FROM "races_race"' in sql for sql in sqls)
     assert body["player"] == ArenaPlayer.objects.get().player_id
     assert "Waiting for another free player" in body["controls"]
