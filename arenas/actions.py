@@ -140,27 +140,18 @@ def entry_of(arena: Arena, player: Player | None) -> ArenaPlayer | None:
     return one_or_none(ArenaPlayer.objects.filter(arena=arena, player=player))
 
 
-def do_join(arena: Arena, player: Player | None) -> tuple[ArenaPlayer, bool]:
+def do_join(arena: Arena, player: Player) -> tuple[ArenaPlayer, bool]:
     """Join an arena before or while it runs (a paused player who joins again resumes); the
-    entry, and whether it is new. Joining twice changes nothing. `player` None: a visitor, made
-    a guest (the entry's player) with their entry, in its transaction: a join refused makes no
-    guest (the view keeps the new one in the session)."""
+    entry, and whether it is new. Joining twice changes nothing."""
     if arena.phase() == Arena.Phase.ENDED:
         raise ArenaRuleError("arena_over", "this arena has ended: its podium is final")
     # No transaction around a player's look and insert: `get_or_create` makes its own for the
     # insert (and finds the entry another tab's join made meanwhile), and a resume is one
-    # update. A visitor's guest is new, and so is its entry: nothing to look for.
+    # update.
     try:
-        if player is None:
-            with transaction.atomic():
-                entry = ArenaPlayer.objects.create(
-                    arena=arena, player=Player.objects.create(), free_since=timezone.now()
-                )
-            created = True
-        else:
-            entry, created = ArenaPlayer.objects.get_or_create(
-                arena=arena, player=player, defaults={"free_since": timezone.now()}
-            )
+        entry, created = ArenaPlayer.objects.get_or_create(
+            arena=arena, player=player, defaults={"free_since": timezone.now()}
+        )
     except IntegrityError:
         # The insert's check of the arena's key, at its commit, waited for an admin's edit that
         # held the arena's row (arenas/schedule.py `lock_coming`), then found it removed.

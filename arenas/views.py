@@ -7,7 +7,6 @@ Thin: parse and check, then one action; the live board and the placements come o
 
 from __future__ import annotations
 
-import functools
 from datetime import timedelta
 
 from django.contrib import messages
@@ -23,7 +22,7 @@ from arenas.actions import ArenaRuleError
 from arenas.forms import ArenaForm
 from arenas.models import Arena, ArenaPlayer
 from games import params
-from games.identity import SESSION_PLAYER_KEY, current_player, socket_ticket
+from games.identity import acting_player, current_player, socket_ticket
 from games.rows import one_or_none
 from games.throttles import RACE_FORMS, limit_posts
 
@@ -40,30 +39,13 @@ def get_arena(arena_id: str) -> Arena:
     return arena
 
 
-def limit_players_posts(view):
-    """`limit_posts(RACE_FORMS)`, counting the POSTs of a player the request already has. A
-    visitor's is not counted: counting makes the guest it counts, and only a POST that does
-    something for them may make one. A refused one makes nothing; one that makes a guest is
-    counted from then on (a visitor without cookies, a new guest at each POST, was never held by
-    the budget anyway)."""
-    limited = limit_posts(RACE_FORMS)(view)
-
-    @functools.wraps(view)
-    def counted(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if current_player(request, create=False) is None:
-            return view(request, *args, **kwargs)
-        return limited(request, *args, **kwargs)
-
-    return counted
-
-
 @require_GET
 def arena_list(request: HttpRequest) -> HttpResponse:
     return render(request, "arenas/list.html", Arena.objects.listed().by_phase(timezone.now()))
 
 
 @require_http_methods(["GET", "POST"])
-@limit_players_posts
+@limit_posts(RACE_FORMS)
 def arena_new(request: HttpRequest) -> HttpResponse:
     """The set-up form for friends. Only a POST whose every setting the form takes makes a
     guest (the form checks the arena's rules at the `now` the action is given), who joins the
@@ -73,19 +55,19 @@ def arena_new(request: HttpRequest) -> HttpResponse:
     form = ArenaForm(request.POST or None, initial={"starts_at": start}, now=now)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        organiser = current_player(request)
-        arena = actions.do_create_arena(
-            organiser,
-            variant=data["variant"],
-            starts_at=data["starts_at"],
-            minutes=data["minutes"],
-            visibility=data["visibility"],
-            name=data["name"],
-            race_time_limit_s=data["race_time_limit_s"],
-            now=now,
-        )
-        if data["join"]:  # the organiser plays it, unless they unticked the box
-            actions.do_join(arena, organiser)
+        with acting_player(request) as organiser:
+            arena = actions.do_create_arena(
+                organiser,
+                variant=data["variant"],
+                starts_at=data["starts_at"],
+                minutes=data["minutes"],
+                visibility=data["visibility"],
+                name=data["name"],
+                race_time_limit_s=data["race_time_limit_s"],
+                now=now,
+            )
+            if data["join"]:  # the organiser plays it, unless they unticked the box
+                actions.do_join(arena, organiser)
         return redirect(arena)
     return render(request, "arenas/new.html", {"form": form})
 
@@ -237,19 +219,16 @@ def answered(
 
 
 @require_POST
-@limit_players_posts
+@limit_posts(RACE_FORMS)
 def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
-    """Join (or resume). A visitor is made a guest by the join itself, with their entry: a
-    refused one (an arena ended, or removed under the press) makes none."""
+    """Join (or resume). A visitor is made a guest by a join that goes through: a refused one
+    (an arena ended, or removed under the press) makes none."""
     arena = get_arena(arena_id)
-    player = current_player(request, create=False)
     try:
-        entry, created = actions.do_join(arena, player)
+        with acting_player(request) as player:
+            entry, created = actions.do_join(arena, player)
     except ArenaRuleError as exc:
-        return answered(request, arena, player, refusal=exc)
-    if player is None:  # the visitor's new guest: theirs from now on
-        player = entry.player
-        request.session[SESSION_PLAYER_KEY] = player.pk
+        return answered(request, arena, current_player(request, create=False), refusal=exc)
     if created:
         return answered(request, arena, player, joined=entry)
     if request.POST.get("resume"):  # the Resume button of a player sitting out: nothing to add
@@ -258,7 +237,7 @@ def arena_join(request: HttpRequest, arena_id: str) -> HttpResponse:
 
 
 @require_POST
-@limit_players_posts
+@limit_posts(RACE_FORMS)
 def arena_pause(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
     player = current_player(request, create=False)
@@ -270,7 +249,7 @@ def arena_pause(request: HttpRequest, arena_id: str) -> HttpResponse:
 
 
 @require_POST
-@limit_players_posts
+@limit_posts(RACE_FORMS)
 def arena_leave(request: HttpRequest, arena_id: str) -> HttpResponse:
     arena = get_arena(arena_id)
     player = current_player(request, create=False)

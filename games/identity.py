@@ -9,7 +9,8 @@ Player; that happens in the user_logged_in receiver below, so every login path m
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from django.contrib.auth.signals import user_logged_in
 from django.core import signing
@@ -60,6 +61,26 @@ def current_player(request: HttpRequest, create: bool = True) -> Player | None:
     if player is not None:
         request._current_player = (_asker(request), player)
     return player
+
+
+@contextmanager
+def acting_player(request: HttpRequest) -> Iterator[Player]:
+    """The player for an action that may be refused (a form's POST, a join, a start). A visitor
+    is made a guest for it, kept (in the session) only if the block ends without an exception:
+    a refused action deletes the guest again, with anything it wrote for them, so bad input
+    changes nothing. The action runs in its own transactions as it would for a known player."""
+    player = current_player(request, create=False)
+    if player is not None:
+        yield player
+        return
+    guest = Player.objects.create()
+    try:
+        yield guest
+    except BaseException:
+        Player.objects.filter(pk=guest.pk).delete()
+        raise
+    request.session[SESSION_PLAYER_KEY] = guest.pk
+    request._current_player = (_asker(request), guest)
 
 
 def _asker(request: HttpRequest) -> tuple:

@@ -85,12 +85,16 @@ RACE_FORMS = PlayerBudget(limit=10, window=60.0)
 
 
 def limit_posts(budget: PlayerBudget):
-    """Refuse a player's POSTs past `budget` with 429 (GETs pass, so the page still shows)."""
+    """Refuse a player's POSTs past `budget` with 429 (GETs pass, so the page still shows). A
+    visitor's POSTs are not counted: counting would make the guest it counts, and only a POST
+    that does something may make one (`acting_player`); the guest it makes is counted from then
+    on. A visitor without cookies was a new guest at every POST, never held by the budget anyway."""
 
     def decorate(view):
         @functools.wraps(view)
         def limited(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-            if request.method == "POST" and not budget.allow(current_player(request).pk):
+            player = current_player(request, create=False) if request.method == "POST" else None
+            if player is not None and not budget.allow(player.pk):
                 return HttpResponse(
                     f"Too many requests: at most {budget.limit} in {budget.window:g} seconds. "
                     "Wait a moment and try again.",

@@ -19,7 +19,7 @@ from games import actions
 from games.deals import random_seed
 from games.engine import VARIANT_INFO, VARIANTS, new_game
 from games.forms import NicknameForm, SignUpForm
-from games.identity import attach_user, current_player
+from games.identity import acting_player, attach_user, current_player
 from games.models import MAX_SEED, Game
 from games.params import known_variant
 from games.sockets import deal_frame
@@ -201,11 +201,12 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def nickname(request: HttpRequest) -> HttpResponse:
-    """Pick the name others see (guests too); only the POST makes a guest."""
-    player = current_player(request, create=request.method == "POST")
-    form = NicknameForm(request.POST or None, instance=player)
+    """Pick the name others see (guests too); only a POST that names someone makes a guest."""
+    form = NicknameForm(request.POST or None, instance=current_player(request, create=False))
     if request.method == "POST" and form.is_valid():
-        form.save()
+        with acting_player(request) as player:
+            player.nickname = form.cleaned_data["nickname"]
+            player.save(update_fields=["nickname"])
         messages.success(request, f"You are now “{player.nickname}”.")
         return redirect(_next_url(request, reverse("home")))
     return render(

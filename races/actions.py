@@ -695,7 +695,7 @@ def _close(
     return emit_all(race, events, fields=["status", "finished_at"])
 
 
-def do_rematch(race: Race, player: Player) -> Race:
+def do_rematch(race: Race, player: Player | None) -> Race:
     """The same racers on a new deal, in a new lobby; everyone on the old race is sent there.
 
     One click from any racer once the race is over; later clicks (anyone's) find the same

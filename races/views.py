@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games.engine import VARIANT_INFO
-from games.identity import current_player
+from games.identity import acting_player, current_player
 from games.models import Player
 from games.models import default_guest_nickname as guest_nickname
 from games.rows import one_or_none
@@ -75,25 +75,27 @@ def race_list(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @limit_posts(RACE_FORMS)
 def race_new(request: HttpRequest) -> HttpResponse:
-    """The set-up form; only its POST makes a guest (a GET writes nothing)."""
-    player = current_player(request, create=request.method == "POST")
+    """The set-up form; only a POST that makes a race makes a guest (a GET, or a refused form,
+    writes nothing)."""
+    player = current_player(request, create=False)
     form = RaceForm(
         request.POST or None, initial={"name": player.nickname if player else guest_nickname()}
     )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            race = actions.do_create_race(
-                player,
-                variant=data["variant"],
-                seed=data["seed"] if data["deal"] == DealChoice.SEED else None,
-                winnable=data["deal"] == DealChoice.WINNABLE,
-                max_players=data["max_players"],
-                time_limit_s=data["time_limit"],
-                visibility=data["visibility"],
-                name=data["name"] or None,
-                rated=data["rated"],
-            )
+            with acting_player(request) as player:
+                race = actions.do_create_race(
+                    player,
+                    variant=data["variant"],
+                    seed=data["seed"] if data["deal"] == DealChoice.SEED else None,
+                    winnable=data["deal"] == DealChoice.WINNABLE,
+                    max_players=data["max_players"],
+                    time_limit_s=data["time_limit"],
+                    visibility=data["visibility"],
+                    name=data["name"] or None,
+                    rated=data["rated"],
+                )
         except RaceRuleError as exc:
             form.add_error(None, exc.reason)
         else:
@@ -158,9 +160,9 @@ def race_join(request: HttpRequest, code: str) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, " ".join(form.errors.get("name", ["Check your nickname."])))
         return redirect(race)
-    player = current_player(request)
-    try:
-        actions.do_join_race(race, player, form.cleaned_data["name"])
+    try:  # a visitor's join that goes through makes them a guest; a refused one, nobody
+        with acting_player(request) as player:
+            actions.do_join_race(race, player, form.cleaned_data["name"])
     except RaceRuleError as exc:
         messages.error(request, exc.reason)
     else:
@@ -190,7 +192,7 @@ def race_results(request: HttpRequest, code: str) -> HttpResponse:
 def race_rematch(request: HttpRequest, code: str) -> HttpResponse:
     race = get_race(code)
     try:
-        new = actions.do_rematch(race, current_player(request))
+        new = actions.do_rematch(race, current_player(request, create=False))
     except RaceRuleError as exc:
         messages.error(request, exc.reason)
         return redirect("races:results", code=race.code)

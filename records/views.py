@@ -28,7 +28,7 @@ from daily.dealpick import next_reset, utc_day
 from daily.models import DailyChallenge
 from games import params
 from games.engine import VARIANTS
-from games.identity import current_player
+from games.identity import acting_player, current_player
 from games.models import Game, Player
 from games.params import bad_request, known_variant
 from games.sockets import iso
@@ -103,10 +103,10 @@ def ghost(request: HttpRequest, public_id: str) -> HttpResponse:
     )
     if recorded is None:
         raise Http404("There is no daily or race run with this id.")
-    player = current_player(request)
-    try:
-        replay.check_replay(recorded, player, timezone.now())
-        game = start_ghost_race(player, recorded)
+    try:  # a visitor's start that goes through makes them a guest; a refused one, nobody
+        with acting_player(request) as player:
+            replay.check_replay(recorded, player, timezone.now())
+            game = start_ghost_race(player, recorded)
     except (replay.ReplayRefused, AttemptRefused) as exc:
         messages.error(request, f"You cannot race this run yet. {exc}")
         return redirect("records:replay", public_id=public_id)

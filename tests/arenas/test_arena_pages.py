@@ -215,16 +215,11 @@ def test_a_first_join_is_answered_from_the_entry_it_made(make_arena, make_client
     sqls = [query["sql"] for query in queries.captured_queries]
     entries = [sql for sql in sqls if sql.startswith('SELECT "arenas_arenaplayer"."id"')]
     savepoints = [sql for sql in sqls if sql.startswith("SAVEPOINT")]
-    if visitor:
-        assert not entries  # their guest is new, and so is its entry: nothing to look for
-        # Two transactions (savepoints inside the test's own): the new guest's with its entry,
-        # and its session.
-        assert len(savepoints) == 2, sqls
-    else:
-        assert len(entries) == 1  # the join's own look (`get_or_create`)
-        # One transaction, the entry's insert: none around the join's look and insert (two
-        # round trips more).
-        assert len(savepoints) == 1, sqls
+    # The join's own look (`get_or_create`), then one transaction, the entry's insert: none
+    # around the join's look and insert (two round trips more). A visitor's guest is made
+    # first, as for any action that may be refused (`acting_player`): its own transaction.
+    assert len(entries) == 1
+    assert len(savepoints) == (2 if visitor else 1), sqls
     assert not any('FROM "races_race"' in sql for sql in sqls)
     assert body["player"] == ArenaPlayer.objects.get().player_id
     assert "Waiting for another free player" in body["controls"]
