@@ -3,8 +3,10 @@
 
 `seeded_site` (one per test session) is its base URL and `samples`, path parameter values from
 its data: the longest finished game anyone may watch now (its variant, deal and replay), the
-busiest account, the newest daily board with results, the finished race with the most racers.
+busiest account, the newest daily board with results, the finished race with the most racers,
+an ended arena (two of one name, as a schedule makes them).
 `own_daily(page, site)` and `own_lobby(page, site)` make the pages only their visitor sees;
+`site_paths(page, site)` lists every route's address on it (those two pages included);
 `wait_for_boards` waits until a page's card tables are drawn.
 """
 
@@ -20,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from scripts.servers import ROOT, server_env
+from tests.axe_support import route_path, site_routes
 from tests.browser_support import live_server_env
 from tests.live import live_server_process
 
@@ -88,6 +91,22 @@ def own_lobby(page, site: Site) -> str:
     return page.url.rstrip("/").rsplit("/", 1)[1]
 
 
+def site_paths(page, site: Site) -> list[tuple[str, str]]:
+    """(route name, address) of every route, its parameters filled from the seeded data; the
+    visitor's own daily game and race lobby where a route shows them."""
+    own = {
+        "daily:play": [{"public_id": own_daily(page, site)}],
+        "races:race": [{"code": site.samples["code"]}, {"code": own_lobby(page, site)}],
+    }
+    paths = []
+    for route in site_routes():
+        for values in own.get(route.name, [{}]):
+            paths.append((route.name, route_path(route, {**site.samples, **values})))
+    # Not a route: what any other address answers.
+    paths.append(("not found", "/no-such-page/"))
+    return paths
+
+
 SAMPLES_SCRIPT = """
 import json, django
 django.setup()
@@ -118,13 +137,22 @@ challenge = Challenge.objects.filter(variant=longest.variant).annotate(n=Count("
 # a player ranked on that day (their board row's report link), else the busiest account
 ranked = challenge.attempts.filter(ranked=True).order_by("pk").values_list("player", flat=True)
 race = Race.objects.filter(status="finished").annotate(n=Count("racers")).order_by("-n", "pk")[0]
-# an ended arena with the busiest player in it (its podium page, and their page in it)
+# an ended arena with the busiest player in it (its podium page, and their page in it, with
+# two of their races), and an hour before it one of the same name, as a schedule's arenas are
 Arena = apps.get_model("arenas", "Arena")
 ended = timezone.now() - dt.timedelta(days=1)
-arena, _ = Arena.objects.get_or_create(
-    name="Sample arena", defaults={"variant": longest.variant, "starts_at": ended, "ends_at": ended + dt.timedelta(minutes=30)}
-)
-apps.get_model("arenas", "ArenaPlayer").objects.get_or_create(arena=arena, player_id=busiest)
+for starts in (ended - dt.timedelta(hours=1), ended):
+    arena, _ = Arena.objects.get_or_create(
+        name="Sample arena", starts_at=starts,
+        defaults={"variant": longest.variant, "ends_at": starts + dt.timedelta(minutes=30)},
+    )
+    apps.get_model("arenas", "ArenaPlayer").objects.get_or_create(arena=arena, player_id=busiest)
+for i, raced in enumerate(Race.objects.filter(status="finished", racers__player=busiest).order_by("pk")[:2]):
+    apps.get_model("arenas", "ArenaResult").objects.get_or_create(
+        arena=arena, player_id=busiest, race=raced,
+        defaults={"place": 1, "racers": 2, "moved": True, "won": True, "points": 4, "at_s": 60 * (i + 1),
+                  "at": arena.starts_at + dt.timedelta(minutes=i + 1)},
+    )
 print(json.dumps({
     "variant": longest.variant,
     "seed": str(longest.seed),
@@ -141,8 +169,10 @@ print(json.dumps({
 
 def seeded_samples(env: dict[str, str]) -> dict[str, str]:
     """Path parameter values from the seeded database the server of `env` reads: the longest
-    finished game whose replay is open to anyone now (its variant, deal and replay), the busiest account, the newest daily board
-    with results and a player ranked on it, the finished race with the most racers."""
+    finished game whose replay is open to anyone now (its variant, deal and replay), the busiest
+    account, the newest daily board with results and a player ranked on it, the finished race
+    with the most racers, an ended arena (made here: two of one name, the busiest account in
+    both, with two of its races in this one)."""
     out = subprocess.run(
         [sys.executable, "-c", SAMPLES_SCRIPT],
         cwd=ROOT,

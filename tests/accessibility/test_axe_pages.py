@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 import pytest
 
 from tests.arenas.test_arena_browser import set_up as set_up_arena
-from tests.axe_support import route_path, run_axe, site_routes
+from tests.axe_support import run_axe
 from tests.browser_support import WIDTHS
-from tests.seeded_site import Site, own_daily, own_lobby, wait_for_boards
+from tests.seeded_site import Site, site_paths, wait_for_boards
 
 pytestmark = pytest.mark.browser
 
@@ -21,22 +21,6 @@ HEADER_COLOURS = """() => {
     const brand = header.querySelector('.brand span');
     return [getComputedStyle(header).backgroundColor, getComputedStyle(brand).color].join(' ');
 }"""
-
-
-def site_paths(page, site: Site) -> list[tuple[str, str]]:
-    """(route name, address) of every route, its parameters filled from the seeded data; the
-    visitor's own daily game and race lobby where a route shows them."""
-    own = {
-        "daily:play": [{"public_id": own_daily(page, site)}],
-        "races:race": [{"code": site.samples["code"]}, {"code": own_lobby(page, site)}],
-    }
-    paths = []
-    for route in site_routes():
-        for values in own.get(route.name, [{}]):
-            paths.append((route.name, route_path(route, {**site.samples, **values})))
-    # Not a route: what any other address answers.
-    paths.append(("not found", "/no-such-page/"))
-    return paths
 
 
 SETTLE = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"

@@ -1,13 +1,16 @@
 """What a screen reader reads on the seeded site's pages: every table column named, every label
-on an element whose role takes one, a chart's labels readable (docs/frontend.md,
-"Accessibility")."""
+on an element whose role takes one, a chart's labels readable, links of one name leading to one
+page (docs/frontend.md, "Accessibility")."""
 
 from __future__ import annotations
+
+from collections import defaultdict
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 
 from tests.contrast import over, parse_colour, ratio
-from tests.seeded_site import own_daily, wait_for_boards
+from tests.seeded_site import own_daily, site_paths, wait_for_boards
 
 pytestmark = pytest.mark.browser
 
@@ -79,3 +82,61 @@ def test_chart_labels_are_readable(seeded_site, page):
         fg, bg = parse_colour(fill), parse_colour(background)
         assert bg[3] == 1, f"the chart's background is not opaque: {background}"
         assert ratio(over(fg, bg[:3]), bg[:3]) >= 4.5, (text, fill, background)
+
+
+def addresses(node: dict, form: str | None, found: dict[int, str]) -> None:
+    """Where each link (its href) and each form's submit button (its form's action) of a
+    DOM.getDocument tree leads, by the node's backend id."""
+    attributes = node.get("attributes", [])
+    attrs = dict(zip(attributes[::2], attributes[1::2], strict=True))
+    tag = node.get("nodeName", "").lower()
+    if tag == "form":
+        form = attrs.get("action", "")
+    if tag == "a" and "href" in attrs:
+        found[node["backendNodeId"]] = attrs["href"]
+    elif tag == "button" and form is not None and attrs.get("type", "submit") == "submit":
+        found[node["backendNodeId"]] = attrs.get("formaction", form)
+    for child in node.get("children", []):
+        addresses(child, form, found)
+
+
+def names_leading_apart(page) -> dict[str, list[str]]:
+    """Each name Chromium's accessibility tree gives to more than one link (or submit button)
+    of the page leading to different pages (their paths; a query or a fragment is the same
+    page), with those paths."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        where: dict[int, str] = {}
+        addresses(cdp.send("DOM.getDocument", {"depth": -1})["root"], None, where)
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        cdp.detach()
+    paths = defaultdict(set)
+    for node in nodes:
+        role = node.get("role", {}).get("value")
+        if node.get("ignored") or role not in ("link", "button"):
+            continue
+        if (address := where.get(node.get("backendDOMNodeId"))) is not None:
+            name = node.get("name", {}).get("value", "")
+            paths[f"{role} {name!r}"].add(urlsplit(urljoin(page.url, address)).path)
+    return {name: sorted(found) for name, found in paths.items() if len(found) > 1}
+
+
+def test_links_of_one_name_lead_to_one_page(seeded_site, page):
+    """On every page of the site, two links (or buttons sending a form) with the same name lead
+    to the same page: a screen reader's list of links names each row's "Results", "Replay",
+    "Report" or "board" with its race, game, player or variant (out of sight), not "Results,
+    Results, Results"; an arena of a schedule's series with its start."""
+    repeated = {}
+    for name, path in site_paths(page, seeded_site):
+        answer = page.request.get(seeded_site.url + path, max_redirects=5)
+        if not answer.ok or not answer.headers.get("content-type", "").startswith("text/html"):
+            continue
+        page.goto(seeded_site.url + path)
+        wait_for_boards(page)
+        found = names_leading_apart(page)
+        if found:
+            repeated[f"{name} {path}"] = {
+                label: f"{len(to)}: {to[:3]}" for label, to in found.items()
+            }
+    assert not repeated, f"one name, several pages: {repeated}"

@@ -161,7 +161,7 @@ def test_a_past_days_board_offers_each_run_as_a_ghost(
         set_result(run, won_ms=1000 * (i + 1))
     html = client.get(f"/daily/penguin/{old.day.isoformat()}/").content.decode()
     for run in runs:
-        assert f'<a href="/replay/{run.game.public_id}/">Replay</a>' in html
+        assert f'<a href="/replay/{run.game.public_id}/">Replay<span' in html
         assert f'<form method="post" action="/ghost/{run.game.public_id}/">' in html
 
 
