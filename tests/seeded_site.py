@@ -4,7 +4,8 @@
 `seeded_site` (one per test session) is its base URL and `samples`, path parameter values from
 its data: the longest finished game anyone may watch now (its variant, deal and replay), the
 busiest account, the newest daily board with results, the finished race with the most racers,
-an ended arena (two of one name, as a schedule makes them).
+an ended arena (two of one name, as a schedule makes them); and two games of the busiest
+account started within one minute.
 `own_daily(page, site)` and `own_lobby(page, site)` make the pages only their visitor sees;
 `site_paths(page, site)` lists every route's address on it (those two pages included);
 `wait_for_boards` waits until a page's card tables are drawn.
@@ -153,6 +154,13 @@ for i, raced in enumerate(Race.objects.filter(status="finished", racers__player=
         defaults={"place": 1, "racers": 2, "moved": True, "won": True, "points": 4, "at_s": 60 * (i + 1),
                   "at": arena.starts_at + dt.timedelta(minutes=i + 1)},
     )
+# two games of the busiest account's, of one game, started within one minute: their latest
+now = timezone.now()
+minute = now.replace(second=0, microsecond=0) - dt.timedelta(minutes=1)
+for second in (10, 40):
+    game = Game.objects.create(player_id=busiest, variant=longest.variant, seed=second, status="resigned")
+    started = minute + dt.timedelta(seconds=second)
+    Game.objects.filter(pk=game.pk).update(started_at=started, finished_at=started + dt.timedelta(seconds=5))
 print(json.dumps({
     "variant": longest.variant,
     "seed": str(longest.seed),
@@ -172,7 +180,8 @@ def seeded_samples(env: dict[str, str]) -> dict[str, str]:
     finished game whose replay is open to anyone now (its variant, deal and replay), the busiest
     account, the newest daily board with results and a player ranked on it, the finished race
     with the most racers, an ended arena (made here: two of one name, the busiest account in
-    both, with two of its races in this one)."""
+    both, with two of its races in this one). Made here too: the busiest account's latest two
+    games, of one game and started within one minute."""
     out = subprocess.run(
         [sys.executable, "-c", SAMPLES_SCRIPT],
         cwd=ROOT,

@@ -166,3 +166,28 @@ def test_a_links_hidden_words_read_on_from_its_text(seeded_site, page):
     names = [name for _, name, _ in accessible_names(page)]
     assert any(name.startswith("in the race") for name in names), names
     assert not [name for name in names if SPACE_BEFORE_STOP.search(name)]
+
+
+def names_of_twins(page, links: list[tuple[str, str]]) -> list[list[str]]:
+    """The accessible names of links that look alike on the screen: for each text shown (of
+    `links`, (that text, the link's href)) that more than one link has, their names."""
+    named = {address: name for role, name, address in accessible_names(page) if role == "link"}
+    shown = defaultdict(list)
+    for text, address in links:
+        shown[text].append(named[address])
+    return [names for names in shown.values() if len(names) > 1]
+
+
+def test_two_games_started_in_one_minute_have_two_names(seeded_site, page):
+    """A player's two games of one game started within one minute (the seeded site has them)
+    show one start to the minute; their Replay links say it to the second."""
+    page.goto(f"{seeded_site.url}/players/{seeded_site.samples['player_id']}/")
+    rows = page.eval_on_selector_all(
+        "table.games tbody tr",
+        """(rows) => rows.filter((tr) => tr.querySelector('td.links a')).map((tr) => [
+            `${tr.cells[0].textContent} ${tr.cells[1].textContent}`,
+            tr.querySelector('td.links a').getAttribute('href')])""",
+    )
+    twins = names_of_twins(page, rows)
+    assert twins, "no two games of one game started in one minute"
+    assert all(len(set(names)) == len(names) for names in twins), twins
