@@ -5,7 +5,7 @@
 its data: the longest finished game anyone may watch now (its variant, deal and replay), the
 busiest account, the newest daily board with results, the finished race with the most racers,
 an ended arena (two of one name, as a schedule makes them); and two games of the busiest
-account started within one minute.
+account started within one minute, an arena running and the next of one name.
 `own_daily(page, site)` and `own_lobby(page, site)` make the pages only their visitor sees;
 `site_paths(page, site)` lists every route's address on it (those two pages included);
 `wait_for_boards` waits until a page's card tables are drawn.
@@ -161,6 +161,10 @@ for second in (10, 40):
     game = Game.objects.create(player_id=busiest, variant=longest.variant, seed=second, status="resigned")
     started = minute + dt.timedelta(seconds=second)
     Game.objects.filter(pk=game.pk).update(started_at=started, finished_at=started + dt.timedelta(seconds=5))
+# a schedule's series: the arena running now and the next, of one name (the home page names both)
+hours = dt.timedelta(hours=6)
+for starts in (now - hours / 2, now + hours / 2):
+    Arena.objects.create(name="Sample series", variant=longest.variant, starts_at=starts, ends_at=starts + hours)
 print(json.dumps({
     "variant": longest.variant,
     "seed": str(longest.seed),
@@ -181,7 +185,8 @@ def seeded_samples(env: dict[str, str]) -> dict[str, str]:
     account, the newest daily board with results and a player ranked on it, the finished race
     with the most racers, an ended arena (made here: two of one name, the busiest account in
     both, with two of its races in this one). Made here too: the busiest account's latest two
-    games, of one game and started within one minute."""
+    games, of one game and started within one minute, and an arena running and the next, of one
+    name."""
     out = subprocess.run(
         [sys.executable, "-c", SAMPLES_SCRIPT],
         cwd=ROOT,

@@ -191,3 +191,17 @@ def test_two_games_started_in_one_minute_have_two_names(seeded_site, page):
     twins = names_of_twins(page, rows)
     assert twins, "no two games of one game started in one minute"
     assert all(len(set(names)) == len(names) for names in twins), twins
+
+
+def test_the_home_pages_arenas_of_one_name_have_two_names(seeded_site, page):
+    """The home page's Arenas card names a schedule's arena running now and its next, which
+    share their name (the seeded site has them), each with its start out of sight, as the
+    arenas' list does."""
+    page.goto(f"{seeded_site.url}/")
+    links = page.eval_on_selector_all(
+        ".arenas-now-list a",
+        "(links) => links.map((a) => [a.firstChild.textContent, a.getAttribute('href')])",
+    )
+    twins = names_of_twins(page, links)
+    assert twins, "no two arenas of one name on the home page"
+    assert all(len(set(names)) == len(names) for names in twins), twins

@@ -36,9 +36,12 @@ def test_the_busiest_running_arena_and_the_next_to_start(client, make_arena):
     make_arena(name="Next arena", starts_in_s=600)
     make_arena(name="Over arena", starts_in_s=-7200)
     card = arenas_card(client)
-    assert f'href="{busy.get_absolute_url()}">Busy arena</a>' in card
+    assert f'href="{busy.get_absolute_url()}">Busy arena<span class="visually-hidden">' in card
     assert "3 players · ends in 18 minutes" in card or "3 players · ends in 19 minutes" in card
-    assert 'Next arena</a> <span class="muted">· starts in 9 minutes' in card
+    assert re.search(
+        r'Next arena<span class="visually-hidden">.*?</a> <span class="muted">· starts in 9 minutes',
+        card,
+    )
     for elsewhere in ("Quiet arena", "Later arena", "Over arena"):
         assert elsewhere not in card
     assert reverse("arenas:list") in card and reverse("arenas:new") in card
@@ -61,7 +64,7 @@ def test_the_arena_the_reader_joined_comes_first_and_once(client, make_arena):
     ArenaPlayer.objects.create(arena=public, player=me)
     log_in_as_guest(client, me)
     card = arenas_card(client)
-    assert f'You\'re in</span> <span><a href="{mine.get_absolute_url()}">Our arena</a>' in card
+    assert f'You\'re in</span> <span><a href="{mine.get_absolute_url()}">Our arena<span' in card
     assert "· starts in 4 minutes" in card
     assert "Public next" not in card  # theirs too, later: not named as anyone's next
     assert "Our arena" not in arenas_card(Client())  # another reader never sees a link-only arena
@@ -73,3 +76,21 @@ def test_an_arena_under_a_minute_away_says_so_not_0_minutes(client, make_arena):
     card = arenas_card(client)
     assert "ends in under a minute" in card and "starts in under a minute" in card
     assert "0 minutes" not in card
+
+
+def test_the_reader_s_arena_and_the_next_of_its_series_say_their_starts(client, make_arena):
+    """A schedule's arenas share their name: the one the reader is in and the next of its series
+    say their starts out of sight, so their links' names differ (docs/frontend.md)."""
+    mine = make_arena(name="Hourly Penguin arena", starts_in_s=-600, minutes=60)
+    after = make_arena(name="Hourly Penguin arena", starts_in_s=3000, minutes=60)
+    me = Player.objects.create(nickname="Me")
+    ArenaPlayer.objects.create(arena=mine, player=me)
+    log_in_as_guest(client, me)
+    card = arenas_card(client)
+    for arena in (mine, after):
+        start = f'<time data-local="day" datetime="{arena.starts_at.isoformat()}">'
+        assert re.search(
+            rf'href="{arena.get_absolute_url()}">Hourly Penguin arena'
+            rf'<span class="visually-hidden"> from {re.escape(start)}[^<]+</time></span></a>',
+            card,
+        ), card
