@@ -691,13 +691,21 @@ async def kill_mid_arena(
     victim's players playing and waiting at it; None if no such instant came within
     `timeout`."""
     began = time.monotonic()
+    two_closed = False  # once two races have closed, they stay closed: not read again
+
+    def moment() -> tuple[list, list]:
+        victims = [p for p in crowd.players if p.base == victim.url]
+        return in_hand(victims, racers)
+
     while time.monotonic() - began < timeout:
-        if crowd.arena_id and crowd.players and all(p.races for p in crowd.players):
-            statuses = await asyncio.to_thread(arena_races, database_url, crowd.arena_id)
-            if Counter(statuses.values())["finished"] >= 2:
+        placed = crowd.arena_id and crowd.players and all(p.races for p in crowd.players)
+        if placed and all(moment()):  # the record is read only when the players' view fits
+            if not two_closed:
+                statuses = await asyncio.to_thread(arena_races, database_url, crowd.arena_id)
+                two_closed = Counter(statuses.values())["finished"] >= 2
+            if two_closed:
                 closed = await asyncio.to_thread(arena_results, database_url, crowd.arena_id)
-                victims = [p for p in crowd.players if p.base == victim.url]
-                playing, waiting = in_hand(victims, racers)
+                playing, waiting = moment()  # again: the read awaited
                 if playing and waiting:
                     victim.kill()
                     return closed, playing, waiting

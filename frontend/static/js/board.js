@@ -7,7 +7,7 @@
 //
 // A non-interactive board (replays, spectators) only draws.
 
-import { cardText, createCard, isHidden, rankLabel } from "./cards.js";
+import { cardCount, cardText, createCard, isHidden, rankLabel } from "./cards.js";
 import { cardSize, fanPile, planTable, VARIANT_LAYOUTS } from "./layout.js";
 import { LegalMoves, parseMove, pileKind, pileName } from "./moves.js";
 
@@ -242,7 +242,7 @@ export class Board {
         node.appendChild(el("span", "pile-placeholder stock-empty")).textContent = "\u2205";
       }
       node.appendChild(el("span", "pile-count stock-count")).textContent = n;
-      label += `, ${n} card${n === 1 ? "" : "s"} left`;
+      label += `, ${cardCount(n)} left`;
       node.classList.toggle("can-deal", this.interactive && this.legal.canDeal);
     }
     node.classList.toggle("empty", cards.length === 0 && kind !== "stock");
