@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from games.engine import VARIANT_INFO, VARIANTS, new_game
+from games.engine.cards import pretty
 
 pytestmark = pytest.mark.browser
 
@@ -268,6 +269,25 @@ def test_a_deal_without_moves_says_so(page, live_url):
     assert page.locator("#btn-autoplay").is_disabled()
     page.click("#overlay-close")
     assert not overlay.is_visible()
+
+
+def test_a_pile_of_one_card_is_read_as_one_card(page, live_url):
+    """A screen reader hears a pile of one card as '1 card', never '1 cards': Queenie's first
+    pile as dealt, and Eighty Thieves' waste after one deal from the stock."""
+    queenie = new_game("queenie", seed=1)
+    (front,) = queenie.to_dict(view="player")["tableau"][0]
+    open_game(page, live_url, "queenie", 1)
+    label = page.get_attribute('#board [data-pile="t0"]', "aria-label")
+    assert label == f"Pile 1, 1 card, front {pretty(front)}"
+
+    thieves = new_game("eighty-thieves", seed=1)
+    thieves.play("deal")
+    (top,) = thieves.to_dict(view="player")["waste"]
+    open_game(page, live_url, "eighty-thieves", 1)
+    page.click('#board [data-pile="stock"]')
+    wait_moves(page, 1)
+    label = page.get_attribute('#board [data-pile="w"]', "aria-label")
+    assert label == f"Waste, 1 card, top {pretty(top)}"
 
 
 @pytest.mark.slow

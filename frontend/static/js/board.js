@@ -205,7 +205,7 @@ export class Board {
         node.appendChild(card);
       });
       label += cards.length
-        ? `, ${cards.length} cards, front ${cardText(cards[cards.length - 1])}`
+        ? `, ${cardCount(cards.length)}, front ${cardText(cards[cards.length - 1])}`
         : ", empty";
     } else if (kind === "foundation") {
       const i = Number(name.slice(1));
@@ -231,7 +231,7 @@ export class Board {
       cards = v.waste;
       this._appendTop(node, cards, 2);
       if (cards.length) node.appendChild(el("span", "pile-count")).textContent = cards.length;
-      label += cards.length ? `, ${cards.length} cards, top ${cardText(cards.at(-1))}` : ", empty";
+      label += cards.length ? `, ${cardCount(cards.length)}, top ${cardText(cards.at(-1))}` : ", empty";
     } else if (kind === "stock") {
       const n = v.stock.length;
       node.classList.toggle("empty", n === 0);
