@@ -312,9 +312,6 @@ class Games:
             while len(self.idle) > KEPT:
                 self.idle.popitem(last=False)
 
-    def find(self, public_id: str) -> InPlay | None:
-        return self.entries.get(public_id) or self.idle.get(public_id)
-
     def clear(self) -> None:
         self.entries.clear()
         self.idle.clear()
