@@ -42,7 +42,6 @@ class Presser:
     code: str | None = None
     handshakes_failed: int = 0
     racer: str | None = None
-    race_size: int | None = None
     placed_ms: float | None = None
     """From the press to the race page's address."""
     started_ms: float | None = None
@@ -124,8 +123,8 @@ async def connect(url: str, headers: dict, presser: Presser):
 
 
 def take(presser: Presser, frame: dict, pressed: float) -> None:
-    """The racer's id from the snapshot; the race's size from its start (or a snapshot of a
-    race that had already started when the socket came)."""
+    """The racer's id from the snapshot; at the race's start (or a snapshot of a race that had
+    already started when the socket came), whether this player is among its racers, and when."""
     presser.frames.append(frame["type"])
     if frame["type"] == "snapshot":
         presser.racer = frame["you"]["racer"]
@@ -133,7 +132,6 @@ def take(presser: Presser, frame: dict, pressed: float) -> None:
         frame["type"] == "snapshot" and frame["race"]["status"] == "started"
     )
     if started:
-        presser.race_size = len(frame["racers"])
         if presser.racer not in {r["id"] for r in frame["racers"]}:
             presser.error = "started without this player"
         presser.started_ms = (time.perf_counter() - pressed) * 1000

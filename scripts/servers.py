@@ -169,9 +169,6 @@ class Daphne:
             except subprocess.TimeoutExpired:
                 self.kill()
 
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
     def rss_kb(self) -> int:
         """The process's resident memory (kB), from /proc (0 once it is gone)."""
         return rss_kb(self.pid) or 0
