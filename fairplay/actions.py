@@ -104,7 +104,3 @@ def do_confirm(assessment: Assessment, reviewer) -> Assessment:
             defaults={"assessment": assessment, "flagged_by": reviewer},
         )
         return _decide(assessment, reviewer, Assessment.Status.CONFIRMED)
-
-
-def is_flagged(player_id: int) -> bool:
-    return FlaggedPlayer.objects.filter(player_id=player_id).exists()
