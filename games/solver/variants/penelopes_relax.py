@@ -67,11 +67,6 @@ def skeleton(pile: tuple) -> tuple:
     return pile[:k]
 
 
-def relaxed_key(piles, found) -> tuple:
-    """The relaxed position of a real one: foundations and sorted skeletons."""
-    return (tuple(found), tuple(sorted(skeleton(p) for p in piles if p)))
-
-
 def frozen_runs(piles, found, skel=None) -> tuple:
     """The pins of a real position: for each rank q whose slack one rank up is 0 (no front
     card of rank q + 1), the cards under the loose cards of rank q — in its pile, the skeleton
