@@ -106,20 +106,59 @@ def totals(arena: Arena) -> dict[int, points.Standing]:
     return {pid: points.Standing(*columns) for pid, *columns in found}
 
 
-def rebuild(arena: Arena, store: RankStore | None = None) -> int:
-    """Make the arena's board equal to the record; the number of players on it."""
-    store = store or get_rank_store()
-    wanted = {str(pid): points.board_score(s) for pid, s in recount(arena).items()}
+def mend_from(
+    arena: Arena, standings: Callable[[Arena], dict[int, points.Standing]], store: RankStore
+) -> tuple[int, int]:
+    """Make the arena's board equal to `standings` (read from the record): the players on it
+    and how many entries changed. The board is read first, so that a close whose board write
+    comes after the record's read keeps that newer write (`RankStore.mend`)."""
     k = key(arena)
-    store.set_many(k, wanted)
-    for member, _ in store.range(k, 0, -1):
-        if member not in wanted:
-            store.remove(k, member)
+    seen = dict(store.range(k, 0, -1))
+    wanted = {str(pid): points.board_score(s) for pid, s in standings(arena).items()}
+    return len(wanted), store.mend(k, seen, wanted)
+
+
+def rebuild(arena: Arena, store: RankStore | None = None) -> int:
+    """Make the arena's board equal to the record, every result counted again; the number of
+    players on it."""
+    store = store or get_rank_store()
+    k = key(arena)
+    players, _ = mend_from(arena, recount, store)
     store.set(marker_key(arena), BUILT, 0)
     ttl = int((arena.ends_at + KEPT_AFTER_END - timezone.now()).total_seconds())
     for name in (k, marker_key(arena)):
         store.expire(name, max(ttl, 60))
-    return len(wanted)
+    return players
+
+
+MENDED_AFTER_LAST_RACE = timedelta(minutes=3)
+"""How long after its last race's time limit an arena's board is still mended (`mend_changing`):
+that race is closed within the scheduler's minute once overdue, and mended in the next."""
+
+
+def changing(now=None) -> list[Arena]:
+    """The arenas whose boards still change: those running, and those whose races under way at
+    the end may still close (each within the arena's race time limit)."""
+    now = now or timezone.now()
+    return [
+        arena
+        for arena in kept(now)
+        if now < arena.ends_at + timedelta(seconds=arena.race_time_limit_s) + MENDED_AFTER_LAST_RACE
+    ]
+
+
+def mend_changing(now=None, store: RankStore | None = None) -> int:
+    """Put right, on the boards that still change, what a close's lost board write left wrong
+    (its process died between the commit and the write; Redis was away a moment): read from the
+    players' totals, one row a player, where the hourly rebuild counts every result. The
+    scheduler runs it every minute (`run_arenas`); a board the store lost is
+    `rebuild_leaderboards --missing`'s. How many entries it changed."""
+    store = store or get_rank_store()
+    changed = 0
+    for arena in changing(now):
+        if is_built(arena, store):
+            changed += mend_from(arena, totals, store)[1]
+    return changed
 
 
 def is_built(arena: Arena, store: RankStore | None = None) -> bool:

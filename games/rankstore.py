@@ -33,6 +33,24 @@ class RankStore:
     def remove(self, key: str, member: str) -> None:
         raise NotImplementedError
 
+    def mend(self, key: str, seen: Mapping[str, float], wanted: Mapping[str, float]) -> int:
+        """Make the set `wanted`, member by member, where a member still has the score it had
+        in `seen` (the whole set, read before `wanted` was read from the record; absent there:
+        still absent): a member written since (a result committed after that read) keeps what
+        that newer write gave it. A member of `seen` not in `wanted` leaves the set. Atomic in
+        each member; how many members it changed."""
+        changes = [
+            (member, seen.get(member), wanted.get(member))
+            for member in seen.keys() | wanted.keys()
+            if seen.get(member) != wanted.get(member)
+        ]
+        return self._mend(key, changes) if changes else 0
+
+    def _mend(self, key: str, changes: list[tuple[str, float | None, float | None]]) -> int:
+        """`mend`'s writes: (member, score it must still have or None for absent, new score or
+        None to remove)."""
+        raise NotImplementedError
+
     def rank(self, key: str, member: str) -> int | None:
         """0-based position in ascending score order, or None if absent."""
         raise NotImplementedError
@@ -67,10 +85,30 @@ class RankStore:
         raise NotImplementedError
 
 
+_MEND = """
+local n = 0
+for i = 1, #ARGV, 3 do
+  local member, was, now = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local score = redis.call('ZSCORE', KEYS[1], member)
+  local same
+  if was == '' then same = not score else same = score and tonumber(score) == tonumber(was) end
+  if same then
+    if now == '' then redis.call('ZREM', KEYS[1], member)
+    else redis.call('ZADD', KEYS[1], now, member) end
+    n = n + 1
+  end
+end
+return n
+"""
+"""`RankStore.mend`'s writes in Redis, one script a batch: each member compared and written with
+nothing between (scores travel as `repr` of a float, which Redis reads back exactly)."""
+MEND_BATCH = 500
+
+
 class RedisRankStore(RankStore):
     def __init__(self, url: str) -> None:
-
         self.redis = redis.Redis.from_url(url, decode_responses=True)
+        self._mend_script = self.redis.register_script(_MEND)
 
     def set_many(self, key, mapping):
         if mapping:
@@ -78,6 +116,17 @@ class RedisRankStore(RankStore):
 
     def remove(self, key, member):
         self.redis.zrem(key, member)
+
+    def _mend(self, key, changes):
+        done = 0
+        for start in range(0, len(changes), MEND_BATCH):
+            args = [
+                "" if value is None else (value if i == 0 else repr(float(value)))
+                for change in changes[start : start + MEND_BATCH]
+                for i, value in enumerate(change)
+            ]
+            done += self._mend_script(keys=[key], args=args)
+        return done
 
     def rank(self, key, member):
         return self.redis.zrank(key, member)
@@ -172,6 +221,25 @@ class MemoryRankStore(RankStore):
                 if not zset.scores:
                     self._sets.pop(key, None)
                     self._expires.pop(key, None)
+
+    def _mend(self, key, changes):
+        with self._lock:
+            zset = self._get(key)
+            if zset is None:
+                zset = self._sets[key] = _SortedSet()
+            done = 0
+            for member, was, now in changes:
+                if zset.scores.get(member) != was:
+                    continue
+                if now is None:
+                    zset.drop(member)
+                else:
+                    zset.put(member, float(now))
+                done += 1
+            if not zset.scores:
+                self._sets.pop(key, None)
+                self._expires.pop(key, None)
+            return done
 
     def rank(self, key, member):
         with self._lock:

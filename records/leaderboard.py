@@ -123,14 +123,13 @@ def is_frozen(board: Board) -> bool:
 
 
 def rebuild(board: Board, store: RankStore | None = None) -> int:
-    """Make a board equal to the database's standings; the number of entries."""
+    """Make a board equal to the database's standings; the number of entries. A result whose
+    board write comes after the standings were read keeps that newer write (`RankStore.mend`)."""
     store = store or get_rank_store()
-    wanted = board_scores.scores(board)
     k = key(board)
-    store.set_many(k, wanted)
-    for member, _ in store.range(k, 0, -1):
-        if member not in wanted:
-            store.remove(k, member)
+    seen = dict(store.range(k, 0, -1))  # before the record: a result written since stays
+    wanted = board_scores.scores(board)
+    store.mend(k, seen, wanted)
     ttl = _day_ttl(board)
     if ttl is not None and wanted:
         store.expire(k, ttl)

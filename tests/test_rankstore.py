@@ -107,3 +107,43 @@ def test_many_reads_answer_as_one_read_each(store, key):
         ("rank", (key, "absent")),
     ]
     assert store.many(calls) == [2.0, None, None, [("b", 2.0), ("c", 3.0)], [], 3, 2, None]
+
+
+def test_mend_writes_what_is_wanted_where_nothing_changed_since_it_was_seen(store, key):
+    """A rebuild reads the set (`seen`), then the record (`wanted`): each member the record moved
+    is written, a member the record no longer holds leaves, a new one comes, and a member whose
+    score is already right is not written at all."""
+    store.set_many(key, {"moved": 5.0, "gone": 1.0, "right": 2.0})
+    seen = dict(store.range(key, 0, -1))
+    changed = store.mend(key, seen, {"moved": 7.0, "right": 2.0, "new": 3.0})
+    assert store.range(key, 0, -1) == [("right", 2.0), ("new", 3.0), ("moved", 7.0)]
+    assert changed == 3
+
+
+def test_mend_keeps_a_write_made_after_the_set_was_seen(store, key):
+    """A result committed after the rebuild read the record writes its member before the
+    rebuild's writes land: that newer score stays, and so does a member who came meanwhile."""
+    store.set_many(key, {"racing": 5.0, "other": 1.0})
+    seen = dict(store.range(key, 0, -1))
+    wanted = {"racing": 6.0, "other": 4.0}  # the record as read
+    store.set_many(key, {"racing": 9.0, "newcomer": 2.0})  # a close's write since
+    store.mend(key, seen, wanted)
+    assert store.range(key, 0, -1) == [("newcomer", 2.0), ("other", 4.0), ("racing", 9.0)]
+
+
+def test_mend_of_a_lost_set_builds_it_whole(store, key):
+    """With nothing seen (the store lost the set), every wanted member is written, however
+    many (Redis: more than one script's batch)."""
+    wanted = {str(i): float(i) + 0.25 for i in range(1_200)}
+    assert store.mend(key, {}, wanted) == 1_200
+    assert dict(store.range(key, 0, -1)) == wanted
+
+
+def test_mend_compares_large_packed_scores_exactly(store, key):
+    """Boards pack a standing into one large whole number: a score read back compares equal to
+    the one written, so a member nobody wrote since is mended and not skipped."""
+    packed = -(4 * 10**9) + 2_500 * 10**5 + 1_234
+    store.set(key, "p", float(packed))
+    seen = dict(store.range(key, 0, -1))
+    assert store.mend(key, seen, {"p": float(packed - 10**9)}) == 1
+    assert store.score(key, "p") == float(packed - 10**9)

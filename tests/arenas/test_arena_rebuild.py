@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
 from arenas import board, placement, points
 from arenas.models import Arena
@@ -113,3 +114,62 @@ def test_a_whole_rebuild_counts_every_board_as_it_goes_the_arenas_too(two_arenas
     assert f"Rebuilt {boards} boards" in captured.out
     for arena in two_arenas:
         assert on_board(arena) == as_recounted(arena)
+
+
+def test_a_race_closing_while_the_rebuild_reads_the_record_keeps_its_points_on_the_board(
+    arena, here, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The hourly rebuild of a running arena reads the record, then writes the board: a race
+    that closes in between (its points committed, and written to the board, after the read)
+    keeps its racers' new points, and they are not put back as the older read had them."""
+    entrants = [here(f"Racer {i}", on=arena) for i in range(4)]
+    for race in placement.place(arena.pk):
+        play_out(race, movers=entrants[:2])
+    board.rebuild(arena)
+    read = board.recount
+    closed_meanwhile = []
+
+    def read_then_a_race_closes(of):
+        standings = read(of)
+        if not closed_meanwhile:
+            with django_capture_on_commit_callbacks(execute=True):  # the close's board write
+                for race in placement.place(arena.pk):
+                    play_out(race, movers=entrants[2:])
+                    closed_meanwhile.append(race)
+        return standings
+
+    monkeypatch.setattr(board, "recount", read_then_a_race_closes)
+    board.rebuild(arena)
+    assert closed_meanwhile
+    assert on_board(arena) == as_recounted(arena)
+
+
+def test_a_close_whose_board_write_was_lost_is_on_the_board_within_the_scheduler_s_minute(
+    arena, here, capsys
+):
+    """A process that dies between a close's commit and its board write leaves the board
+    behind the record. The scheduler's minutely `run_arenas` mends the boards that still change
+    from the players' totals: the racers' points are on the board without waiting for the
+    hourly rebuild or their next race."""
+    entrants = [here(f"Racer {i}", on=arena) for i in range(4)]
+    board.rebuild(arena)
+    before = on_board(arena)
+    for race in placement.place(arena.pk):  # no commit callbacks run here: the write is lost
+        play_out(race, movers=entrants[:3])
+    assert on_board(arena) == before != as_recounted(arena)
+    call_command("run_arenas", hours=0)
+    assert on_board(arena) == as_recounted(arena)
+    assert "mended 4 board entries" in capsys.readouterr().out
+
+
+def test_boards_are_mended_until_the_last_race_under_way_at_the_end_may_close(make_arena):
+    """An arena's races under way at its end still count as they close, each within the race
+    time limit: its board is mended until a few minutes after that, and no longer."""
+    now = timezone.now()
+    running = make_arena(name="Running")
+    closing = make_arena(name="Closing", starts_in_s=-31 * 60, race_time_limit_s=300)
+    done = make_arena(name="Done", starts_in_s=-40 * 60, race_time_limit_s=120)
+    upcoming = make_arena(name="Upcoming", starts_in_s=600)
+    changing = board.changing(now)
+    assert running in changing and closing in changing
+    assert done not in changing and upcoming not in changing

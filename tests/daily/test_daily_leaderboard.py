@@ -162,6 +162,30 @@ def test_the_rebuild_removes_members_the_database_does_not_have(enter, daily_boa
     assert leaderboard.read_page(daily_board).total == 1
 
 
+def test_a_result_written_while_the_rebuild_reads_the_database_stays_on_the_board(
+    enter, daily_board, monkeypatch
+):
+    """The hourly rebuild reads the database, then writes the board: a player who finishes in
+    between (their result committed, and written to the board, after the read) keeps their
+    place, and is not put back as the older read had them."""
+    enter("early", won_ms=3000)
+    late = enter("late", cards=20, ms=9_000)
+    leaderboard.rebuild(daily_board)
+    read = leaderboard.board_scores.scores
+    finished_meanwhile = []
+
+    def read_then_late_finishes(board, *args, **kwargs):
+        scores = read(board, *args, **kwargs)
+        if not args and not kwargs and not finished_meanwhile:
+            finished_meanwhile.append(enter("", player=late, won_ms=1_000))
+        return scores
+
+    monkeypatch.setattr(leaderboard.board_scores, "scores", read_then_late_finishes)
+    leaderboard.rebuild(daily_board)
+    assert finished_meanwhile
+    assert names(leaderboard.read_page(daily_board)) == [(1, "late"), (2, "early")]
+
+
 def test_rebuild_command_restores_every_board(enter, make_challenge, flush_boards, today):
     """`manage.py rebuild_leaderboards` rebuilds daily boards of every day and all-time boards."""
     yesterday = make_challenge("penguin", day=today - dt.timedelta(days=1))

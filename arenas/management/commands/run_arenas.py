@@ -1,15 +1,23 @@
-"""Make the scheduled arenas of the next day, and place the free players of the running arenas
+"""Make the scheduled arenas of the next day, place the free players of the running arenas
 (the scheduler runs it every minute: the arena pages' sockets place players every second while
-one is open, this covers a moment when none is)."""
+one is open, this covers a moment when none is), and mend the boards that still change from the
+players' totals (a close whose board write was lost shows right within the minute)."""
+
+import logging
 
 from django.core.management.base import BaseCommand
+from redis.exceptions import RedisError
 
+from arenas.board import mend_changing
 from arenas.placement import place_all
 from arenas.schedule import MAKE_AHEAD_HOURS, make_coming, make_standard_schedule
 
 
 class Command(BaseCommand):
-    help = "Make the scheduled arenas of the coming hours; place the running arenas' free players."
+    help = (
+        "Make the scheduled arenas of the coming hours; place the running arenas' free players; "
+        "mend their boards from the record."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument(
@@ -30,4 +38,11 @@ class Command(BaseCommand):
             self.stdout.write(f"made the standard schedule ({rows} games)")
         made = make_coming(hours)
         races = place_all()
-        self.stdout.write(f"scheduled {made} arenas, opened {races} arena races")
+        try:
+            mended = mend_changing()
+        except (RedisError, OSError):  # the next minute tries again
+            logging.getLogger(__name__).exception("could not mend the arenas' boards")
+            mended = 0
+        self.stdout.write(
+            f"scheduled {made} arenas, opened {races} arena races, mended {mended} board entries"
+        )
