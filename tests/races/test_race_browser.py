@@ -73,8 +73,8 @@ def people(make_page, live_url):  # noqa: F811
 
 
 def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811
-    """Create, join by link, ready, the shared countdown, moves seen live, the end, results,
-    rematch."""
+    """Create, join by link, ready, the shared countdown, moves seen live (one move reads
+    '1 move'), the end, results, rematch."""
     ann, bob, eve = people(), people(), people()
 
     ann.page.goto(f"{live_url}/races/new/")
@@ -118,13 +118,14 @@ def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811
     ann.wait('#race[data-seq="1"]')
     bob.page.wait_for_function(
         """() => [...document.querySelectorAll('#standings li')].some(
-             (li) => li.textContent.includes('Ann') && li.textContent.includes('1 moves'))""",
+             (li) => li.textContent.includes('Ann')
+               && li.querySelector('.facts').textContent.endsWith(' · 1 move'))""",
         polling=100,
     )
     assert not [f for f in bob.frames if f["type"] == "board"], "racers never get boards"
     eve.page.wait_for_function(
         "[...document.querySelectorAll('.spectator-board figcaption')].some("
-        "(c) => c.textContent.includes('Ann') && c.textContent.includes('1 moves'))",
+        "(c) => c.textContent.includes('Ann') && c.textContent.includes(', 1 move · '))",
         polling=100,
     )
 

@@ -54,9 +54,19 @@ export function cardText(code) {
   return c ? `${c.label}${SUIT_SYMBOL[c.suit]}` : "a face-down card";
 }
 
-/** A number of cards as a sentence says it: "1 card", "52 cards". */
+/** A number and its noun as a sentence says them: "1 card", "52 cards", "0 cards". */
+function counted(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** A number of cards: "1 card", "52 cards". */
 export function cardCount(n) {
-  return `${n} ${n === 1 ? "card" : "cards"}`;
+  return counted(n, "card", "cards");
+}
+
+/** A number of moves: "1 move", "40 moves". */
+export function moveCount(n) {
+  return counted(n, "move", "moves");
 }
 
 /** The rank's short label ("10" for T). */

@@ -15,7 +15,7 @@
 // For tests: #race-replay[data-ready|data-t], each .rr-board[data-racer|data-frame|data-move].
 
 import { Board } from "./board.js";
-import { cardCount } from "./cards.js";
+import { cardCount, moveCount } from "./cards.js";
 import { replaceKeepingFocus } from "./dom.js";
 import {
   buildRace,
@@ -159,7 +159,7 @@ function renderStandings(order) {
 }
 
 function figures(s) {
-  return `${cardCount(s.cards)} home · ${s.moves} ${s.moves === 1 ? "move" : "moves"}`;
+  return `${cardCount(s.cards)} home · ${moveCount(s.moves)}`;
 }
 
 function span(className, text) {

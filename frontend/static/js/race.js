@@ -8,6 +8,7 @@
 
 import { waitForNextRace } from "./arena-next.js";
 import { Board } from "./board.js";
+import { cardCount, moveCount } from "./cards.js";
 import { setHidden, setText } from "./dom.js";
 import { timeLeftText } from "./event-clock.js";
 import { cardsHome } from "./ghost.js";
@@ -514,7 +515,7 @@ function renderStandings() {
       bar.append(fill);
       const facts = document.createElement("div");
       facts.className = "facts muted";
-      facts.textContent = `${cards}/${total} cards · ${moves} moves`;
+      facts.textContent = `${cards}/${total} cards · ${moveCount(moves)}`;
       li.append(head, bar, facts);
       return li;
     }),
@@ -534,7 +535,7 @@ function renderSpectatorCaptions() {
     const racer = model.racers.get(id);
     if (!racer) continue;
     const status = racer.status === "won" ? clock(racer.finish_ms, true) : STATUS_LABELS[racer.status];
-    entry.caption.textContent = `${racer.name} — ${racer.cards} cards, ${racer.moves} moves · ${status}`;
+    entry.caption.textContent = `${racer.name} — ${cardCount(racer.cards)}, ${moveCount(racer.moves)} · ${status}`;
   }
 }
 
@@ -554,7 +555,7 @@ function renderMe() {
     return;
   }
   const { cards, moves } = figures(me);
-  $("race-me").textContent = `${cards}/${model.race?.total_cards ?? "?"} cards home · ${moves} moves`;
+  $("race-me").textContent = `${cards}/${model.race?.total_cards ?? "?"} cards home · ${moveCount(moves)}`;
 }
 
 function renderOver(phase) {
