@@ -310,6 +310,20 @@ def test_an_ended_arena_nobody_raced_in_has_no_podium_of_zeros(client, make_aren
     assert "Nobody joined this arena." in nobody and "Nobody has joined yet" not in nobody
 
 
+def test_one_point_and_one_race_are_said_in_the_singular(client, make_arena):
+    """A fourth place scores 1 point: the podium and the player's page say '1 point', never
+    '1 points', and '1 race'."""
+    ended = make_arena(starts_in_s=-7200)
+    for name, points in (("Ann", 5), ("Bob", 1)):
+        player = Player.objects.create(nickname=name)
+        ArenaPlayer.objects.create(arena=ended, player=player, points=points, races=1, place_sum=1)
+    page = client.get(ended.get_absolute_url()).content.decode()
+    podium = re.findall(r"<h3>\d+\. <a [^>]*>([^<]*)</a> — ([^<]*)</h3>", page)
+    assert podium == [("Ann", "5 points"), ("Bob", "1 point")]
+    bob = client.get(reverse("arenas:player", args=[ended.public_id, player.pk])).content.decode()
+    assert "<p>1 point from 1 race.</p>" in bob
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_race_closing_after_the_arena_s_end_shows_on_its_board_without_counting_the_record(
     arena, here, monkeypatch
@@ -685,7 +699,9 @@ def final_points(page: str) -> tuple[dict[int, int], list[int]]:
     """The points a final page shows: each player's on the board, and the podium's in order."""
     assert "Final standings" in page and "Podium" in page
     rows = {int(pid): int(points) for pid, points in SHOWN_POINTS.findall(page)}
-    podium = [int(p) for p in re.findall(r"<h3>\d+\. <a [^>]*>[^<]*</a> — (\d+) points</h3>", page)]
+    podium = [
+        int(p) for p in re.findall(r"<h3>\d+\. <a [^>]*>[^<]*</a> — (\d+) points?</h3>", page)
+    ]
     return rows, podium
 
 
