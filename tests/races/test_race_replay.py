@@ -140,6 +140,21 @@ def test_the_page_carries_the_replay_and_links_back(trio, client):
         assert f"/replay/race/{race.code}/?racer={racer.public_id}" in results
 
 
+def test_the_page_counts_its_racers_one_racer_in_the_singular(trio, make_client, make_race, client):
+    """The heading counts the racers: '3 racers', and a host who raced alone '1 racer'."""
+    race = finish(trio)
+    assert (
+        "Penelope&#x27;s Web, 3 racers</span></h1>" in client.get(page(race.code)).content.decode()
+    )
+    alone = make_client("Solo")
+    solo = make_race(alone, time_limit_s=300)
+    actions.do_start_race(solo, alone.player)
+    actions.do_resign(solo, alone.player)
+    solo.refresh_from_db()
+    assert solo.status == Race.Status.FINISHED
+    assert ", 1 racer</span></h1>" in client.get(page(solo.code)).content.decode()
+
+
 def test_steps_of_a_game_started_apart_are_put_on_the_race_clock(trio, client):
     """A game whose clock started before its race's (none does today) is shifted onto it."""
     race = finish(trio)
