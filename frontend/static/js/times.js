@@ -1,7 +1,7 @@
 // Times as the pages write them, as plain functions (nothing runs on import): a wait
 // ("0:23:41"), and a moment in the reader's own time zone in the server's formats ("Mon 7 Dec,
-// 09:05", "09:05"). The server writes moments in UTC (a page without scripts says so); the pages'
-// scripts write them again in the reader's zone (`localizeTimes`).
+// 09:05", "2026-12-07 09:05", "09:05"). The server writes moments in UTC (a page without scripts
+// says so); the pages' scripts write them again in the reader's zone (`localizeTimes`).
 
 const pad = (n) => String(n).padStart(2, "0");
 
@@ -21,20 +21,26 @@ export function readerZone() {
 
 const formats = new Map();
 
-/** The parts of `t` (epoch ms) in `timeZone`: weekday, day, month, hour, minute. */
-function parts(t, timeZone) {
-  let format = formats.get(timeZone);
+// What a moment's day is written with: "Mon 7 Dec" (`day`), "2026-12-07" (`date`, a past that
+// may be years back, such as a player's games).
+const DAY_PARTS = {
+  day: { weekday: "short", day: "numeric", month: "short" },
+  date: { year: "numeric", month: "2-digit", day: "2-digit" },
+};
+
+/** The parts of `t` (epoch ms) in `timeZone`: its day's (`DAY_PARTS[style]`), hour, minute. */
+function parts(t, timeZone, style = "day") {
+  const key = `${style} ${timeZone}`;
+  let format = formats.get(key);
   if (!format) {
     format = new Intl.DateTimeFormat("en-GB", {
       timeZone,
-      weekday: "short",
-      day: "numeric",
-      month: "short",
+      ...DAY_PARTS[style],
       hour: "2-digit",
       minute: "2-digit",
       hourCycle: "h23",
     });
-    formats.set(timeZone, format);
+    formats.set(key, format);
   }
   return Object.fromEntries(format.formatToParts(t).map((p) => [p.type, p.value]));
 }
@@ -51,20 +57,28 @@ export function dayTime(t, timeZone = readerZone()) {
   return `${p.weekday} ${p.day} ${p.month}, ${p.hour}:${p.minute}`;
 }
 
+/** `t` with its date in `timeZone`: "2026-12-07 09:05" (the server's "Y-m-d H:i"). */
+export function dateAndTime(t, timeZone = readerZone()) {
+  const p = parts(t, timeZone, "date");
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`;
+}
+
 /** What a time in `timeZone` is called beside it: "UTC", else "your time". */
 export function zoneName(timeZone = readerZone()) {
   return timeZone === "UTC" || timeZone === "Etc/UTC" ? "UTC" : "your time";
 }
 
-/** Write every `<time data-local="day|time" datetime="…">` under `root` in the reader's zone
- * (`dayTime`, `timeOfDay`), the UTC text kept as its title, and every `[data-zone]` as the
- * zone's name (`zoneName`). */
+const WRITERS = { day: dayTime, date: dateAndTime, time: timeOfDay };
+
+/** Write every `<time data-local="day|date|time" datetime="…">` under `root` in the reader's
+ * zone (`dayTime`, `dateAndTime`, `timeOfDay`), the UTC text kept as its title, and every
+ * `[data-zone]` as the zone's name (`zoneName`). */
 export function localizeTimes(root, timeZone = readerZone()) {
   for (const node of root.querySelectorAll("time[data-local]")) {
     const t = Date.parse(node.getAttribute("datetime"));
     if (Number.isNaN(t)) continue;
     if (!node.title) node.title = `${node.textContent} UTC`;
-    node.textContent = node.dataset.local === "day" ? dayTime(t, timeZone) : timeOfDay(t, timeZone);
+    node.textContent = (WRITERS[node.dataset.local] ?? timeOfDay)(t, timeZone);
   }
   for (const node of root.querySelectorAll("[data-zone]")) node.textContent = zoneName(timeZone);
 }

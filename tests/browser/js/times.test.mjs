@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  dateAndTime,
   dayTime,
   formatWait,
   localizeTimes,
@@ -27,6 +28,12 @@ test("a moment reads as the server writes it, in the zone asked for", () => {
   assert.equal(timeOfDay(Date.parse("2026-12-07T23:30:00Z"), "Europe/Paris"), "00:30");
   assert.equal(dayTime(Date.parse("2026-12-07T23:30:00Z"), "Europe/Paris"), "Tue 8 Dec, 00:30");
   assert.equal(dayTime(Date.parse("2026-12-07T03:00:00Z"), "America/New_York"), "Sun 6 Dec, 22:00");
+});
+
+test("a moment in a past that may be years back reads with its date, in the zone asked for", () => {
+  assert.equal(dateAndTime(MONDAY_0905_UTC, "UTC"), "2026-12-07 09:05");
+  assert.equal(dateAndTime(MONDAY_0905_UTC, "Asia/Kolkata"), "2026-12-07 14:35");
+  assert.equal(dateAndTime(Date.parse("2026-12-31T23:30:00Z"), "Europe/Paris"), "2027-01-01 00:30");
 });
 
 test("summer time is the day's own, not today's", () => {
@@ -59,12 +66,15 @@ function timeNode(local, iso, text) {
 test("a page's moments are written again in the reader's zone, the UTC text kept as a title", () => {
   const start = timeNode("day", "2026-12-07T09:05:00+00:00", "Mon 7 Dec, 09:05");
   const end = timeNode("time", "2026-12-07T09:35:00+00:00", "09:35");
+  const started = timeNode("date", "2026-12-07T09:05:40+00:00", "2026-12-07 09:05");
   const broken = timeNode("time", "not a time", "as it was");
   const zone = { textContent: "UTC" };
-  localizeTimes(page([start, end, broken], [zone]), "Asia/Tokyo");
+  localizeTimes(page([start, end, started, broken], [zone]), "Asia/Tokyo");
   assert.equal(start.textContent, "Mon 7 Dec, 18:05");
   assert.equal(start.title, "Mon 7 Dec, 09:05 UTC");
   assert.equal(end.textContent, "18:35");
+  assert.equal(started.textContent, "2026-12-07 18:05");
+  assert.equal(started.title, "2026-12-07 09:05 UTC");
   assert.equal(broken.textContent, "as it was");
   assert.equal(zone.textContent, "your time");
 });
