@@ -227,6 +227,16 @@ def test_player_page(client, account, challenge, set_result):
     assert client.get("/players/999999/").status_code == 404
 
 
+def test_one_daily_challenge_won_is_one_challenge(client, account, challenge, set_result):
+    """A player whose one ranked daily was won reads '1 daily challenge won' on their page, and
+    '1 day in a row now'."""
+    attempt, _ = start_attempt(account, challenge)
+    set_result(attempt, won_ms=61_234)
+    html = client.get(f"/players/{account.pk}/").content.decode()
+    assert '<span class="value">1</span><span class="label">daily challenge won</span>' in html
+    assert '">1</span><span class="label">day in a row now</span>' in html
+
+
 @pytest.mark.parametrize(
     ("status", "says"),
     [("lobby", "in the lobby"), ("started", "racing now"), ("cancelled", "cancelled")],
