@@ -4,8 +4,9 @@
 `seeded_site` (one per test session) is its base URL and `samples`, path parameter values from
 its data: the longest finished game anyone may watch now (its variant, deal and replay), the
 busiest account, the newest daily board with results, the finished race with the most racers,
-an ended arena (two of one name, as a schedule makes them); and two games of the busiest
-account started within one minute, an arena running and the next of one name.
+an ended arena (two of one name, as a schedule makes them); and three games of the busiest
+account started within one minute (two in one second), an arena running and the next of one
+name.
 `own_daily(page, site)` and `own_lobby(page, site)` make the pages only their visitor sees;
 `site_paths(page, site)` lists every route's address on it (those two pages included);
 `wait_for_boards` waits until a page's card tables are drawn.
@@ -154,10 +155,11 @@ for i, raced in enumerate(Race.objects.filter(status="finished", racers__player=
         defaults={"place": 1, "racers": 2, "moved": True, "won": True, "points": 4, "at_s": 60 * (i + 1),
                   "at": arena.starts_at + dt.timedelta(minutes=i + 1)},
     )
-# two games of the busiest account's, of one game, started within one minute: their latest
+# three games of the busiest account's, of one game, started within one minute, two of them in
+# one second: their latest
 now = timezone.now()
 minute = now.replace(second=0, microsecond=0) - dt.timedelta(minutes=1)
-for second in (10, 40):
+for second in (10, 40, 40):
     game = Game.objects.create(player_id=busiest, variant=longest.variant, seed=second, status="resigned")
     started = minute + dt.timedelta(seconds=second)
     Game.objects.filter(pk=game.pk).update(started_at=started, finished_at=started + dt.timedelta(seconds=5))
@@ -184,9 +186,9 @@ def seeded_samples(env: dict[str, str]) -> dict[str, str]:
     finished game whose replay is open to anyone now (its variant, deal and replay), the busiest
     account, the newest daily board with results and a player ranked on it, the finished race
     with the most racers, an ended arena (made here: two of one name, the busiest account in
-    both, with two of its races in this one). Made here too: the busiest account's latest two
-    games, of one game and started within one minute, and an arena running and the next, of one
-    name."""
+    both, with two of its races in this one). Made here too: the busiest account's latest three
+    games, of one game and started within one minute (two in one second), and an arena running
+    and the next, of one name."""
     out = subprocess.run(
         [sys.executable, "-c", SAMPLES_SCRIPT],
         cwd=ROOT,

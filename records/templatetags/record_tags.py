@@ -1,6 +1,7 @@
 """Template filters of the boards, player pages and replays."""
 
 import datetime as dt
+from collections import Counter
 
 from django import template
 from django.utils.html import format_html
@@ -24,14 +25,11 @@ def _moment(iso_text: str) -> dt.datetime:
 
 
 @register.filter
-def when(iso_text: str | None, to: str = "minute") -> str:
-    """An ISO timestamp as "2026-11-22 01:02 UTC"; `when:"second"` "2026-11-22 01:02:03 UTC"
-    (what tells apart two games a player started within one minute)."""
+def when(iso_text: str | None) -> str:
+    """An ISO timestamp as "2026-11-22 01:02 UTC"."""
     if not iso_text:
         return "–"
-    return _moment(iso_text).strftime(
-        "%Y-%m-%d %H:%M:%S UTC" if to == "second" else "%Y-%m-%d %H:%M UTC"
-    )
+    return _moment(iso_text).strftime("%Y-%m-%d %H:%M UTC")
 
 
 @register.filter
@@ -47,3 +45,32 @@ def local_time(iso_text: str | None) -> str:
         moment.isoformat(),
         moment.strftime("%Y-%m-%d %H:%M"),
     )
+
+
+def _named_by(row, fields: list[str]) -> tuple:
+    """What a row's link is named by: its `fields` (a dict's keys or an object's attributes), a
+    moment (a field named `…_at`, a datetime or ISO text) to the minute, as the pages write one."""
+    values = []
+    for field in fields:
+        value = row[field] if isinstance(row, dict) else getattr(row, field)
+        if field.endswith("_at") and value:
+            moment = _moment(value) if isinstance(value, str) else value.astimezone(dt.UTC)
+            value = moment.replace(second=0)
+        values.append(value)
+    return tuple(values)
+
+
+@register.filter
+def told_apart(rows, fields: str) -> list[tuple[object, str]]:
+    """Each row of a list with what tells its link's name from those of the rows named alike
+    (equal in all of `fields`, space-separated; a moment to the minute): "1 of 2", "2 of 2" in the
+    list's order, "" for a row named like no other. Two games of one game started in one minute,
+    or two arenas of one name and start, link to two pages: a link of one name leads to one."""
+    rows = list(rows)
+    names = [_named_by(row, fields.split()) for row in rows]
+    alike, seen = Counter(names), Counter()
+    told = []
+    for row, name in zip(rows, names, strict=True):
+        seen[name] += 1
+        told.append((row, f"{seen[name]} of {alike[name]}" if alike[name] > 1 else ""))
+    return told

@@ -179,8 +179,9 @@ def names_of_twins(page, links: list[tuple[str, str]]) -> list[list[str]]:
 
 
 def test_two_games_started_in_one_minute_have_two_names(seeded_site, page):
-    """A player's two games of one game started within one minute (the seeded site has them)
-    show one start to the minute; their Replay links say it to the second."""
+    """A player's games of one game started within one minute (the seeded site has three, two in
+    one second) show one start to the minute; their Replay links say which of them each is
+    ("1 of 3")."""
     page.goto(f"{seeded_site.url}/players/{seeded_site.samples['player_id']}/")
     rows = page.eval_on_selector_all(
         "table.games tbody tr",
