@@ -73,7 +73,7 @@ def write(arena: Arena, entries: Iterable[ArenaPlayer], store: RankStore | None 
     try:
         store = store or get_rank_store()
         if not is_built(arena, store):  # new, or lost with Redis: all of it from the record
-            rebuild(arena, store)
+            rebuild(arena, store, totals)
             return
         scores = {str(e.player_id): points.board_score(standing_of(e)) for e in entries}
         store.set_many(key(arena), scores)
@@ -118,12 +118,17 @@ def mend_from(
     return len(wanted), store.mend(k, seen, wanted)
 
 
-def rebuild(arena: Arena, store: RankStore | None = None) -> int:
-    """Make the arena's board equal to the record, every result counted again; the number of
-    players on it."""
+def rebuild(
+    arena: Arena,
+    store: RankStore | None = None,
+    standings: Callable[[Arena], dict[int, points.Standing]] | None = None,
+) -> int:
+    """Make the arena's board equal to the record, every result counted again (`recount`; a
+    close that finds the board lost reads the players' `totals`, the same figures for a
+    hundredth of the work); the number of players on it."""
     store = store or get_rank_store()
     k = key(arena)
-    players, _ = mend_from(arena, recount, store)
+    players, _ = mend_from(arena, standings or recount, store)
     store.set(marker_key(arena), BUILT, 0)
     ttl = int((arena.ends_at + KEPT_AFTER_END - timezone.now()).total_seconds())
     for name in (k, marker_key(arena)):

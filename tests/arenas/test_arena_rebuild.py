@@ -173,3 +173,28 @@ def test_boards_are_mended_until_the_last_race_under_way_at_the_end_may_close(ma
     changing = board.changing(now)
     assert running in changing and closing in changing
     assert done not in changing and upcoming not in changing
+
+
+def test_a_close_that_finds_the_board_lost_puts_it_back_from_the_totals(
+    arena, here, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Redis came back empty mid-arena: the next close's write puts the whole board back from
+    the players' totals (one row a player), not by counting every result of the arena again,
+    which a crowd's closes would each start at once."""
+    entrants = [here(f"Racer {i}", on=arena) for i in range(4)]
+    for race in placement.place(arena.pk):
+        play_out(race, movers=entrants[:2])
+    board.rebuild(arena)
+    get_rank_store().delete(board.key(arena))
+    get_rank_store().delete(board.marker_key(arena))
+
+    def every_result_counted(of):
+        raise AssertionError("a close's write counted every result again")
+
+    monkeypatch.setattr(board, "recount", every_result_counted)
+    with django_capture_on_commit_callbacks(execute=True):
+        for race in placement.place(arena.pk):
+            play_out(race, movers=entrants[2:])
+    monkeypatch.undo()
+    assert board.is_built(arena)
+    assert on_board(arena) == as_recounted(arena)
