@@ -24,7 +24,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F
+from django.db.models import Count, F, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -75,6 +75,14 @@ SEEN_WITHIN_S = 15
 say so every `arenas.rooms.PRESENCE_EVERY_S`)."""
 
 
+def present(now) -> Q:
+    """An arena's player on its page now: a page of theirs open (`sockets`, counted up and down
+    as their pages' sockets open and close) that a server saw within `SEEN_WITHIN_S`. A server
+    killed with pages open never counts them down: their players leave the lobby's count, and
+    placement, within those seconds, not never."""
+    return Q(sockets__gt=0, seen_at__gte=now - timedelta(seconds=SEEN_WITHIN_S))
+
+
 LATE_JOIN_LEAD_S = 1.0
 """A free player alone joins a race of the arena in its countdown only with this much of the
 countdown left: their page loads the race and opens its socket before the start."""
@@ -111,9 +119,8 @@ def free_entries(arena: Arena, now):
     """The arena's players who could be placed now: back in its lobby (`free_since`, cleared
     while they race in it), not paused, its page open. Those in another race are taken out
     after."""
-    seen = now - timedelta(seconds=SEEN_WITHIN_S)
     return ArenaPlayer.objects.filter(
-        arena=arena, paused=False, sockets__gt=0, seen_at__gte=seen, free_since__isnull=False
+        present(now), arena=arena, paused=False, free_since__isnull=False
     ).select_related("player")
 
 

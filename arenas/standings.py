@@ -13,9 +13,10 @@ from typing import NamedTuple, TypeVar
 
 from django.db.models import Count, Q
 from django.urls import reverse
+from django.utils import timezone
 from redis.exceptions import RedisError
 
-from arenas import board, points
+from arenas import board, placement, points
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult, arena_of_race
 from arenas.placement import RACE_ON, close_overdue, racing_now
 from races.actions import Owner
@@ -225,7 +226,7 @@ def lobby(arena: Arena) -> dict:
     had just filled (no statistics yet), as one scan of the races a player, 0.85 s a count at
     1,000 players and growing with every race."""
     racing = Q(player_id__in=racing_now().values("player_id"))
-    present = Q(paused=False, sockets__gt=0)
+    present = Q(paused=False) & placement.present(timezone.now())
     counts = arena.players.aggregate(
         joined=Count("pk"),
         racing=Count("pk", filter=racing),

@@ -772,3 +772,16 @@ def test_an_ended_arena_s_race_nobody_closed_is_closed_when_its_standings_are_re
     frame = standings.board_frame(arena)
     assert standings.is_final(frame)
     assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
+
+
+def test_a_page_on_a_killed_server_leaves_the_lobby_s_count_within_seconds(arena, here):
+    """A server killed with a player's arena page open never counts that page as closed. Once
+    no server has seen the player for `SEEN_WITHIN_S`, they wait in the lobby no longer: the
+    count says so, as the placement already passes them over."""
+    ann, bob = here("Ann"), here("Bob")
+    assert standings.lobby(arena)["waiting"] == 2
+    long_ago = timezone.now() - timedelta(seconds=placement.SEEN_WITHIN_S + 1)
+    ArenaPlayer.objects.filter(player=ann).update(seen_at=long_ago)  # its server is gone
+    assert ArenaPlayer.objects.get(player=ann).sockets == 1
+    assert standings.lobby(arena) == {"joined": 2, "racing": 0, "waiting": 1, "paused": 0}
+    assert placement.free_entries(arena, timezone.now()).get().player == bob
