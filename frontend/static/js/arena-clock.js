@@ -3,6 +3,7 @@
 // region around it had a screen reader read the time left every second.
 
 import { dayTime, readerZone, timeOfDay, zoneName } from "./times.js";
+import { counted } from "./words.js";
 
 export const PHASES = ["upcoming", "running", "ended"];
 
@@ -37,7 +38,7 @@ export function switchedTo(phase) {
 
 /** The heading of an ended arena's standings while races under way at its end still count. */
 export function finishingText(count) {
-  return `Standings — ${count} race${count === 1 ? "" : "s"} still finishing`;
+  return `Standings — ${counted(count, "race", "races")} still finishing`;
 }
 
 /** The page's line of facts about the arena, from an `edited` frame, as the server writes it

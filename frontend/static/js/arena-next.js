@@ -7,6 +7,8 @@
 // (docs/protocol.md, "Races" and "Arenas"). Between two races of an arena the browser loads no
 // page and opens no socket.
 
+import { counted } from "./words.js";
+
 const ORDINAL = { one: "st", two: "nd", few: "rd", other: "th" };
 const rules = new Intl.PluralRules("en", { type: "ordinal" });
 
@@ -20,8 +22,8 @@ export function ordinal(n) {
 export function ownRowText(you, count) {
   if (!you.races) return "In the arena: no points yet; your first race counts once it closes.";
   const of = count ? ` of ${count}` : "";
-  const points = `${you.points} point${you.points === 1 ? "" : "s"}`;
-  const races = `${you.races} race${you.races === 1 ? "" : "s"}`;
+  const points = counted(you.points, "point", "points");
+  const races = counted(you.races, "race", "races");
   const streak = you.streak ? ", on a streak: your next race counts double" : "";
   return `In the arena: ${ordinal(you.rank)}${of}, ${points} from ${races}${streak}.`;
 }

@@ -4,6 +4,8 @@
 // player may not see, drawn as a back. Every card element carries data-card with its code,
 // so tests and other modules can find it.
 
+import { counted } from "./words.js";
+
 export const RANKS = "A23456789TJQK";
 export const SUITS = "CDHS";
 
@@ -52,11 +54,6 @@ export function parseCard(code) {
 export function cardText(code) {
   const c = parseCard(code);
   return c ? `${c.label}${SUIT_SYMBOL[c.suit]}` : "a face-down card";
-}
-
-/** A number and its noun as a sentence says them: "1 card", "52 cards", "0 cards". */
-function counted(n, one, many) {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** A number of cards: "1 card", "52 cards". */

@@ -6,11 +6,12 @@
 // state applied), data-status (playing/stuck/won/resigned), data-rank once the board answers.
 
 import { Board } from "./board.js";
-import { cardCount } from "./cards.js";
+import { cardCount, moveCount } from "./cards.js";
 import { replaceKeepingFocus } from "./dom.js";
 import { cardsHome, GhostRace } from "./ghost.js";
 import { describePlayed } from "./moves.js";
 import { ReconnectingSocket, STORE_NOTICE, StoreRetry } from "./socket.js";
+import { counted, noun } from "./words.js";
 
 const config = JSON.parse(document.getElementById("daily-config").textContent);
 const root = document.getElementById("daily");
@@ -82,9 +83,9 @@ function onState(state) {
   board.render(state.view, over ? [] : state.legal);
   const home = cardsHome(state.view, config.variant);
   $("moves").textContent = state.moves;
-  $("moves-word").textContent = state.moves === 1 ? "move" : "moves";
+  $("moves-word").textContent = noun(state.moves, "move", "moves");
   $("cards").textContent = home;
-  $("cards-word").textContent = home === 1 ? "card" : "cards";
+  $("cards-word").textContent = noun(home, "card", "cards");
   drawLiveBoard(); // your own row follows your game at once, not at the next refresh
   $("undo").disabled = !state.can_undo;
   $("autoplay").disabled = over;
@@ -141,7 +142,7 @@ async function finish(state) {
   const won = state.status === "won";
   $("result").hidden = false;
   $("result-title").textContent = won
-    ? `Won in ${clock(state.elapsed_ms)} (${state.moves} moves)`
+    ? `Won in ${clock(state.elapsed_ms)} (${moveCount(state.moves)})`
     : `Game over: ${cardCount(cardsHome(state.view, config.variant))} home`;
   // The end is said where the focus goes (under the board, on a phone below the fold): a
   // keyboard or screen-reader player is told, and goes on from the result's links.
@@ -204,7 +205,7 @@ function drawLiveBoard() {
     row.player.id === config.player ? liveRow(ownRow(row), true) : liveRow(row, false),
   );
   replaceKeepingFocus($("live-rows"), rows);
-  $("live-total").textContent = `· ${live.total} player${live.total === 1 ? "" : "s"}`;
+  $("live-total").textContent = `· ${counted(live.total, "player", "players")}`;
   const me = ownRow(live.player);
   $("live-me").textContent = me
     ? `You: #${me.rank}${me.won ? ` in ${clock(me.time_ms)}` : `, ${cardCount(me.cards)} home`}`

@@ -15,7 +15,7 @@
 // body[data-moves] after every state/ack, #play[data-status] (playing/won/stuck),
 // #play[data-hint] (the last hint's move, "" for none) once a hint arrives.
 
-import { applySavedCardPreferences, cardText, fourColour, setFourColour } from "./cards.js";
+import { applySavedCardPreferences, cardText, fourColour, moveCount, setFourColour } from "./cards.js";
 import { Board } from "./board.js";
 import { setText } from "./dom.js";
 import { describeMoveCards, describePlayed, LegalMoves, pileKind } from "./moves.js";
@@ -382,7 +382,7 @@ export class PracticeGame {
     $("overlay-icon").textContent = won ? "\u2605" : "\u2715";
     $("overlay-title").textContent = won ? "You won!" : "No moves left";
     $("overlay-text").textContent = won
-      ? `${this.config.variant_name} solved in ${frame.moves} moves and ${formatClock(frame.elapsed_ms)}.`
+      ? `${this.config.variant_name} solved in ${moveCount(frame.moves)} and ${formatClock(frame.elapsed_ms)}.`
       : frame.can_undo
         ? "There is no legal move left. Take some moves back and try another way, or deal again."
         : "This deal has no legal move at all. Try another one.";

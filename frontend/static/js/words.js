@@ -1,0 +1,12 @@
+// Counts in words as a sentence says them, one way for every page's script: "1 card", "2 cards",
+// "0 cards". Plain functions, nothing runs on import.
+
+/** The noun for `n` things: `singular` for exactly one, `plural` for any other number (0 too). */
+export function noun(n, singular, plural) {
+  return n === 1 ? singular : plural;
+}
+
+/** A number and its noun: "1 card", "52 cards", "0 cards". */
+export function counted(n, singular, plural) {
+  return `${n} ${noun(n, singular, plural)}`;
+}
