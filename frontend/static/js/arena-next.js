@@ -7,15 +7,7 @@
 // (docs/protocol.md, "Races" and "Arenas"). Between two races of an arena the browser loads no
 // page and opens no socket.
 
-import { counted } from "./words.js";
-
-const ORDINAL = { one: "st", two: "nd", few: "rd", other: "th" };
-const rules = new Intl.PluralRules("en", { type: "ordinal" });
-
-/** 1 -> "1st", 22 -> "22nd", 13 -> "13th". */
-export function ordinal(n) {
-  return `${n}${ORDINAL[rules.select(n)]}`;
-}
+import { counted, ordinal } from "./words.js";
 
 /** The player's own row of the arena's board, in words. Before their first race has closed they
  * have no place but a tie at 0 with everyone (first of them by the board's order): not told. */

@@ -13,18 +13,13 @@
 import { cardCount, cardText } from "./cards.js";
 import { describeMoveCards, parseMove, pileKind, pileName } from "./moves.js";
 import { framesOf } from "./replay-steps.js";
+import { ordinal } from "./words.js";
 
 /** m:ss.t on the race's clock. */
 export function raceClock(ms) {
   const tenths = Math.floor(ms / 100);
   const s = Math.floor(tenths / 10);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}.${tenths % 10}`;
-}
-
-export function ordinal(n) {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] || "th";
-  return `${n}${suffix}`;
 }
 
 /** Each racer's frames (the deal, then the position after each step, at its time on the race's

@@ -5,18 +5,11 @@ import {
   ENDED,
   LOBBY_WAITING,
   lobbyText,
-  ordinal,
   ownRowText,
   SITTING_OUT,
   WAITING,
   waitForNextRace,
 } from "../../../frontend/static/js/arena-next.js";
-
-test("places read as English ordinals", () => {
-  assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111].map(ordinal), [
-    "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th",
-  ]);
-});
 
 test("the player's own row in words: place of how many, points, races, streak", () => {
   const you = { rank: 7, player: 57, name: "Bob", points: 5, races: 3, streak: false };
