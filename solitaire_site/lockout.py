@@ -11,13 +11,14 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.defaultfilters import pluralize
 
 
 def lockout_message() -> str:
     minutes = max(1, round(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
     return (
         "Too many failed log-ins for this account or from your address. "
-        f"Try again in {minutes} minutes."
+        f"Try again in {minutes} minute{pluralize(minutes)}."
     )
 
 

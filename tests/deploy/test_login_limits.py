@@ -76,3 +76,13 @@ def test_the_lock_ends_with_its_cool_off(client, user, password):
 def test_a_good_login_under_the_limit_is_not_held_up(client, user, password):
     fail_up_to_the_limit(client, "bob")
     assert login(client, "bob", password).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("cooloff", "wait"), [(1, "Try again in 1 minute."), (15, "Try again in 15 minutes.")]
+)
+def test_the_lock_says_how_long_to_wait_in_plain_english(client, user, settings, cooloff, wait):
+    """A lock of one minute says '1 minute', not '1 minutes'."""
+    settings.AXES_COOLOFF_TIME = dt.timedelta(minutes=cooloff)
+    fail_up_to_the_limit(client, "bob")
+    assert wait in login(client, "bob", "wrong").content.decode()
