@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from arenas import events
@@ -58,7 +59,7 @@ def series_name(schedule: ArenaSchedule) -> str:
         return f"{'Hourly' if every == 60 else 'Daily'} {game} arena"
     if every % 60 == 0:
         return f"{game} arena, every {every // 60} hours"
-    return f"{game} arena, every {every} minutes"
+    return f"{game} arena, every {every} minute{pluralize(every)}"
 
 
 def scheduled(schedule: ArenaSchedule, at: datetime) -> dict:

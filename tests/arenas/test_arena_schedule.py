@@ -412,6 +412,7 @@ def test_a_browser_in_india_sets_the_start_in_its_own_time(browser, live_url):
         ("queenie", 24 * 60, "Daily Queenie arena"),
         ("spiderweb", 180, "Spiderweb arena, every 3 hours"),
         ("eighty-thieves", 25, "Eighty Thieves arena, every 25 minutes"),
+        ("penguin", 1, "Penguin arena, every 1 minute"),
     ],
 )
 def test_a_schedule_s_arenas_are_named_after_how_often_they_come(variant, every, name):
