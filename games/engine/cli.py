@@ -45,7 +45,8 @@ def render(game: Game, colour: bool = False) -> str:
     if view["cells"]:
         lines.append("  ".join(f"c{i}:{card_text(c, colour)}" for i, c in enumerate(view["cells"])))
     if info["has_stock"]:
-        extra = f"stock: {len(view['stock'])} cards"
+        stock = len(view["stock"])
+        extra = f"stock: {stock} card{'' if stock == 1 else 's'}"
         if info["has_waste"]:
             waste = view["waste"]
             extra += "   waste: " + (

@@ -1,6 +1,7 @@
 """The terminal front end and the benchmark, driven the way a person would run them."""
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +36,16 @@ def test_the_cli_hides_face_down_and_stock_cards():
     hidden_card = g.to_dict()["tableau"][0][0]
     assert text.count("▒▒") == 22
     assert hidden_card not in text
+
+
+def test_the_cli_counts_one_card_in_the_stock_as_one():
+    """A stock of one card reads '1 card'; any other number 'cards'."""
+    g = new_game("spiderweb", 1)
+    assert "stock: 25 cards" in render(g)
+    g.stock[:] = g.stock[-1:]
+    assert re.search(r"stock: 1 card\b", render(g))
+    g.stock.clear()
+    assert "stock: 0 cards" in render(g)
 
 
 def test_the_cli_plays_lists_undoes_and_refuses():
