@@ -364,11 +364,12 @@ def cancel(race: Race) -> None:
 
 
 def do_set_ready(race: Race, player: Player, ready: bool) -> None:
-    """Toggle ready; when every racer (two or more) is ready the race starts."""
+    """Toggle ready; when every racer (two or more) is ready the race starts (never a quick
+    race's: it takes no ready)."""
     with transaction.atomic():
         race = _locked(race)
         racer = racer_of(race, player)
-        lifecycle.check_lobby_action(phase_of(race), racer is not None)
+        lifecycle.check_ready(phase_of(race), racer is not None, race.quick)
         if racer.ready != ready:
             racer.ready = ready
             racer.save(update_fields=["ready"])

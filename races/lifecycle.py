@@ -117,6 +117,9 @@ def check_late_join(current: Phase, racers: int, max_players: int) -> None:
         raise RaceRuleError("race_full", f"the race is full ({max_players} players)")
 
 
+QUICK_STARTS_ITSELF = "a quick race starts by itself"
+
+
 def check_lobby_action(current: Phase, is_racer: bool) -> None:
     """Ready toggles and leaving the lobby: racers only, lobby only."""
     if not is_racer:
@@ -125,11 +128,20 @@ def check_lobby_action(current: Phase, is_racer: bool) -> None:
         raise RaceRuleError("race_started", "the race has already started")
 
 
+def check_ready(current: Phase, is_racer: bool, quick: bool) -> None:
+    """Ready toggles are lobby actions, and no quick race takes one: it starts by itself when
+    its lobby time is up, and its racers all ready must not start it before then, shutting out
+    the players still to be matched into it."""
+    if quick:
+        raise RaceRuleError("quick_race", QUICK_STARTS_ITSELF)
+    check_lobby_action(current, is_racer)
+
+
 def check_start(current: Phase, is_host: bool, racers: int, quick: bool = False) -> None:
     """The host may start at any time in the lobby, even alone (a solo race); a quick race
     starts by itself."""
     if quick:
-        raise RaceRuleError("quick_race", "a quick race starts by itself")
+        raise RaceRuleError("quick_race", QUICK_STARTS_ITSELF)
     if not is_host:
         raise RaceRuleError("not_host", "only the host can start the race")
     if current != Phase.LOBBY:

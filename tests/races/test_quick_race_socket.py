@@ -4,7 +4,7 @@ starts the race at the clock's end, and a racer whose page closes before the sta
 import pytest
 
 from races import quick
-from races.models import Race
+from races.models import Race, RaceEvent
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fast_countdown")]
 
@@ -28,6 +28,27 @@ async def test_a_sockets_timer_starts_the_race_when_its_lobby_time_is_up(duo, ra
     assert autostart["at"] is not None
     countdown = await ann_socket.expect("countdown", timeout=10)  # nobody asked: the timer did
     assert len(countdown["racers"]) == 2
+
+
+async def test_a_quick_race_takes_no_ready_so_its_racers_cannot_start_it_early(
+    duo, race_socket, run, settings
+):
+    """Every racer of a quick race sending `ready` (a hand-made client: the page has no Ready
+    button) does not start it before its lobby time is up, when more players may still be
+    matched into it: each `ready` and un-ready is refused `quick_race`, and nothing changes."""
+    settings.QUICK_RACE_LOBBY_S = 60
+    race, ann, bob = duo
+    await run(quick.do_quick_race, bob.player, "eighty-thieves")
+    sockets = [await race_socket(player, race.code) for player in (ann, bob)]
+    for socket in sockets:
+        await socket.expect("snapshot")
+    before = await run(lobby_fingerprint, race)
+    for ready in (True, False, True):
+        for socket in sockets:
+            refusal = await socket.error({"type": "ready", "ready": ready})
+            assert (refusal["code"], refusal["ref"]) == ("quick_race", "ready")
+    await sockets[0].quiet()
+    assert await run(lobby_fingerprint, race) == before
 
 
 async def test_a_racer_whose_page_closes_before_the_start_leaves(duo, race_socket, run):
@@ -69,3 +90,11 @@ async def test_a_racer_whose_page_closes_after_the_start_stays(duo, race_socket,
 
 def snap_racer(socket) -> str:
     return next(f for f in socket.seen if f["type"] == "snapshot")["you"]["racer"]
+
+
+def lobby_fingerprint(race: Race) -> tuple:
+    """What a lobby action could change: the race's row, its racers' readiness, its events."""
+    race = Race.objects.get(pk=race.pk)
+    ready = sorted(race.racers.values_list("public_id", "ready"))
+    events = RaceEvent.objects.filter(race=race).count()
+    return (race.status, race.starts_at, race.autostart_at, race.event_seq, ready, events)

@@ -15,6 +15,7 @@ from races.lifecycle import (
     check_lobby_action,
     check_max_players,
     check_play,
+    check_ready,
     check_resign,
     check_start,
     check_time_limit,
@@ -105,6 +106,17 @@ def test_ready_toggles_are_for_racers_in_the_lobby():
     check_lobby_action(Phase.LOBBY, True)
     refused("not_in_race", check_lobby_action, Phase.LOBBY, False)
     refused("race_started", check_lobby_action, Phase.COUNTDOWN, True)
+
+
+def test_a_quick_race_takes_no_ready():
+    """A quick race starts on its lobby clock alone: ready (and un-ready) is refused
+    `quick_race`, from anyone, at any time; any other race's racers toggle it in the lobby."""
+    for current in Phase:
+        for is_racer in (True, False):
+            refused("quick_race", check_ready, current, is_racer, True)
+    check_ready(Phase.LOBBY, True, False)
+    refused("not_in_race", check_ready, Phase.LOBBY, False, False)
+    refused("race_started", check_ready, Phase.COUNTDOWN, True, False)
 
 
 def test_only_the_host_starts_and_may_start_alone():
