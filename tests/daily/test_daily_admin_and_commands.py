@@ -35,13 +35,22 @@ def test_admin_lists_challenges_and_attempts(admin_client, account, challenge):
     assert f"/replay/{attempt.game.public_id}/".encode() in attempts.content
 
 
-def test_admin_action_rebuilds_boards(admin_client, challenge):
+def rebuild_boards_of(admin_client, *challenges) -> str:
     response = admin_client.post(
         "/admin/daily/dailychallenge/",
-        {"action": "rebuild_boards", "_selected_action": [challenge.pk]},
+        {"action": "rebuild_boards", "_selected_action": [c.pk for c in challenges]},
         follow=True,
     )
-    assert b"Rebuilt 1 boards" in response.content
+    return response.content.decode()
+
+
+def test_admin_action_rebuilds_boards(admin_client, challenge, account, make_account):
+    """The action says what it rebuilt, one board and one entry in the singular."""
+    assert "Rebuilt 1 board (0 entries)." in rebuild_boards_of(admin_client, challenge)
+    do_resign(start_attempt(account, challenge)[0].game)
+    assert "Rebuilt 1 board (1 entry)." in rebuild_boards_of(admin_client, challenge)
+    do_resign(start_attempt(make_account(), challenge)[0].game)
+    assert "Rebuilt 1 board (2 entries)." in rebuild_boards_of(admin_client, challenge)
 
 
 def test_precompute_picks_today_and_the_coming_days(monkeypatch, capsys):
