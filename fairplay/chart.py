@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+from django.template.defaultfilters import pluralize
+
 from fairplay.rules import FAST_MS
 
 WIDTH = 600
@@ -30,11 +32,12 @@ def think_time_svg(think_ms: list[int]) -> str:
     """The chart as an inline SVG element."""
     left = 48
     inner = WIDTH - left - 4
-    step = inner / max(1, len(think_ms))
+    moves = len(think_ms)
+    step = inner / max(1, moves)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT + 20}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT + 20}" role="img" '
-        f'aria-label="Think time of each of {len(think_ms)} moves, log scale">'
+        f'aria-label="Think time of {moves} move{pluralize(moves)}, one bar each, log scale">'
     ]
     for ms in TICKS_MS:
         y = y_of(ms)

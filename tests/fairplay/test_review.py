@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from fairplay import actions, assess
+from fairplay.chart import think_time_svg
 from fairplay.models import Assessment, FlaggedPlayer, Report
 from tests.fairplay.conftest import PERSON, play
 
@@ -37,6 +38,13 @@ def test_an_assessment_shows_its_evidence(admin_client, held):
     assert "The whole game was played faster than 3 moves a second." in text
     assert reverse("records:replay", args=[held.game.public_id]) in text
     assert "share of think times under 250 ms" in text
+
+
+def test_the_think_time_chart_is_named_by_its_count_of_moves():
+    """A screen reader hears what the chart is: one bar a move, '1 move' for a single one."""
+    label = 'aria-label="Think time of {}, one bar each, log scale"'
+    assert label.format("1 move") in think_time_svg([1500])
+    assert label.format("3 moves") in think_time_svg([1500, 900, 2400])
 
 
 def test_clear_publishes_the_result(admin_client, admin_user, held):
