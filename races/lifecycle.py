@@ -103,8 +103,7 @@ def check_join(current: Phase, racers: int, max_players: int) -> None:
     """May someone new join? (Someone already in is simply let back in by the caller.)"""
     if current != Phase.LOBBY:
         raise RaceRuleError("race_started", "the race has already started")
-    if racers >= max_players:
-        raise RaceRuleError("race_full", f"the race is full ({max_players} players)")
+    check_room(racers, max_players)
 
 
 def check_late_join(current: Phase, racers: int, max_players: int) -> None:
@@ -113,8 +112,15 @@ def check_late_join(current: Phase, racers: int, max_players: int) -> None:
     from the same start as everyone else."""
     if current != Phase.COUNTDOWN:
         raise RaceRuleError("race_started", "the race is under way")
+    check_room(racers, max_players)
+
+
+def check_room(racers: int, max_players: int) -> None:
+    """Room for one more, or `race_full` with how many the race holds: "8 players", and for a
+    race of one (the API allows it) "a solo race"."""
     if racers >= max_players:
-        raise RaceRuleError("race_full", f"the race is full ({max_players} players)")
+        holds = "a solo race" if max_players == 1 else f"{max_players} players"
+        raise RaceRuleError("race_full", f"the race is full ({holds})")
 
 
 QUICK_STARTS_ITSELF = "a quick race starts by itself"

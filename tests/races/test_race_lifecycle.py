@@ -92,6 +92,16 @@ def test_joining_is_for_the_lobby_and_up_to_the_cap():
         refused("race_started", check_join, late, 1, 8)
 
 
+@pytest.mark.parametrize("check", [check_join, check_late_join])
+def test_a_full_race_says_how_many_it_holds(check):
+    """'the race is full (8 players)'; a race for one is 'a solo race', never '1 players'."""
+    current = Phase.LOBBY if check is check_join else Phase.COUNTDOWN
+    with pytest.raises(RaceRuleError, match=r"^the race is full \(8 players\)$"):
+        check(current, 8, 8)
+    with pytest.raises(RaceRuleError, match=r"^the race is full \(a solo race\)$"):
+        check(current, 1, 1)
+
+
 def test_an_event_places_a_late_racer_only_in_the_countdown_and_up_to_the_cap():
     """An arena may put a lone player in a race nobody has moved in yet, never in one under
     way (or over, or still a lobby, which is joined the ordinary way), never past eight."""
