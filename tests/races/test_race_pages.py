@@ -150,6 +150,20 @@ def test_a_visitor_sees_the_join_form_and_no_seed(ann, make_race, make_client):
     assert str(race.seed) not in page
 
 
+@pytest.mark.parametrize(
+    ("most", "note"),
+    [(2, "This race is full (2 of 2 players)."), (1, "This race is full (a solo race).")],
+)
+def test_a_full_race_says_how_many_it_holds(ann, make_race, make_client, most, note):
+    """A visitor to a full race is told so with its size; a race of one is 'a solo race', not
+    '1 of 1 players'."""
+    race = make_race(ann, max_players=most)
+    if most == 2:
+        actions.do_join_race(race, make_client("Bea").player, name="Bea")
+    page = make_client("Dee").get(f"/races/{race.code}/").content.decode()
+    assert note in " ".join(text_of(page).split())
+
+
 def test_joining_with_a_nickname(ann, make_race, make_client):
     """A guest joins under the nickname they type."""
     race = make_race(ann)

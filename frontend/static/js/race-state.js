@@ -19,6 +19,13 @@ export const STATUS_LABELS = {
   out_of_time: "Out of time",
 };
 
+/** The lobby's status line: how many have joined of how many the race holds, a race of one
+ * ("a solo race") with no count: "1 of 1 players" is not English, and "1 of 1 player" no better. */
+export function lobbyLine(joined, most) {
+  if (most === 1) return "Waiting in the lobby: a solo race.";
+  return `Waiting in the lobby: ${joined} of ${most} players.`;
+}
+
 /** A race time as m:ss (with tenths when asked). */
 export function clock(ms, tenths = false) {
   if (ms === null || ms === undefined) return "";

@@ -12,7 +12,7 @@ import { cardCount, moveCount } from "./cards.js";
 import { setHidden, setText } from "./dom.js";
 import { timeLeftText } from "./event-clock.js";
 import { cardsHome } from "./ghost.js";
-import { clock, RaceModel, STATUS_LABELS } from "./race-state.js";
+import { clock, lobbyLine, RaceModel, STATUS_LABELS } from "./race-state.js";
 import { copyLinkButton } from "./share-link.js";
 import { ReconnectingSocket, socketUrl, STORE_NOTICE, StoreRetry } from "./socket.js";
 
@@ -423,8 +423,7 @@ function renderStatusLine(phase) {
       ? waiting
       : `Quick race: starts in ${left} s (${n} of ${race.max_players} players; at once with ${race.max_players}).`);
   } else if (phase === "lobby") {
-    const n = model.racers.size;
-    setStatus(`Waiting in the lobby: ${n} of ${race.max_players} players.`);
+    setStatus(lobbyLine(model.racers.size, race.max_players));
   } else if (phase === "countdown") {
     setStatus(model.me?.status === "resigned" ? "You resigned before the start; the others play on." : "Get ready…");
   } else if (phase === "running") {

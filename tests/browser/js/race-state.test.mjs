@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { RaceModel, standingOrder } from "../../../frontend/static/js/race-state.js";
+import { lobbyLine, RaceModel, standingOrder } from "../../../frontend/static/js/race-state.js";
 
 const racer = (id, cards, cardsAtMs, status = "playing", finishMs = null) => ({
   id, name: id, cards, cards_at_ms: cardsAtMs, moves: 0, status, finish_ms: finishMs,
@@ -97,4 +97,10 @@ test("a racer an arena places in the countdown joins the racers and the standing
   assert.deepEqual(model.rows().map((row) => [row.place, row.racer.id, row.racer.status]), [
     [1, "ann", "playing"], [2, "bob", "playing"], [3, "cid", "playing"],
   ]);
+});
+
+test("the lobby counts who has joined of how many the race holds; a race of one is a solo race", () => {
+  assert.equal(lobbyLine(1, 8), "Waiting in the lobby: 1 of 8 players.");
+  assert.equal(lobbyLine(2, 2), "Waiting in the lobby: 2 of 2 players.");
+  assert.equal(lobbyLine(1, 1), "Waiting in the lobby: a solo race.");
 });
