@@ -309,6 +309,19 @@ def test_a_coming_arena_counts_down_and_sets_a_reminder(people, live_url):  # no
     assert page.inner_text("#remind-button") == "Reminder set"
 
 
+JOIN_PATH = re.compile(r"/arenas/[\w-]+/join/$")
+
+
+def over_budget(page) -> None:
+    """The page's joins answered as the forms' budget answers one too many (429, in words)."""
+    page.route(
+        JOIN_PATH,
+        lambda route: route.fulfill(
+            status=429, content_type="text/plain", body="Too many forms: wait a minute.\n"
+        ),
+    )
+
+
 def test_a_button_the_server_refuses_or_cannot_answer_says_why_and_can_be_pressed_again(
     people, live_url
 ):  # noqa: F811
@@ -318,29 +331,44 @@ def test_a_button_the_server_refuses_or_cannot_answer_says_why_and_can_be_presse
     ann = people()
     page = ann.page
     arena_url = set_up(page, live_url)
-    join_path = re.compile(r"/arenas/[\w-]+/join/$")
-    page.route(
-        join_path,
-        lambda route: route.fulfill(
-            status=429, content_type="text/plain", body="Too many forms: wait a minute.\n"
-        ),
-    )
+    over_budget(page)
     page.click("#join-button")
     page.wait_for_function(
         "document.getElementById('arena-status').textContent.includes('Too many forms')"
     )
     assert page.is_enabled("#join-button")
-    page.unroute(join_path)
-    page.route(join_path, lambda route: route.abort())
+    page.unroute(JOIN_PATH)
+    page.route(JOIN_PATH, lambda route: route.abort())
     page.click("#join-button")
     page.wait_for_function(
         "document.getElementById('arena-status').textContent.includes('Could not reach')"
     )
     assert page.is_enabled("#join-button")
     assert "<" not in page.inner_text("#arena-status")
-    page.unroute(join_path)
+    page.unroute(JOIN_PATH)
     join(ann, arena_url, go=False)
     assert page.is_visible("#pause-button")
+
+
+def test_a_refused_press_gives_the_keyboard_s_focus_back_to_its_button(people, live_url):  # noqa: F811
+    """A button pressed with the keyboard waits for the server's answer disabled, which drops
+    the focus to the page; refused (the forms' budget), the focus is back on it, and Enter presses
+    it again: the second press joins, and the focus goes on to the new first button."""
+    ann = people()
+    page = ann.page
+    set_up(page, live_url)
+    ann.wait('#arena[data-socket="open"]')
+    over_budget(page)
+    page.focus("#join-button")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "document.getElementById('arena-status').textContent.includes('Too many forms')"
+    )
+    assert page.evaluate("document.activeElement.id") == "join-button"
+    page.unroute(JOIN_PATH)
+    page.keyboard.press("Enter")
+    ann.wait('#arena[data-pressed="1"][data-socket="open"]')
+    assert page.evaluate("document.activeElement.id") == "pause-button"
 
 
 def test_a_join_whose_ticket_is_refused_opens_the_socket_again_as_the_player_s(people, live_url):  # noqa: F811

@@ -329,9 +329,12 @@ async function press(form) {
   const hadFocus = form.contains(document.activeElement); // before the buttons are disabled
   const buttons = form.querySelectorAll("button");
   const enable = (on) => buttons.forEach((button) => (button.disabled = !on));
+  // Disabled while the server answers, the button pressed dropped the keyboard's focus to the
+  // page: a refusal gives it back, for the press to be made again.
   const refused = (text) => {
     enable(true);
     setStatus(text);
+    if (hadFocus) buttons[0]?.focus();
   };
   enable(false);
   let answer;
@@ -355,7 +358,7 @@ async function press(form) {
     return;
   }
   if (answer.error === "not_found") {
-    gone(answer.note);
+    gone(answer.note, hadFocus);
     return;
   }
   showControls(answer.controls, hadFocus);
@@ -382,10 +385,17 @@ async function press(form) {
 /** The arena was removed while its page was open (an admin's edit of its schedule removes its
  * coming arenas nobody joined), and a button's answer says so (404 `not_found`): its reason on
  * the status line, the buttons gone (nothing is left to press) and the socket closed (nothing is
- * left to hear). The clock still reloads the page at the start: the page of an unknown arena. */
-function gone(note) {
+ * left to hear); the keyboard's focus, on the button pressed, goes to the status line (`hadFocus`)
+ * rather than to the page. The clock still reloads the page at the start: the page of an unknown
+ * arena. */
+function gone(note, hadFocus) {
   document.querySelector("#arena-controls .arena-actions")?.remove();
   setStatus(note);
+  if (hadFocus) {
+    const status = document.getElementById("arena-status");
+    status.tabIndex = -1;
+    status.focus();
+  }
   sock.close();
   root.dataset.pressed = String(Number(root.dataset.pressed || 0) + 1);
 }
