@@ -109,3 +109,26 @@ def test_the_board_takes_the_focus_when_the_race_starts(make_page, live_url):
     page.wait_for_selector('#race[data-phase="running"]', timeout=15_000)
     page.wait_for_function(ON_A_PILE, timeout=10_000)
     assert page.text_content(".skip-link") == "Skip to the board"
+
+
+# The focus's place in a date field: the field itself (one of its parts, day, month…), or the
+# calendar button inside it, where the field matches :focus-within but not :focus-visible.
+IN_THE_START = """() => {
+    const field = document.getElementById('id_starts_at');
+    if (document.activeElement !== field) return null;
+    return {onButton: !field.matches(':focus-visible'), ring: getComputedStyle(field).outlineStyle};
+}"""
+
+
+def test_the_arena_form_s_start_shows_the_focus_on_its_calendar_button(make_page, live_url):
+    """Tab goes through the start's parts, then to its calendar button (the browser's, inside the
+    field): the field's ring shows the focus there too, as on each part (a phone, keys only)."""
+    page = make_page(375, 740)
+    page.goto(f"{live_url}/arenas/new/")
+    page.focus("#id_starts_at")
+    stops = []
+    while (where := page.evaluate(IN_THE_START)) is not None and len(stops) < 12:
+        stops.append(where)
+        page.keyboard.press("Tab")
+    assert stops and stops[-1]["onButton"], f"no calendar button reached: {stops}"
+    assert {stop["ring"] for stop in stops} == {"solid"}, stops
