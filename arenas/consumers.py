@@ -50,6 +50,7 @@ class AsPlayer:
 TICKET = Field("text", limit=200)
 MESSAGES = {"sync": (Sync, {}), "ping": PING, "player": (AsPlayer, {"ticket": TICKET})}
 """/ws/arena/<id>/'s messages."""
+TYPES = {message: kind for kind, (message, _) in MESSAGES.items()}
 
 
 @dataclass(frozen=True)
@@ -101,14 +102,15 @@ class ArenaConsumer(PlaySocket):
         await self.accept()
         view = await off_loop(connect)(self.scope["url_route"]["kwargs"]["arena_id"], self.scope)
         if view.arena is None:
-            await self.not_found()
+            await self.not_found(None)
             return
         self.watch = Watch(view.arena, view.player, self)
         await self.watch.open(view.present, view.own)
 
-    async def not_found(self) -> None:
-        """No such arena (or no longer): said, then the socket is closed."""
-        await self.send_frame(error_frame("not_found", actions.NO_ARENA))
+    async def not_found(self, ref: str | None) -> None:
+        """No such arena (or no longer, when a `ref` frame came): said, then the socket is
+        closed."""
+        await self.send_frame(error_frame("not_found", actions.NO_ARENA, ref))
         await self.close(code=CLOSE_NOT_FOUND)
 
     async def disconnect(self, code: int) -> None:
@@ -126,16 +128,18 @@ class ArenaConsumer(PlaySocket):
         if verdict is not Verdict.OK:
             await self.over_budget(verdict)
             return
+        ref = None
         try:
             message = parse(text_data, bytes_data, MESSAGES)
+            ref = TYPES[type(message)]
             if isinstance(message, Ping):
                 await self.send_frame(pong_frame(message.t))
             elif isinstance(message, AsPlayer):
                 await self.as_player(message.ticket)
             else:
                 await self.watch.send_own_board()
-        except Exception as exc:
-            await self.refuse(exc, None)
+        except Exception as exc:  # a refusal, or anything unexpected: an error frame
+            await self.refuse(exc, ref)
 
     async def as_player(self, ticket: str) -> None:
         """`player`: the socket the ticket's player's (a button's answer: a visitor who joined,
@@ -152,6 +156,6 @@ class ArenaConsumer(PlaySocket):
             return
         view = await off_loop(connect_as)(watch.arena, player_id, watch.player, watch.present)
         if view.arena is None:
-            await self.not_found()
+            await self.not_found("player")
             return
         await watch.become(view.player, view.present, view.own)

@@ -425,8 +425,9 @@ class PlaySocket(AsyncWebsocketConsumer):
 
     async def refuse(self, exc: Exception, ref: str | None) -> None:
         """The frame was refused: tell the client why (nothing changed)."""
-        if isinstance(exc, BadFrame):
-            await self.send_frame(error_frame(exc.code, exc.reason, exc.ref))
+        if isinstance(exc, BadFrame):  # the parse's own `ref` if it set one, else the frame's
+            ref = ref if exc.ref is None else exc.ref
+            await self.send_frame(error_frame(exc.code, exc.reason, ref))
         elif isinstance(exc, (Unavailable, *DATABASE_AWAY)):
             if not isinstance(exc, Unavailable):
                 logger.warning("refused on %s: the database is unavailable (%s)", ref, exc)

@@ -206,6 +206,7 @@ async def test_a_ticket_sent_over_the_socket_of_a_removed_arena_is_not_found(
     async with asyncio.timeout(10):  # the boards come every few seconds meanwhile
         error = await socket.request({"type": "player", "ticket": ticket}, "error")
     assert (error["code"], error["reason"]) == ("not_found", "there is no arena with this link")
+    assert error["ref"] == "player"
     closed = await socket.receive_output(10)
     while closed["type"] != "websocket.close":
         closed = await socket.receive_output(10)

@@ -9,11 +9,11 @@ from datetime import timedelta
 
 import pytest
 from autobahn.exception import Disconnected
-from django.db import connection
+from django.db import OperationalError, connection
 from django.test import Client
 from django.utils import timezone
 
-from arenas import actions, events, placement, rooms, standings
+from arenas import actions, consumers, events, placement, rooms, standings
 from arenas.models import ArenaPlayer
 from games import identity, storage
 from games.models import Player
@@ -86,9 +86,10 @@ async def test_a_player_s_socket_reads_their_own_row_in_its_connect_s_trip(
 
 
 async def test_an_unknown_arena_is_refused(arena_socket):
+    """`not_found` at the connect, which refuses no frame (`ref` null)."""
     socket = await arena_socket(None, "no-such-arena")
     error = await socket.expect("error")
-    assert error["code"] == "not_found"
+    assert (error["code"], error["ref"]) == ("not_found", None)
 
 
 async def test_two_players_with_the_page_open_are_placed_and_sent_to_their_race(
@@ -626,7 +627,36 @@ async def test_a_bad_ticket_is_refused_and_changes_nothing(
     elif which == "not a word":
         ticket = 42
     error = await socket.request({"type": "player", "ticket": ticket}, "error")
-    assert error["code"] == ("bad_message" if which == "not a word" else "bad_ticket")
+    code = "bad_message" if which == "not a word" else "bad_ticket"
+    assert (error["code"], error["ref"]) == (code, "player")
     assert await presence(run, arena, ann.player.pk) in (None, 0)
     await socket.send_json_to({"type": "sync"})
     assert (await socket.expect("standings"))["you"] is None  # still a watcher's socket
+
+
+@pytest.mark.parametrize(
+    ("failure", "code"),
+    [(OperationalError("the database is away"), "unavailable"), (RuntimeError, "server_error")],
+    ids=["database away", "a bug"],
+)
+async def test_a_frame_the_server_could_not_answer_is_named_in_its_refusal(
+    failure, code, arena, arena_socket, run, make_client, monkeypatch
+):
+    """As on the race and game sockets, an error names the frame it refuses (`ref`, its `type`):
+    a `player` or a `sync` met by a database away (`unavailable`) or by a bug (`server_error`)."""
+    ann = await run(make_client, "Ann")
+    socket = await arena_socket(None, arena.public_id)
+    await socket.expect("standings")
+    answer = await press_join(run, ann, arena)
+
+    def fail(*args, **kwargs):
+        raise failure
+
+    async def fail_on_the_loop(*args, **kwargs):
+        fail()
+
+    monkeypatch.setattr(consumers, "connect_as", fail)
+    monkeypatch.setattr(rooms.Watch, "send_own_board", fail_on_the_loop)
+    for frame in ({"type": "player", "ticket": answer["ticket"]}, {"type": "sync"}):
+        error = await socket.request(frame, "error")
+        assert (error["code"], error["ref"]) == (code, frame["type"])
