@@ -14,6 +14,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser_support import relay_socket
 from tests.races.test_race_browser import Player
@@ -689,3 +690,29 @@ def test_a_coming_arena_s_page_follows_an_admin_s_change_and_reminds_at_the_new_
         timeout=20_000,
     )
     assert page.evaluate("window.samePage === undefined")
+
+
+def test_the_leave_button_warns_everyone_that_it_resigns_the_race_under_way(people, live_url):  # noqa: F811
+    """While the player races, the arena page's Leave button is described by a note in sight,
+    "Leaving the arena resigns the race you are in": a keyboard, touch or screen-reader player
+    gets the warning a hover tooltip gave a mouse alone. Waiting for a race, leaving resigns
+    nothing: no note. (The arena page is read in a tab without scripts: a scripted one opened
+    just after its player's placement is sent back to the race.)"""
+    ann, bob = people(), people()
+    arena_url = set_up(ann.page, live_url)
+    join(ann, arena_url)
+    ann.wait("#arena-status:has-text('You are the only player so far')")
+    assert ann.page.locator("#leave-note").count() == 0
+    expect(ann.page.locator("#leave-button")).to_have_accessible_description("")
+    join(bob, arena_url)
+    ann.page.wait_for_url(re.compile(r"/races/[A-Z0-9]{6}/$"), timeout=20_000)
+
+    plain = ann.page.context.browser.new_context(java_script_enabled=False)
+    plain.add_cookies(ann.page.context.cookies())
+    tab = plain.new_page()
+    tab.goto(arena_url)
+    warning = "Leaving the arena resigns the race you are in."
+    expect(tab.locator("#leave-note")).to_be_visible()
+    expect(tab.locator("#leave-note")).to_have_text(warning)
+    expect(tab.locator("#leave-button")).to_have_accessible_description(warning)
+    plain.close()
