@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.timesince import timeuntil
 
 from arenas.models import Arena
+from records.templatetags.record_tags import told_apart
 
 register = template.Library()
 
@@ -19,7 +20,8 @@ SHOWN = 1
 def arenas_now(context) -> dict:
     """The public arena running now with the most players, and the next to start (`SHOWN`);
     first, the arena the reader joined that runs now or starts next, if any (one only reachable
-    by its link too: it is theirs); none they joined is named as anyone's."""
+    by its link too: it is theirs); none they joined is named as anyone's. Each comes as
+    `(arena, alike)`, `alike` as record_tags' `told_apart` says it."""
     now = timezone.now()
     player = context.get("player")
     listed = Arena.objects.listed()
@@ -29,12 +31,16 @@ def arenas_now(context) -> dict:
         joined = list(mine.order_by("starts_at")[:SHOWN])
         listed = listed.exclude(pk__in=mine.values("pk"))
     running = listed.running(now).annotate(joined=Count("players")).order_by("-joined", "ends_at")
-    return {
+    kinds = {
         "joined": joined,
         "running": list(running[:SHOWN]),
         "upcoming": list(listed.upcoming(now)[:SHOWN]),
-        "now": now,
     }
+    # Each arena with which of the card's arenas of its name and start it is (its link's name
+    # says it), told apart over the whole card: the reader's arena and a public one may be alike.
+    card = [arena for shown in kinds.values() for arena in shown]
+    told = iter(told_apart(card, "name starts_at"))
+    return {kind: [next(told) for _ in shown] for kind, shown in kinds.items()} | {"now": now}
 
 
 @register.filter

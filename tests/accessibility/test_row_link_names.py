@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from arenas.models import Arena, ArenaPlayer
 from games.models import Game, Player
+from tests.support import log_in_as_guest
 
 pytestmark = pytest.mark.django_db
 
@@ -95,5 +96,16 @@ def test_two_arenas_of_one_name_and_start_have_two_names_on_a_player_s_page(clie
     for arena in same_arenas(timedelta(hours=2)):
         ArenaPlayer.objects.create(arena=arena, player=ann)
     html = client.get(reverse("records:player", args=[ann.pk])).content.decode()
+    assert html.count(">Friday arena<") == 2
+    assert names_leading_apart(html) == {}
+
+
+def test_two_arenas_of_one_name_and_start_have_two_names_on_the_home_page(client):
+    """The reader's arena and a public one alike, in two rows of the home page's Arenas card."""
+    ann = Player.objects.create(nickname="Ann")
+    log_in_as_guest(client, ann)
+    mine, _ = same_arenas(timedelta(minutes=-10))
+    ArenaPlayer.objects.create(arena=mine, player=ann)
+    html = client.get(reverse("home")).content.decode()
     assert html.count(">Friday arena<") == 2
     assert names_leading_apart(html) == {}
