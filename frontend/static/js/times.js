@@ -68,11 +68,18 @@ export function zoneName(timeZone = readerZone()) {
   return timeZone === "UTC" || timeZone === "Etc/UTC" ? "UTC" : "your time";
 }
 
-const WRITERS = { day: dayTime, date: dateAndTime, time: timeOfDay };
+/** `t`'s date alone in `timeZone`: "2026-12-07" (the server's "Y-m-d"), as a player's page
+ * says since when they play. */
+export function dateOnly(t, timeZone = readerZone()) {
+  const p = parts(t, timeZone, "date");
+  return `${p.year}-${p.month}-${p.day}`;
+}
 
-/** Write every `<time data-local="day|date|time" datetime="…">` under `root` in the reader's
- * zone (`dayTime`, `dateAndTime`, `timeOfDay`), the UTC text kept as its title, and every
- * `[data-zone]` as the zone's name (`zoneName`). */
+const WRITERS = { day: dayTime, date: dateAndTime, "date-only": dateOnly, time: timeOfDay };
+
+/** Write every `<time data-local="day|date|date-only|time" datetime="…">` under `root` in the
+ * reader's zone (`dayTime`, `dateAndTime`, `dateOnly`, `timeOfDay`), the UTC text kept as its
+ * title, and every `[data-zone]` as the zone's name (`zoneName`). */
 export function localizeTimes(root, timeZone = readerZone()) {
   for (const node of root.querySelectorAll("time[data-local]")) {
     const t = Date.parse(node.getAttribute("datetime"));

@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import {
   dateAndTime,
+  dateOnly,
   dayTime,
   formatWait,
   localizeTimes,
@@ -34,6 +35,12 @@ test("a moment in a past that may be years back reads with its date, in the zone
   assert.equal(dateAndTime(MONDAY_0905_UTC, "UTC"), "2026-12-07 09:05");
   assert.equal(dateAndTime(MONDAY_0905_UTC, "Asia/Kolkata"), "2026-12-07 14:35");
   assert.equal(dateAndTime(Date.parse("2026-12-31T23:30:00Z"), "Europe/Paris"), "2027-01-01 00:30");
+});
+
+test("a date alone is the reader's day, which may be the day after UTC's", () => {
+  assert.equal(dateOnly(MONDAY_0905_UTC, "UTC"), "2026-12-07");
+  assert.equal(dateOnly(Date.parse("2026-12-07T10:30:00Z"), "Pacific/Kiritimati"), "2026-12-08");
+  assert.equal(dateOnly(Date.parse("2026-12-07T03:00:00Z"), "America/New_York"), "2026-12-06");
 });
 
 test("summer time is the day's own, not today's", () => {
