@@ -167,7 +167,14 @@ def mend_changing(now=None, store: RankStore | None = None) -> int:
 
 
 def is_built(arena: Arena, store: RankStore | None = None) -> bool:
-    return (store or get_rank_store()).exists(marker_key(arena))
+    """Whether the store holds the arena's board: its marker (`rebuild` sets it) and the board
+    itself, in one trip. A board lost on its own while its marker stayed (a key evicted) counts
+    as lost: read from the record, and put back whole by the next write, where a join's write
+    made it a board of one that ranked the newcomer first."""
+    marker, players = (store or get_rank_store()).many(
+        [("count", (marker_key(arena),)), ("count", (key(arena),))]
+    )
+    return bool(marker and players)
 
 
 def kept(now=None):

@@ -9,9 +9,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from arenas import board, placement, points
+from arenas import actions, board, placement, points, standings
 from arenas.models import Arena
-from games.models import Variant
+from games.models import Player, Variant
 from games.rankstore import get_rank_store
 from records.boards import ALL_TIME
 from tests.arenas.conftest import play_out
@@ -197,4 +197,21 @@ def test_a_close_that_finds_the_board_lost_puts_it_back_from_the_totals(
             play_out(race, movers=entrants[2:])
     monkeypatch.undo()
     assert board.is_built(arena)
+    assert on_board(arena) == as_recounted(arena)
+
+
+def test_a_player_who_joins_after_the_board_alone_was_lost_ranks_after_everyone_with_points(
+    arena, here
+):
+    """The store lost an arena's board but kept its marker (a key evicted on its own): the board
+    counts as lost, so a new player's join puts it back whole from the record, and their own row
+    ranks them after everyone with points, not first on a board of one."""
+    scorers = [here(name) for name in ("Ann", "Bob")]
+    for race in placement.place(arena.pk):
+        play_out(race, movers=scorers)
+    get_rank_store().delete(board.key(arena))
+    newcomer = Player.objects.create(nickname="Cy")
+    entry, _ = actions.do_join(arena, newcomer)
+    assert standings.own_rows(arena, [newcomer.pk])[newcomer.pk]["rank"] == 3
+    assert standings.own_row(arena, entry, "Cy")["rank"] == 3
     assert on_board(arena) == as_recounted(arena)
