@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.db import connection
 from django.db.models import (
     BigIntegerField,
     Case,
@@ -278,6 +279,11 @@ def record_score() -> ExpressionWrapper:
     )
 
 
+BYTEWISE = {"postgresql": "C", "sqlite": "BINARY"}
+"""Each database's collation that orders text by its bytes, as the rank store orders the
+members of equal scores ("10" before "9")."""
+
+
 def record_row(entry: ArenaPlayer) -> Row:
     """A player's row in the board's order, from the totals on their row (`entry`, as read) and
     how many of the arena's players rank ahead of them, counted by the database: a score lower
@@ -287,7 +293,10 @@ def record_row(entry: ArenaPlayer) -> Row:
     score = points.board_score(standing_of(entry))
     ahead = (
         ArenaPlayer.objects.filter(arena_id=entry.arena_id)
-        .alias(score=record_score(), member=Collate(Cast("player_id", TextField()), "C"))
+        .alias(
+            score=record_score(),
+            member=Collate(Cast("player_id", TextField()), BYTEWISE[connection.vendor]),
+        )
         .filter(Q(score__lt=score) | Q(score=score, member__lt=str(entry.player_id)))
     )
     return Row(rank=ahead.count() + 1, player_id=entry.player_id, points=entry.points, score=score)

@@ -1,6 +1,7 @@
 """The arenas' JSON API and the arenas on a player's page (issue 27, docs/api.md)."""
 
 import re
+import sqlite3
 
 import pytest
 from django.db import connection
@@ -275,3 +276,24 @@ def test_an_ended_arena_s_standings_are_final_from_the_record_though_the_board_m
 def test_a_running_arena_has_no_count_of_races_finishing(client, arena):
     body = client.get(f"/api/arenas/{arena.public_id}/").json()
     assert (body["phase"], body["finishing"], body["final"]) == ("running", None, False)
+
+
+@pytest.mark.parametrize("vendor", sorted(board.BYTEWISE))
+def test_the_record_orders_equal_scores_by_the_member_s_bytes_in_either_database(vendor):
+    """A place counted by the database (`board.record_row`) breaks a tie as the rank store does,
+    by the member's bytes ("10" before "9", "B" before "b"), in PostgreSQL and in the embedded
+    default's SQLite, whose bytewise collation is not PostgreSQL's "C" (a page that counted a
+    place there failed: no such collation sequence)."""
+    query = 'SELECT %s < %s COLLATE "{0}", %s < %s COLLATE "{0}"'.format(board.BYTEWISE[vendor])
+    if vendor == "sqlite":
+        found = sqlite3.connect(":memory:").execute(query.replace("%s", "?"), TIES).fetchone()
+    elif connection.vendor == vendor:
+        with connection.cursor() as cursor:
+            cursor.execute(query, TIES)
+            found = cursor.fetchone()
+    else:
+        pytest.skip(f"the tests run on {connection.vendor}")
+    assert tuple(map(bool, found)) == (True, True)
+
+
+TIES = ["10", "9", "B", "b"]
