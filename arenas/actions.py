@@ -225,18 +225,14 @@ def do_leave(arena: Arena, player: Player | None) -> ArenaPlayer:
     return entry
 
 
-def do_present(arena: Arena, player: Player, here: bool, done: bool = False) -> bool:
+def do_present(arena: Arena, player: Player, here: bool) -> bool:
     """An arena page of the player opened (`here`) or closed: a player is placed only while
-    one is open (a dropped socket is not placed until it is back). `done`: the page is a race's,
-    whose racer is done in it and waits there for their next race: free from now, while the
-    race's others play on. Whether the player is in the arena (a spectator's page changes
-    nothing)."""
+    one is open (a dropped socket is not placed until it is back). Whether the player is in
+    the arena (a spectator's page changes nothing)."""
     change = 1 if here else -1
     fields = {"sockets": Greatest(F("sockets") + change, 0)}
     if here:
         fields["seen_at"] = timezone.now()
-    if done:
-        fields["free_since"] = fields["seen_at"]
     return ArenaPlayer.objects.filter(arena=arena, player=player).update(**fields) > 0
 
 

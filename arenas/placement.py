@@ -1,11 +1,7 @@
 """Placing an arena's free players in races: one transaction per arena and tick.
 
 A player is free when they are in the arena, not paused, have its page open (a server saw it
-within `SEEN_WITHIN_S`), and play in no race that is still on (of this arena or any other): a
-racer done in a race (won, resigned, out of time) is free from then, while its others play on,
-as a lichess arena pairs a player again as soon as their own game ends. A race ends when its
-slowest racer is done, so races placed together would otherwise end together, and their players,
-freed together, be placed together again, wave after wave. While the arena runs, its free players are
+within `SEEN_WITHIN_S`), and are in no race that is still on (of this arena or any other). While the arena runs, its free players are
 placed together (those who joined before the start, in the last `FIRST_RACES_AHEAD` before it,
 in races that begin with it, a batch every `BATCH_STARTS_APART`) as soon as there are two, once the first of them has waited
 `ARENA_GATHER_S` (so that racers coming back from one race meet in the next) or at once when
@@ -53,13 +49,12 @@ def race_sizes(free: int, most: int = MAX_PLAYERS) -> list[int]:
 
 
 def racing_now():
-    """The racers still playing a race that is still on: not those done in it (won, resigned,
-    out of time), who are free while its others play on."""
-    return Racer.objects.filter(race__status__in=RACE_ON).exclude(status__in=DONE)
+    """The racers of every race that is still on."""
+    return Racer.objects.filter(race__status__in=RACE_ON)
 
 
 def busy_players(player_ids) -> set[int]:
-    """Those of these players who still play a race that is still on."""
+    """Those of these players who are in a race that is still on."""
     found = racing_now().filter(player_id__in=player_ids)
     return set(found.values_list("player_id", flat=True))
 

@@ -68,7 +68,7 @@ def record_race(closing: Closing) -> None:
         )
         results.append(result)
         _set_totals(entry, standing)
-        entry.free_since = entry.free_since or at  # free since done, if they waited for it
+        entry.free_since = at
         changed.append(entry)
     ArenaResult.objects.bulk_create(results)
     update_rows(changed, [*board.TOTALS, "free_since"])

@@ -162,8 +162,8 @@ class Watch:
 
 
 def present_after_race(race: Race, player: Player) -> tuple[Arena, bool, dict[int, str]] | None:
-    """The race's arena, and its racer, done in it, marked present and free there (whether they
-    are in the arena: one who left it is not placed), and their own row of its board; None for a race
+    """The race's arena, and its racer, done in it, marked present there (whether they are in
+    the arena: one who left it is not placed), and their own row of its board; None for a race
     of no arena. The racer, the race as it stands and its arena are one read, the presence one
     write (a refusal may read the arena alone: a player not in the race is told `no_next_race`
     in a race of no arena)."""
@@ -178,8 +178,7 @@ def present_after_race(race: Race, player: Player) -> tuple[Arena, bool, dict[in
     if arena is None:
         return None
     check_done(racer)
-    present = actions.do_present(arena, player, True, done=True)
-    return arena, present, own_texts(arena, [player.pk])
+    return arena, actions.do_present(arena, player, True), own_texts(arena, [player.pk])
 
 
 async def watch_from_race(

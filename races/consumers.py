@@ -341,10 +341,10 @@ class RaceConsumer(PlaySocket):
     async def race_next(self, message: dict) -> None:
         """`placed`, then this socket is the next race's, as one opened on it would be: its
         `snapshot` comes next, then its events; the race before sends nothing more. A browser
-        goes from race to race of an arena on one socket. The racer is done in the race before,
-        which may still be on (its others play on): its events this socket has not sent (its
-        end, if it came late) are read from the record and sent first, so that the page sees
-        them; the socket follows nothing more of that race, so nothing else is read."""
+        goes from race to race of an arena on one socket. The race before is over (a racer is
+        placed once their race has closed): its events this socket has not sent (its end, which
+        came late) are read from the record and sent first, so that the page, and its result,
+        see it; the socket follows nothing more of that race, so nothing else is read."""
         if self.waiting is None or self.player is None:
             return  # the wait ended meanwhile (the socket closing)
         if not self.over:

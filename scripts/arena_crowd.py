@@ -186,8 +186,12 @@ class ArenaPlayer:
     placements_ms: list[float] = field(default_factory=list)
     placed_at_s: list[float] = field(default_factory=list)
     """When each placement came, in seconds from the start of play (`placements_ms`'s order)."""
+    returns_ms: list[float] = field(default_factory=list)
+    """From the end of the player's race (the server's `finished_at`) to its next `placed`."""
     ended_heard_ms: list[float] = field(default_factory=list)
     """From the end of the player's race to hearing that it ended."""
+    untimed: int = 0
+    """Placements after a race whose end the race's socket never told (over when it opened)."""
     snapshot_ms: list[float] = field(default_factory=list)
     """From opening a race's socket to its first frame (the connect's `snapshot`)."""
     board_late_ms: list[float] = field(default_factory=list)
@@ -229,6 +233,8 @@ class Crowd:
         """Pages loaded (the arena's before joining, each race's)."""
         self.placed_heard = 0
         """`placed` frames heard (each sends a page to its race), timed or not."""
+        self.counting: set[asyncio.Future] = set()
+        """Placements after a race whose race's end is still to be heard (`count_return`)."""
         self.fail_over = False
         """Whether a dropped socket opens again on the next server (the fault drill that kills a
         server: as a page's does behind a proxy that hands a dead server's sockets to a live
@@ -247,22 +253,49 @@ class Crowd:
     async def placed(self, player: ArenaPlayer, after=None, page_socket=None) -> str | None:
         """Wait to be placed; the race's address. Just joined, on the arena's page (its socket,
         `page_socket`, made the player's with the join's ticket, as the page does); `after` a race, on
-        that race's page, as soon as the player is done in it (the arena places them from then,
-        while the race's others may play on), on the race's own socket (`wait`), which the page
-        leaves at `placed`: each such wait is timed from the `wait`."""
+        that race's page, as soon as the player is done in it (the arena places them when the
+        race closes), on the race's own socket (`wait`), open until the page leaves."""
         opened_ms = time.time() * 1000
         try:
             if after is None:
                 url = await self.wait_placed(player, opened_ms, page_socket)
             else:
                 url = await self.wait_on_race(player, after)
-        finally:
+        except BaseException:
             if after is not None:
                 await after.close()
-        if after is not None and url is not None:
-            player.placements_ms.append(time.time() * 1000 - opened_ms)
-            player.placed_at_s.append(time.perf_counter() - self.began)
+            raise
+        if after is not None:
+            if url is None:
+                await after.close()
+            else:  # counted once the race's end is heard, which may come after `placed`
+                placed = (time.time() * 1000, time.perf_counter() - self.began)
+                task = asyncio.ensure_future(self.count_return(player, after, opened_ms, placed))
+                self.counting.add(task)
+                task.add_done_callback(self.counting.discard)
         return url
+
+    async def count_return(self, player: ArenaPlayer, racer, opened_ms: float, placed: tuple):
+        """A placement after a race, timed from the race's end as the server recorded it (its
+        `finished_at`; the generator runs on the servers' machine, so their clocks agree): the
+        close commits, the placement follows within a tick, and the `finished` event and the
+        `placed` frame travel apart, so the end may be heard after the placement. The page
+        leaves at `placed`; the generator keeps the race's socket open until the end is heard."""
+        try:
+            await asyncio.wait_for(racer.finished.wait(), FINISH_TIMEOUT_S)
+        except TimeoutError:
+            player.error = "the race's end was not heard"
+            return
+        finally:
+            await racer.close()
+        ended_ms = racer.ended_at_ms
+        if ended_ms is None:  # over already when the socket opened: no `finished_at` heard
+            player.untimed += 1
+            return
+        placed_ms, placed_at_s = placed
+        player.placements_ms.append(placed_ms - max(opened_ms, ended_ms))
+        player.placed_at_s.append(placed_at_s)
+        player.returns_ms.append(placed_ms - ended_ms)
 
     async def wait_on_race(self, player: ArenaPlayer, racer) -> str | None:
         """On the race's page, done: `wait` on the race's socket, sent again on a socket that
@@ -531,6 +564,7 @@ class Crowd:
                 loop.call_later(self.began - now, self.at_start)
             await asyncio.gather(*(self.play(p, pool) for p in players))
             self.played_s = min(time.perf_counter(), self.stop_at) - self.began
+            await asyncio.gather(*list(self.counting))
         return players
 
 
@@ -665,29 +699,22 @@ def record_check(database_url: str, arena_id: str) -> dict:
     overdue_before = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=OVERDUE_S)
     spans = query(
         database_url,
-        "SELECT x.player_id, r.starts_at, r.finished_at, x.done_ms, x.joined_at "
-        "FROM races_racer x "
+        "SELECT x.player_id, r.starts_at, r.finished_at, x.joined_at FROM races_racer x "
         "JOIN races_race r ON r.id = x.race_id JOIN arenas_arenarace ar ON ar.race_id = r.id "
         "JOIN arenas_arena a ON a.id = ar.arena_id WHERE a.public_id = %s "
         "ORDER BY x.player_id, r.starts_at",
         [arena_id],
     )
     overlapping = set()
-    last_end: dict[int, float | None] = {}
+    last_end: dict[int, object] = {}
     returns = []  # (player, free from ms, placed at ms)
-    for player, starts, finished, done_ms, joined in spans:
+    for player, starts, ends, joined in spans:
         previous = last_end.get(player, "none")
-        if previous != "none" and (previous is None or previous > epoch_ms(starts)):
+        if previous != "none" and (previous is None or previous > starts):
             overlapping.add(player)
         if previous not in ("none", None):
-            returns.append((player, previous, epoch_ms(joined)))
-        # A racer plays from the race's start until done in it (won, resigned, out of time),
-        # and is free from then while the race's others play on: still playing (no `done_ms`),
-        # until the race's end, or for ever if it has not ended.
-        if done_ms is not None:
-            last_end[player] = epoch_ms(starts) + done_ms
-        else:
-            last_end[player] = None if finished is None else epoch_ms(finished)
+            returns.append((player, epoch_ms(previous), epoch_ms(joined)))
+        last_end[player] = ends
     returns_ms = [placed - free for _, free, placed in returns]
     return {
         "db_races": len(races),
@@ -756,6 +783,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         first, client_before = at_start
     cores = cores_used(first, last, client_cpu_s() - client_before)
     placements = [ms for p in players for ms in p.placements_ms]
+    returns = [ms for p in players for ms in p.returns_ms]
     errors = Counter(p.error.split(":")[0] for p in players if p.error)
     result = {
         "players": len(players),
@@ -765,6 +793,7 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
         "arena": crowd.arena_id,
         "placements": len(placements),
         "placed_frames": crowd.placed_heard,
+        "placements_untimed": sum(p.untimed for p in players),
         "placed_again": sum(1 for p in players if len(p.placements_ms) >= 2),
         "placement_ms": spread(placements),
         "placed_over_5s": sum(1 for ms in placements if ms > 5000),
@@ -776,6 +805,9 @@ async def run(args, racer_class, stats, server_pids: list[int] | None = None) ->
             part: spread([p.first_parts_ms[i] for p in players if p.first_parts_ms])
             for i, part in enumerate(("socket", "placed"))
         },
+        "returns": len(returns),
+        "return_ms": spread(returns),
+        "returned_over_5s": sum(1 for ms in returns if ms > 5000),
         "end_heard_ms": spread([ms for p in players for ms in p.ended_heard_ms]),
         "snapshot_ms": spread([ms for p in players for ms in p.snapshot_ms]),
         "board_late_ms": spread(late := [ms for p in players for ms in p.board_late_ms]),
@@ -1018,7 +1050,7 @@ def unanswered_text(move: dict) -> str:
 
 def print_figures(result: dict) -> None:
     placed, moves = result["placement_ms"], result["move_ms"]
-    heard = result["end_heard_ms"]
+    back, heard = result["return_ms"], result["end_heard_ms"]
     snap, late = result["snapshot_ms"], result["board_late_ms"]
     start = result["start_board_late_ms"]
     lag = result["client_lag_ms"]
@@ -1029,14 +1061,17 @@ def print_figures(result: dict) -> None:
         f"placements {result['placements']}: free to placed ms median {placed['median']}, "
         f"p95 {placed['p95']}, p99 {placed['p99']}, max {placed['max']}; over 5 s "
         f"{result['placed_over_5s']}, with another player free for over 5 s of it "
-        f"{result['placed_over_5s_with_company']} (of {result['placed_frames']} heard)",
+        f"{result['placed_over_5s_with_company']} (of {result['placed_frames']} heard; untimed, "
+        f"the race over when its socket opened, {result['placements_untimed']})",
         "first placements, in parts (ms, median / p99 / max): "
         + "; ".join(
             f"{part} {f['median']} / {f['p99']} / {f['max']}"
             for part, f in result["first_parts_ms"].items()
         ),
-        f"race's end to its `finished` heard ms median {heard['median']}, p95 {heard['p95']}, "
-        f"p99 {heard['p99']}, max {heard['max']}",
+        f"returns {result['returns']}: race's end to placed ms median {back['median']}, p95 "
+        f"{back['p95']}, p99 {back['p99']}, max {back['max']}; over 5 s "
+        f"{result['returned_over_5s']}; race's end to its `finished` heard ms median "
+        f"{heard['median']}, p95 {heard['p95']}, p99 {heard['p99']}, max {heard['max']}",
         f"race sockets: opened to snapshot ms median {snap['median']}, p95 {snap['p95']}, p99 "
         f"{snap['p99']}; first board after the start ms median {late['median']}, p95 "
         f"{late['p95']}, p99 {late['p99']}, max {late['max']}; over 1 s "

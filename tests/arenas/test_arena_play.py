@@ -20,7 +20,6 @@ from arenas import actions, board, consumers, events, placement, rooms, standing
 from arenas.actions import ArenaRuleError
 from arenas.models import Arena, ArenaPlayer, ArenaRace, ArenaResult
 from games import winnable
-from games.actions import get_game_update
 from games.engine import Game as EngineGame
 from games.engine.built_deals import is_built, open_numbers
 from games.identity import SESSION_PLAYER_KEY
@@ -28,7 +27,6 @@ from games.models import Player, WinnableDeal
 from games.rankstore import get_rank_store
 from races import actions as race_actions
 from races import deals, lifecycle
-from races import play as race_play
 from races.models import Race, Racer, RatingChange
 from races.ratings import updates
 from tests.arenas.conftest import play_out
@@ -787,47 +785,3 @@ def test_a_page_on_a_killed_server_leaves_the_lobby_s_count_within_seconds(arena
     assert ArenaPlayer.objects.get(player=ann).sockets == 1
     assert standings.lobby(arena) == {"joined": 2, "racing": 0, "waiting": 1, "paused": 0}
     assert placement.free_entries(arena, timezone.now()).get().player == bob
-
-
-def done_and_waiting(race: Race, player: Player) -> None:
-    """The player resigns the race, and their race page waits there for their next race."""
-    race_actions.do_resign(race, player)
-    rooms.present_after_race(race, player)
-
-
-def test_racers_done_are_placed_again_while_their_race_s_others_play_on(arena, here):
-    """A race ends when its slowest racer is done; those done before it are free at once, as a
-    lichess arena pairs a player again as soon as their own game ends: the two who resigned race
-    again together, and the two still playing stay in their race, placed in no other."""
-    ann, bob, cat, dan = (here(name) for name in ("Ann", "Bob", "Cat", "Dan"))
-    [first] = placement.place(arena.pk)
-    done_and_waiting(first, ann)
-    done_and_waiting(first, bob)
-    assert standings.lobby(arena) == {"joined": 4, "racing": 2, "waiting": 2, "paused": 0}
-    [second] = placement.place(arena.pk)
-    assert set(second.racers.values_list("player__nickname", flat=True)) == {"Ann", "Bob"}
-    first.refresh_from_db()
-    assert first.status == Race.Status.STARTED  # Cat and Dan play on
-    assert placement.place(arena.pk) == []
-
-
-def test_a_race_that_closes_after_its_racers_raced_again_still_gives_them_its_points(arena, here):
-    """The first race's places count when it closes, for those already in their next race too,
-    and its close frees only those who were still in it: the two who play their next race are
-    placed in no other, the two who closed it are placed together."""
-    ann, bob, cat, dan = (here(name) for name in ("Ann", "Bob", "Cat", "Dan"))
-    [first] = placement.place(arena.pk)
-    ann_s = first.racers.get(player=ann)
-    race_play.do_race_move(first, ann, get_game_update(ann_s.game).legal[0], 0)  # she scores
-    done_and_waiting(first, ann)
-    done_and_waiting(first, bob)
-    [second] = placement.place(arena.pk)
-    play_out(first, resigners=[cat, dan])  # the first race closes
-    first.refresh_from_db()
-    assert first.status == Race.Status.FINISHED
-    scored = dict(ArenaResult.objects.filter(race=first).values_list("player__nickname", "points"))
-    assert set(scored) == {"Ann", "Bob", "Cat", "Dan"}
-    assert ArenaPlayer.objects.get(player=ann).points == scored["Ann"] > 0
-    [third] = placement.place(arena.pk)
-    assert set(third.racers.values_list("player__nickname", flat=True)) == {"Cat", "Dan"}
-    assert set(second.racers.values_list("player__nickname", flat=True)) == {"Ann", "Bob"}

@@ -1,8 +1,8 @@
 // An arena's race page once its racer is done in the race (or the race is over): the page stays,
 // the result in view, and waits there for its player's next race of the arena on the race's own
 // socket: it sends `wait`, and the server puts the socket in the arena's room, as the arena's own
-// page is (an open socket there is what makes a player present, and a racer done in their race
-// free: placed with the next free player, while their race's others may play on). The socket then brings the arena's `standings` (the player's own row) and `placed`,
+// page is (an open socket there is what makes a player present: placed as soon as their race
+// closes). The socket then brings the arena's `standings` (the player's own row) and `placed`,
 // after which the same socket is the next race's: the page shows it with no click
 // (docs/protocol.md, "Races" and "Arenas"). Between two races of an arena the browser loads no
 // page and opens no socket.
@@ -25,13 +25,11 @@ export const LOBBY_WAITING = "Waiting for another free player to race against…
 
 /** What a player free in the arena's lobby (joined, not sitting out, in no race) is told while
  * the arena runs, from the lobby's counts of a `standings` frame (`waiting` counts them): with
- * another player free they are about to be placed; alone, they wait for another racer to be done,
- * or for another player to come or come back. */
+ * another player free they are about to be placed; alone, they wait for a race to end, or for
+ * another player to come or come back. */
 export function lobbyText({ joined, racing, waiting }) {
   if (waiting > 1) return LOBBY_WAITING;
-  if (racing > 0) {
-    return "Everyone else is racing: you will be placed as soon as another player is done.";
-  }
+  if (racing > 0) return "Everyone else is racing: you will be placed as soon as a race ends.";
   if (joined > 1) {
     return "Nobody else is free to race just now: you will be placed as soon as another player is.";
   }

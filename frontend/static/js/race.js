@@ -234,9 +234,8 @@ tabWrite(backKey, null);
 const DONE = ["won", "resigned", "out_of_time"]; // a racer who will make no more moves
 
 /** An arena's racer is done (won, resigned, out of time), or the race is over: the page stays,
- * the result in view, and the arena places its racer in the next race from here, with the next
- * free player, while this race's others may play on (the race's socket, already open, waits
- * there: arena-next.js).
+ * the result in view, and the arena places its racer in the next race from here, as soon as
+ * this race closes (the race's socket, already open, waits there: arena-next.js).
  * `wait` is the race's `arena` event, or the page's config (the event's contents) for a racer
  * done before it, or a page that opened (or whose socket came back with a snapshot) after it. */
 function waitHereForNextRace(wait) {
