@@ -131,7 +131,8 @@ def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url)
     # Done while Bob races on: Ann's page waits for the next race already (the arena places her
     # as soon as the race closes, over a socket open before the close).
     ann.wait('#race[data-phase="running"] #next-race:not([hidden])')
-    assert "Waiting for your next race" in ann.page.inner_text("#next-race-status")
+    # ... and says what for: the race ends when Bob, still playing it, is done.
+    ann.wait("#next-race-status:has-text('1 racer still plays this one')")
     bob.page.click("#resign-button")
 
     # After the race's `arena` event the race's page waits on the race's socket, which places

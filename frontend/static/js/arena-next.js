@@ -21,6 +21,14 @@ export function ownRowText(you, count) {
 }
 
 export const WAITING = "Waiting for your next race of the arena…";
+
+/** What a racer done in a race still on waits for: its others, whose last one done ends the race
+ * (or its time limit does); its racers are placed again when it ends. */
+export function waitingText(playing) {
+  if (!playing) return WAITING;
+  const still = playing === 1 ? "1 racer still plays" : `${playing} racers still play`;
+  return `Waiting for your next race of the arena: ${still} this one, which ends when they are done.`;
+}
 export const LOBBY_WAITING = "Waiting for another free player to race against…";
 
 /** What a player free in the arena's lobby (joined, not sitting out, in no race) is told while
@@ -76,14 +84,15 @@ export function waitForNextRace(event, hooks) {
     return left > 0;
   };
   const ask = hooks.shown ? { type: "wait", shown: hooks.shown } : { type: "wait" };
-  const wait = { close: stop, take: () => false, connection() {}, edit() {} };
+  let playing = 0; // the race's racers still playing (`wait.playing`)
+  const wait = { close: stop, take: () => false, connection() {}, edit() {}, playing() {} };
   // The arena's end places nobody more: the page stops waiting and says so.
   if (!arm(event.ends_at)) {
     stop();
     hooks.status(ENDED);
     return wait;
   }
-  const waitingText = () => (paused ? SITTING_OUT : WAITING);
+  const statusText = () => (paused ? SITTING_OUT : waitingText(playing));
   wait.take = (frame) => {
     if (frame.type === "standings") {
       if (!over && !ended && frame.you) {
@@ -91,7 +100,7 @@ export function waitForNextRace(event, hooks) {
         if (Boolean(frame.you.paused) !== paused) {
           paused = Boolean(frame.you.paused);
           hooks.paused(paused);
-          hooks.status(waitingText());
+          hooks.status(statusText());
         }
       }
       return true;
@@ -114,7 +123,7 @@ export function waitForNextRace(event, hooks) {
     if (over || ended) return;
     if (state === "reconnecting") hooks.status("Connection lost; reconnecting…");
     else if (state === "open") {
-      hooks.status(waitingText());
+      hooks.status(statusText());
       hooks.send(ask);
     }
   };
@@ -123,11 +132,17 @@ export function waitForNextRace(event, hooks) {
     if (arm(endsAt)) {
       if (ended) {
         ended = false; // a later end: the socket is still in the arena's room, and is placed
-        hooks.status(waitingText());
+        hooks.status(statusText());
       }
     } else if (!ended) {
       end();
     }
+  };
+  /** How many of the race's racers still play it (0 once it is over): said while it changes. */
+  wait.playing = (count) => {
+    if (count === playing) return;
+    playing = count;
+    if (!over && !ended) hooks.status(statusText());
   };
   hooks.status(WAITING);
   hooks.send(ask);

@@ -233,6 +233,11 @@ const cameBackFrom = tabRead(backKey); // that race's code, or null, read once
 tabWrite(backKey, null);
 const DONE = ["won", "resigned", "out_of_time"]; // a racer who will make no more moves
 
+/** How many of the race's racers may still move: the race ends when the last of them is done. */
+function stillPlaying() {
+  return model.rows().filter((row) => !DONE.includes(row.racer.status)).length;
+}
+
 /** An arena's racer is done (won, resigned, out of time), or the race is over: the page stays,
  * the result in view, and the arena places its racer in the next race from here, as soon as
  * this race closes (the race's socket, already open, waits there: arena-next.js).
@@ -387,6 +392,7 @@ function render() {
   renderStandings();
   renderOver(phase);
   if (DONE.includes(model.me?.status)) waitHereForNextRace(config.next_race);
+  nextRace?.playing(phase === "running" ? stillPlaying() : 0);
   renderMe();
   renderStatusLine(phase);
   boardFollowsPhase();

@@ -9,6 +9,7 @@ import {
   SITTING_OUT,
   WAITING,
   waitForNextRace,
+  waitingText,
 } from "../../../frontend/static/js/arena-next.js";
 
 test("the player's own row in words: place of how many, points, races, streak", () => {
@@ -204,5 +205,29 @@ test("a page already placed takes no edit", () => {
   const said = seen.status.length;
   wait.edit(-1);
   assert.equal(seen.status.length, said);
+  mock.timers.reset();
+});
+
+test("a racer done in a race still on is told it ends when its others are done", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const { seen, wait } = waiting();
+  wait.playing(3);
+  assert.equal(
+    seen.status.at(-1),
+    "Waiting for your next race of the arena: 3 racers still play this one, which ends when they are done.",
+  );
+  const said = seen.status.length;
+  wait.playing(3); // the same count is not said again (the status is a live region)
+  assert.equal(seen.status.length, said);
+  wait.playing(1);
+  assert.match(seen.status.at(-1), /: 1 racer still plays this one,/);
+  wait.playing(0); // the race is over: its close places them
+  assert.equal(seen.status.at(-1), WAITING);
+  assert.equal(waitingText(2), "Waiting for your next race of the arena: 2 racers still play this one, which ends when they are done.");
+  // sitting out says so whatever the race does
+  wait.take({ type: "standings", rows: [], count: 9, you: { ...you, paused: true } });
+  wait.playing(2);
+  assert.equal(seen.status.at(-1), SITTING_OUT);
+  wait.close();
   mock.timers.reset();
 });
