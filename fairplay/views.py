@@ -18,7 +18,7 @@ from fairplay.actions import (
     check_reporter,
     do_report,
 )
-from fairplay.models import Report
+from fairplay.forms import ReportForm
 from games.identity import current_player
 from games.models import Game
 
@@ -70,7 +70,6 @@ def _report(request: HttpRequest, game: Game) -> HttpResponse:
     context = {
         "game": game,
         "action": request.path,
-        "reasons": Report.Reason.choices,
         "next": _back(request),
         "limit": REPORTS_PER_HOUR,
     }
@@ -82,14 +81,17 @@ def _report(request: HttpRequest, game: Game) -> HttpResponse:
         context |= {"cannot": str(refused), "signed_in": request.user.is_authenticated}
         status = 403 if request.method == "POST" else 200
         return render(request, "fairplay/report.html", context, status=status)
+    form = context["form"] = ReportForm(request.POST or None)
     if request.method == "GET":
         return render(request, "fairplay/report.html", context)
-    reason, note = request.POST.get("reason", ""), request.POST.get("note", "").strip()
-    try:
-        do_report(reporter, game, reason, note)
-    except ReportRefused as refused:
-        status = RATE_LIMITED_STATUS if isinstance(refused, TooManyReports) else 400
-        context |= {"refused": str(refused), "reason": reason, "note": note}
-        return render(request, "fairplay/report.html", context, status=status)
-    messages.success(request, "Thank you: the result will be looked at by a person.")
-    return redirect(context["next"])
+    status = 400
+    if form.is_valid():
+        try:
+            do_report(reporter, game, form.cleaned_data["reason"], form.cleaned_data["note"])
+        except ReportRefused as refused:
+            status = RATE_LIMITED_STATUS if isinstance(refused, TooManyReports) else 400
+            form.add_error(None, str(refused))
+        else:
+            messages.success(request, "Thank you: the result will be looked at by a person.")
+            return redirect(context["next"])
+    return render(request, "fairplay/report.html", context, status=status)

@@ -414,7 +414,7 @@ def test_the_report_forms_fields_look_like_the_sites_other_fields(make_page, scr
     page.select_option("#report-reason", index=0)
     page.evaluate("document.querySelector('#report-reason option').value = 'nonsense'")
     page.click("form.card-form button[type=submit]")
-    error = page.eval_on_selector(".card-form .error", "(e) => getComputedStyle(e).color")
+    error = page.eval_on_selector(".card-form .errorlist", "(e) => getComputedStyle(e).color")
     body = page.eval_on_selector("body", "(e) => getComputedStyle(e).color")
     assert error != body, "the refusal is in the ink of any other line"
 
