@@ -29,6 +29,7 @@ from games.sockets import (
     PlaySocket,
     Verdict,
     error_frame,
+    message_types,
     parse,
     pong_frame,
 )
@@ -50,7 +51,7 @@ class AsPlayer:
 TICKET = Field("text", limit=200)
 MESSAGES = {"sync": (Sync, {}), "ping": PING, "player": (AsPlayer, {"ticket": TICKET})}
 """/ws/arena/<id>/'s messages."""
-TYPES = {message: kind for kind, (message, _) in MESSAGES.items()}
+TYPES = message_types(MESSAGES)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from games.errors import ActionError
 from games.identity import player_from_scope
 from games.models import Game
 from games.sockets import (
+    TYPES,
     Autoplay,
     FrameBudget,
     Hint,
@@ -184,13 +185,3 @@ class GameConsumer(PlaySocket):
         if self.entry.live is not None and self.entry.live.seq < frame["seq"]:
             self.entry.live.stale = True  # another process moved it: load it before the next move
         await self.send_frame(frame)
-
-
-TYPES = {
-    Open: "open",
-    PlayMove: "move",
-    Undo: "undo",
-    Autoplay: "autoplay",
-    Hint: "hint",
-    Ping: "ping",
-}

@@ -128,6 +128,15 @@ MESSAGES: dict[str, tuple[type, dict[str, Field]]] = {
 """/ws/game/'s messages (practice and daily): each `type`, its message and its fields."""
 
 
+def message_types(messages: dict) -> dict[type, str]:
+    """A socket's table turned round: each message's `type`, the `ref` of a refusal of it."""
+    return {message: kind for kind, (message, _) in messages.items()}
+
+
+TYPES = message_types(MESSAGES)
+"""/ws/game/'s messages' types."""
+
+
 def parse(text: str | None, data: bytes | None = None, messages: dict | None = None):
     """The typed message a text frame holds (`messages`: a socket's table, /ws/game/'s by
     default); BadFrame with the protocol's code and reason otherwise. Unknown keys are ignored."""

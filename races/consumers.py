@@ -43,6 +43,7 @@ from games.sockets import (
     PlaySocket,
     Verdict,
     error_frame,
+    message_types,
     parse,
     pong_frame,
 )
@@ -142,7 +143,7 @@ MESSAGES = {
     "ping": PING,
 }
 """/ws/race/<code>/'s messages: each `type`, its message and its fields."""
-TYPES = {message: kind for kind, (message, _) in MESSAGES.items()}
+TYPES = message_types(MESSAGES)
 
 NEXT_RACE_WAITS: list[
     Callable[[Race, Player, RaceConsumer, str | None], Awaitable[Waiting | None]]
