@@ -7,7 +7,7 @@
 // (docs/protocol.md, "Races" and "Arenas"). Between two races of an arena the browser loads no
 // page and opens no socket.
 
-import { counted, ordinal } from "./words.js";
+import { counted, noun, ordinal } from "./words.js";
 
 /** The player's own row of the arena's board, in words. Before their first race has closed they
  * have no place but a tie at 0 with everyone (first of them by the board's order): not told. */
@@ -26,7 +26,7 @@ export const WAITING = "Waiting for your next race of the arena…";
  * (or its time limit does); its racers are placed again when it ends. */
 export function waitingText(playing) {
   if (!playing) return WAITING;
-  const still = playing === 1 ? "1 racer still plays" : `${playing} racers still play`;
+  const still = `${counted(playing, "racer", "racers")} still ${noun(playing, "plays", "play")}`;
   return `Waiting for your next race of the arena: ${still} this one, which ends when they are done.`;
 }
 export const LOBBY_WAITING = "Waiting for another free player to race against…";
