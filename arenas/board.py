@@ -110,13 +110,12 @@ def totals(arena: Arena) -> dict[int, points.Standing]:
 def mend_from(
     arena: Arena, standings: Callable[[Arena], dict[int, points.Standing]], store: RankStore
 ) -> tuple[int, int]:
-    """Make the arena's board equal to `standings` (read from the record): the players on it
-    and how many entries changed. The board is read first, so that a close whose board write
-    comes after the record's read keeps that newer write (`RankStore.mend`)."""
-    k = key(arena)
-    seen = dict(store.range(k, 0, -1))
-    wanted = {str(pid): points.board_score(s) for pid, s in standings(arena).items()}
-    return len(wanted), store.mend(k, seen, wanted)
+    """Make the arena's board equal to `standings` (read from the record), a close written
+    meanwhile kept (`RankStore.mend_to`): the players on it and how many entries changed."""
+    return store.mend_to(
+        key(arena),
+        lambda: {str(pid): points.board_score(s) for pid, s in standings(arena).items()},
+    )
 
 
 def rebuild(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import redis
 from django.conf import settings
@@ -45,6 +45,14 @@ class RankStore:
             if seen.get(member) != wanted.get(member)
         ]
         return self._mend(key, changes) if changes else 0
+
+    def mend_to(self, key: str, read: Callable[[], Mapping[str, float]]) -> tuple[int, int]:
+        """Make the set what `read()` reads from the record (a rebuild), reading the set first:
+        a result committed, and written here, after the record's read keeps that newer write
+        (`mend`). How many members the record holds, and how many changed."""
+        seen = dict(self.range(key, 0, -1))
+        wanted = read()
+        return len(wanted), self.mend(key, seen, wanted)
 
     def _mend(self, key: str, changes: list[tuple[str, float | None, float | None]]) -> int:
         """`mend`'s writes: (member, score it must still have or None for absent, new score or

@@ -124,14 +124,12 @@ def is_frozen(board: Board) -> bool:
 
 def rebuild(board: Board, store: RankStore | None = None) -> int:
     """Make a board equal to the database's standings; the number of entries. A result whose
-    board write comes after the standings were read keeps that newer write (`RankStore.mend`)."""
+    board write comes after the standings were read keeps that newer write (`RankStore.mend_to`)."""
     store = store or get_rank_store()
     k = key(board)
-    seen = dict(store.range(k, 0, -1))  # before the record: a result written since stays
-    wanted = board_scores.scores(board)
-    store.mend(k, seen, wanted)
+    entries, _ = store.mend_to(k, lambda: board_scores.scores(board))
     ttl = _day_ttl(board)
-    if ttl is not None and wanted:
+    if ttl is not None and entries:
         store.expire(k, ttl)
     store.set(marker_key(board), BUILT, time.time())
     if ttl is not None:  # the marker leaves with its board; an all-time board's stays
@@ -139,7 +137,7 @@ def rebuild(board: Board, store: RankStore | None = None) -> int:
     _changed(board, store)
     if is_frozen(board):
         cache.delete(frozen_key(board))
-    return len(wanted)
+    return entries
 
 
 def _changed(board: Board, store: RankStore) -> None:
