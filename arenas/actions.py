@@ -9,7 +9,7 @@ import contextlib
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -17,7 +17,7 @@ from django.utils import timezone
 from arenas import board, events
 from arenas.models import Arena, ArenaPlayer
 from games.models import Player, Variant
-from games.rows import one_or_none
+from games.rows import one_or_none, touch
 from races.actions import do_resign
 from races.lifecycle import DONE, MAX_TIME_LIMIT_S, MIN_TIME_LIMIT_S, RaceRuleError
 from races.models import Race, Racer
@@ -237,15 +237,8 @@ def do_present(arena: Arena, player: Player, here: bool) -> bool:
 
 
 def do_seen(arena: Arena, player_ids: list[int]) -> None:
-    """These players' arena pages are still open (a room's heartbeat). A row that another
-    transaction holds (a race's close adding its racers' points) is passed over, not waited for:
-    the next round says it again, well within `placement.SEEN_WITHIN_S`. One `UPDATE` of them
-    all had locked rows in its own order and waited for a row the close held while holding
-    rows the close was about to lock (it locks them in id order): PostgreSQL broke the deadlock
-    by failing the close (docs/performance-log.md, arenas' twenty-eighth day)."""
-    with transaction.atomic():
-        free = ArenaPlayer.objects.select_for_update(no_key=True, skip_locked=True).filter(
-            arena=arena, player_id__in=player_ids
-        )
-        pks = list(free.order_by("pk").values_list("pk", flat=True))
-        ArenaPlayer.objects.filter(pk__in=pks).update(seen_at=timezone.now())
+    """These players' arena pages are still open (a room's heartbeat): a row that another
+    transaction holds (a race's close adding its racers' points) is passed over, not waited for
+    (`games.rows.touch`), and the next round says it again, well within
+    `placement.SEEN_WITHIN_S`."""
+    touch(ArenaPlayer.objects.filter(arena=arena, player_id__in=player_ids), seen_at=timezone.now())

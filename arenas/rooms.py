@@ -94,8 +94,9 @@ def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dic
         actions.do_seen(arena, player_ids)
     if since is None:
         return {}
-    if say_seen:  # every `PRESENCE_EVERY_S`: racers of a race nobody closed at its end are free
-        placement.close_overdue(arena)
+    if say_seen:  # every `PRESENCE_EVERY_S`: the racers of a race overdue, or that everyone
+        placement.close_overdue(arena)  # still racing has left, are free
+        placement.resign_absent(arena)
     placement.place(arena.pk)
     return placement.placed_since(arena, player_ids, since)
 

@@ -1,4 +1,5 @@
-"""Two ORM shortcuts for hot paths, each what Django does at a fraction of its cost to build.
+"""Three ORM shortcuts for hot paths, each what Django does at a fraction of its cost to build
+or without the waits it would make.
 
 `one_or_none(queryset)` is `.first()` for a lookup by a unique key (a primary key, a public id,
 a race and a player): the row, or None, without `.first()`'s sort. `.first()` orders by the
@@ -22,13 +23,21 @@ PostgreSQL and SQLite (3.33 and later) both take it, and both name a `VALUES` li
 parameters are sent as literals, and a `VALUES` list of untyped literals would be text. Like
 `bulk_update`, it writes the values as they are on the objects (no `pre_save`: an `auto_now`
 field is written as it stands) and sends no signals; unlike it, it takes plain values only (no
-expressions such as `F()`)."""
+expressions such as `F()`).
+
+`touch(queryset, **fields)` is `queryset.update(**fields)` for a heartbeat (a page still open):
+it writes only the rows no other transaction holds, and never waits for one. A row held (a
+race's close writing its racers, a move batch) is passed over: the next beat says it again. One
+plain `UPDATE` of many rows locks them in its own order and waits for each one held, while
+holding those it has; a close that locks the same rows in id order then waits for it, and
+PostgreSQL breaks the deadlock by failing the close (docs/performance-log.md, arenas'
+twenty-eighth day)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.db import connections, router
+from django.db import connections, router, transaction
 from django.db.models import Model, QuerySet
 
 
@@ -71,3 +80,13 @@ def update_rows(objs: Sequence[Model], fields: Sequence[str]) -> int:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
+
+
+def touch(queryset: QuerySet, **fields) -> int:
+    """Write these fields to the queryset's rows that no other transaction holds, passing over
+    those held rather than waiting for them; how many it wrote."""
+    model = queryset.model
+    with transaction.atomic(using=router.db_for_write(model)):
+        free = queryset.select_for_update(no_key=True, skip_locked=True).order_by("pk")
+        pks = list(free.values_list("pk", flat=True))
+        return model._default_manager.filter(pk__in=pks).update(**fields) if pks else 0

@@ -53,6 +53,7 @@ from races import actions, play, quick, snapshots
 from races.codes import normalize_code
 from races.lifecycle import RaceRuleError
 from races.models import Race, race_group
+from races.presence import PRESENCE
 
 logger = logging.getLogger(__name__)
 
@@ -196,6 +197,7 @@ class RaceConsumer(PlaySocket):
         self.timers: list[asyncio.Task] = []
         self.gap_timer: asyncio.Task | None = None
         self.waiting: Waiting | None = None
+        self.seen_racer: int | None = None
         self.forget_race()
         await self.accept()
         code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
@@ -234,6 +236,7 @@ class RaceConsumer(PlaySocket):
             if task is not None:
                 task.cancel()
         self.timers, self.gap_timer = [], None
+        self.show_racer(None)
         if self.race is not None:
             self.leave_group(self.race.group_name)
             play.RELAYS.get().leave(self.race, self)
@@ -403,6 +406,8 @@ class RaceConsumer(PlaySocket):
         if self.seat is None or self.seat.stale or reload:
             seat_of = off_loop(play.seat_of)
             self.seat = await retrying(lambda: seat_of(self.race, self.player))
+            if self.seat is not None and not self.over:
+                self.show_racer(self.seat.racer.pk)
         return self.seat
 
     # ------------------------------------------------------------------ resync
@@ -448,6 +453,19 @@ class RaceConsumer(PlaySocket):
         self.over = view.race.is_over
         if view.racer is not None:
             self.seat = play.Seat(race=view.race, racer=view.racer)
+        self.show_racer(None if view.racer is None or self.over else view.racer.pk)
+
+    def show_racer(self, racer_pk: int | None) -> None:
+        """The racer whose page this socket is (None: none, or no longer): the process says
+        they are still here while it is open (races/presence.py)."""
+        if racer_pk == self.seen_racer:
+            return
+        presence = PRESENCE.get()
+        if self.seen_racer is not None:
+            presence.discard(self.seen_racer)
+        self.seen_racer = racer_pk
+        if racer_pk is not None:
+            presence.add(racer_pk)
 
     async def follow(self, view: snapshots.CatchUp) -> bool:
         """Show the view's games (their groups joined together); True if it began to show any

@@ -186,6 +186,12 @@ class Racer(models.Model):
         blank=True,
         help_text="[ms from the start, cards] each time the cards home changed, for the chart.",
     )
+    seen_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Last seen on the race's page while still racing (its server says so every few "
+        "seconds, races/presence.py): an arena resigns a racer whose page is gone.",
+    )
 
     class Meta:
         ordering = ["joined_at", "pk"]

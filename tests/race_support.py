@@ -318,7 +318,12 @@ def generous_budget(monkeypatch):
 def statements(monkeypatch):
     """statements() -> how many SQL statements every thread has run since the last call (the
     sockets' reads run on the ORM threads, which Django's per-connection capture misses);
-    statements.sql() -> those statements themselves, since the last call of either."""
+    statements.sql() -> those statements themselves, since the last call of either. The racers'
+    presence beat (races/presence.py) is the process's, not a socket's, and is left out: it runs
+    on its own clock, once a second at most (tests/arenas/test_arena_racers_who_left.py)."""
+    from races import presence
+
+    monkeypatch.setattr(presence, "say_seen", lambda racer_pks: 0)
     seen: list[str] = []
     lock = threading.Lock()
     execute = utils.CursorWrapper._execute

@@ -1,22 +1,24 @@
 """Make the scheduled arenas of the next day, place the free players of the running arenas
 (the scheduler runs it every minute: the arena pages' sockets place players every second while
-one is open, this covers a moment when none is), and mend the boards that still change from the
-players' totals (a close whose board write was lost shows right within the minute)."""
+one is open, this covers a moment when none is), resign the racers who have left races that
+nobody still plays (as the rooms do every few seconds, and after an arena's end, when no room
+ticks), and mend the boards that still change from the players' totals (a close whose board
+write was lost shows right within the minute)."""
 
 import logging
 
 from django.core.management.base import BaseCommand
 from redis.exceptions import RedisError
 
-from arenas.board import mend_changing
-from arenas.placement import place_all
+from arenas.board import changing, mend_changing
+from arenas.placement import place_all, resign_absent
 from arenas.schedule import MAKE_AHEAD_HOURS, make_coming, make_standard_schedule
 
 
 class Command(BaseCommand):
     help = (
         "Make the scheduled arenas of the coming hours; place the running arenas' free players; "
-        "mend their boards from the record."
+        "resign the racers who left their races; mend the boards from the record."
     )
 
     def add_arguments(self, parser) -> None:
@@ -38,11 +40,13 @@ class Command(BaseCommand):
             self.stdout.write(f"made the standard schedule ({rows} games)")
         made = make_coming(hours)
         races = place_all()
+        left = sum(resign_absent(arena) for arena in changing())
         try:
             mended = mend_changing()
         except (RedisError, OSError):  # the next minute tries again
             logging.getLogger(__name__).exception("could not mend the arenas' boards")
             mended = 0
         self.stdout.write(
-            f"scheduled {made} arenas, opened {races} arena races, mended {mended} board entries"
+            f"scheduled {made} arenas, opened {races} arena races, resigned {left} racers who "
+            f"left, mended {mended} board entries"
         )

@@ -1,0 +1,92 @@
+"""Which racers still have their race's page open, across every server: each process says so for
+the racers its sockets show (`Racer.seen_at`), every `SEEN_EVERY_S`, and within `NEW_WITHIN_S`
+of a socket that begins to show one (a page that opens, reconnects, or goes on to its next
+race). A racer none of whose pages a server has said so for a while has left: an arena resigns
+them once nobody else of their race still plays (arenas/placement.py `resign_absent`), so that
+the race's done racers are not held until its time limit.
+
+Counted a process, written together: one statement a process and beat, whatever the number of
+its sockets, and none for a socket that closes. A page closed, or a server killed with its
+pages, stops being said; a second tab on another server keeps saying it. Only a racer still
+racing is written (a done one holds nothing), and a row another transaction holds (a move
+batch, a close) is passed over for the next beat (`games.rows.touch`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+
+from django.utils import timezone
+
+from games.groups import PerLoop
+from games.rows import touch
+from games.storage import off_loop
+from races.actions import STILL
+from races.models import Racer
+
+logger = logging.getLogger(__name__)
+
+SEEN_EVERY_S = 10.0
+"""How often a process says again which racers its sockets show."""
+NEW_WITHIN_S = 1.0
+"""How soon a racer a socket of the process begins to show is said (a page back after a drop
+is seen again before anything counts it gone)."""
+
+
+def say_seen(racer_pks: list[int]) -> int:
+    """These racers' pages are open now (those still racing); how many rows it wrote."""
+    racers = Racer.objects.filter(pk__in=racer_pks, status__in=STILL)
+    return touch(racers, seen_at=timezone.now())
+
+
+class Presence:
+    """The racers this event loop's sockets show, and the beat that says so."""
+
+    def __init__(self) -> None:
+        self.shown: Counter[int] = Counter()
+        self.new: set[int] = set()
+        self.said_at = time.monotonic()
+        self.task: asyncio.Task | None = None
+
+    def add(self, racer_pk: int) -> None:
+        """A socket begins to show this racer."""
+        self.shown[racer_pk] += 1
+        self.new.add(racer_pk)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self.run())
+
+    def discard(self, racer_pk: int) -> None:
+        """A socket no longer shows this racer."""
+        self.shown[racer_pk] -= 1
+        if self.shown[racer_pk] <= 0:
+            del self.shown[racer_pk]
+
+    def due(self) -> list[int]:
+        """The racers to say now: all of them every `SEEN_EVERY_S`, else those new since."""
+        now = time.monotonic()
+        if now - self.said_at >= SEEN_EVERY_S:
+            self.said_at = now
+            racers = list(self.shown)
+        else:
+            racers = [pk for pk in self.new if pk in self.shown]
+        self.new.clear()
+        return racers
+
+    async def run(self) -> None:
+        """The beat, while the loop's sockets show a racer."""
+        while self.shown:
+            await asyncio.sleep(NEW_WITHIN_S)
+            racers = self.due()
+            if not racers:
+                continue
+            try:
+                await off_loop(say_seen)(racers)
+            except Exception:  # the database away a moment: the next beat says them all
+                self.said_at = -SEEN_EVERY_S
+                logger.exception("could not say which racers are seen")
+
+
+PRESENCE: PerLoop[Presence] = PerLoop(Presence)
+"""This event loop's racers shown (`PRESENCE.get()`)."""
