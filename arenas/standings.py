@@ -191,10 +191,16 @@ def own_dict(row: board.Row, entry: Entry | None) -> dict:
 
 
 def own_rows(arena: Arena, player_ids: list[int]) -> dict[int, dict]:
-    """The pinned own row of each of these players."""
+    """The pinned own row of each of these players who are in the arena: from the board, or
+    counted by the database (`board.record_row`) for one the board misses (its write lost; the
+    minute's mend puts it back), as `own_row` does, not none."""
     if not player_ids:
         return {}
     found = own_board_rows(arena, player_ids)
+    missing = [pid for pid in player_ids if pid not in found]
+    if missing:
+        for entry in ArenaPlayer.objects.filter(arena=arena, player_id__in=missing):
+            found[entry.player_id] = board.record_row(entry)
     entries = entries_of(arena, list(found))
     return {pid: own_dict(row, entries.get(pid)) for pid, row in found.items()}
 

@@ -215,3 +215,20 @@ def test_a_player_who_joins_after_the_board_alone_was_lost_ranks_after_everyone_
     assert standings.own_rows(arena, [newcomer.pk])[newcomer.pk]["rank"] == 3
     assert standings.own_row(arena, entry, "Cy")["rank"] == 3
     assert on_board(arena) == as_recounted(arena)
+
+
+def test_a_player_the_board_lost_alone_still_has_their_own_row_counted_from_the_record(arena, here):
+    """A close's board write lost for one player (their process killed between the commit and
+    the write): until the minute's mend puts them back, each socket's own row counts their
+    place from the record, as the arena's page does, rather than showing them no row."""
+    ann, bob, cat = (here(name) for name in ("Ann", "Bob", "Cat"))
+    for race in placement.place(arena.pk):
+        play_out(race, movers=[ann, bob])
+    board.rebuild(arena)
+    ranks = {pid: row["rank"] for pid, row in standings.own_rows(arena, [ann.pk, cat.pk]).items()}
+    get_rank_store().remove(board.key(arena), str(cat.pk))
+    spectator = Player.objects.create(nickname="Dee")
+
+    rows = standings.own_rows(arena, [ann.pk, cat.pk, spectator.pk])
+    assert {pid: row["rank"] for pid, row in rows.items()} == ranks  # Dee is in no arena
+    assert rows[cat.pk] == standings.own_row(arena, arena.players.get(player=cat), "Cat")
