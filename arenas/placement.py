@@ -36,6 +36,7 @@ from games.rows import one_or_none
 from races.actions import STILL, add_late_racer, do_close_if_due, do_resign, start_placed_races
 from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART, RaceRuleError
 from races.models import Race, Racer
+from races.presence import gone_since
 
 RACE_ON = (Race.Status.LOBBY, Race.Status.STARTED)
 
@@ -71,21 +72,15 @@ def close_overdue(arena: Arena) -> int:
     return sum(do_close_if_due(race) for race in overdue)
 
 
-ABSENT_S = 30
-"""A racer none of whose race pages a server has seen this long has left the race
-(races/presence.py says the racers seen every `SEEN_EVERY_S`, and at once for a page that comes
-back): an arena resigns them once none of their race's others still plays (`resign_absent`)."""
-
-
-def resign_absent(arena: Arena, now=None) -> int:
+def resign_gone(arena: Arena, now=None) -> int:
     """Resign the racers of the arena's races who have left them (no page of theirs seen for
-    `ABSENT_S`, or never since a start that long ago), in the races where everyone still racing
-    has left: the race then closes, and the racers done in it, who wait for it to end before
+    `settings.RACER_GONE_AFTER_S`, or never since a start that long ago: races/presence.py), in
+    the races where everyone still racing has left: the race then closes, and the racers done in it, who wait for it to end before
     their next race, are placed again rather than held until its time limit. A race in which
     someone still plays is left alone: it is not over anyway, and whoever left may come back
     to it. Leaving counts as a resignation (docs/arenas.md): the racer ranks by the cards they
     reached, as at the time limit. How many racers this resigned."""
-    gone = (now or timezone.now()) - timedelta(seconds=ABSENT_S)
+    gone = gone_since(now)
     still = Racer.objects.filter(
         race__arena_race__arena=arena, race__status=Race.Status.STARTED, status__in=STILL
     )

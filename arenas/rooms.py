@@ -96,7 +96,7 @@ def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dic
         return {}
     if say_seen:  # every `PRESENCE_EVERY_S`: the racers of a race overdue, or that everyone
         placement.close_overdue(arena)  # still racing has left, are free
-        placement.resign_absent(arena)
+        placement.resign_gone(arena)
     placement.place(arena.pk)
     return placement.placed_since(arena, player_ids, since)
 

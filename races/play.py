@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import orjson
 from asgiref.sync import async_to_sync
 from django.conf import settings
+from django.utils import timezone
 
 from games import play
 from games.actions import read_now, store_now
@@ -86,7 +87,7 @@ RACER_SQL = """
 racer AS (
     UPDATE races_racer rc
     SET cards = x.cards, cards_at_ms = x.cards_at, moves = x.moves, status = x.status,
-        finish_ms = x.finish, done_ms = x.done,
+        finish_ms = x.finish, done_ms = x.done, seen_at = now(),
         curve = CASE WHEN rc.cards = x.cards THEN rc.curve
                 ELSE rc.curve || jsonb_build_array(jsonb_build_array(x.cards_at, x.cards)) END
     FROM b, jsonb_to_recordset(b.b -> 'racer') AS x(
@@ -98,7 +99,9 @@ racer AS (
 )
 """
 """The racer's progress, written only where its game's move was applied; each change of the
-cards home adds a point to the racer's curve (the results chart)."""
+cards home adds a point to the racer's curve (the results chart). A move says its racer's page is
+open (`seen_at`, races/presence.py): the beat passes over a row a batch holds, and the batch
+that holds it says so itself."""
 
 
 def write_racers(pairs) -> None:
@@ -111,6 +114,7 @@ def write_racers(pairs) -> None:
             "status": r.status,
             "finish_ms": r.finish_ms,
             "done_ms": r.done_ms,
+            "seen_at": timezone.now(),
         }
         before = one_or_none(Racer.objects.filter(pk=r.pk).values("cards", "curve"))
         if before is not None and before["cards"] != r.cards:

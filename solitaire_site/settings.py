@@ -29,6 +29,7 @@
 | QUICK_RACE_TIME_LIMIT_S | 600 | a quick race's time limit |
 | ARENA_GATHER_S | 1 | an arena's free players wait this long for others before being placed (not when eight are free) |
 | ARENA_RACE_TIME_LIMIT_S | 300 | the time limit of an arena's races, unless its organiser sets another |
+| RACER_GONE_AFTER_S | 30 | a racer none of whose race pages a server has seen this long has left the race (an arena resigns them once nobody else in it still plays); servers say who they see every third of it |
 """
 
 import os
@@ -288,6 +289,8 @@ QUICK_RACE_LOBBY_S = float(os.environ.get("QUICK_RACE_LOBBY_S", "15"))
 QUICK_RACE_TIME_LIMIT_S = int(os.environ.get("QUICK_RACE_TIME_LIMIT_S", "600"))
 ARENA_GATHER_S = float(os.environ.get("ARENA_GATHER_S", "1"))
 ARENA_RACE_TIME_LIMIT_S = int(os.environ.get("ARENA_RACE_TIME_LIMIT_S", "300"))
+# A racer none of whose race pages a server has seen this long has left (races/presence.py).
+RACER_GONE_AFTER_S = float(os.environ.get("RACER_GONE_AFTER_S", "30"))
 
 # The move path's writer (games/writer.py): how long a batch gathers moves after its first one,
 # how long a database that cannot be reached is retried before a move is refused `unavailable`,

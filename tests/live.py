@@ -165,8 +165,9 @@ class ServerPair:
     postgres: bool
 
 
-PAIR_ENV = {"QUICK_RACE_LOBBY_S": "3"}
-"""The pair's settings beyond the tests' own: quick-race lobbies of 3 s, not 15."""
+PAIR_ENV = {"QUICK_RACE_LOBBY_S": "3", "RACER_GONE_AFTER_S": "6"}
+"""The pair's settings beyond the tests' own: quick-race lobbies of 3 s, not 15, and a racer gone
+from every page for 6 s, not 30, has left their race (an arena's racers then resign)."""
 
 
 @pytest.fixture(scope="session")

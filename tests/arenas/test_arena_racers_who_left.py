@@ -1,6 +1,6 @@
 """A racer who leaves an arena's race without resigning (their page closed, their connection
 gone) does not hold it open until its time limit: once no page of theirs has been seen for
-`ABSENT_S` and nobody else of the race still plays, they are resigned, the race closes, and the
+`RACER_GONE_AFTER_S` and nobody else of the race still plays, they are resigned, the race closes, and the
 racers done in it are placed again. Their servers say which racers' pages are open
 (races/presence.py), so a second tab on another server keeps a racer in the race."""
 
@@ -9,21 +9,27 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from arenas import actions, placement, rooms
 from arenas.models import Arena, ArenaResult
+from games.actions import get_game_update
 from games.rows import touch
 from races import actions as race_actions
+from races import play as race_play
 from races import presence
 from races.lifecycle import RacerStatus
 from races.models import Race, Racer
+from tests.required import unavailable
 from tests.threads import ConnectionThread
 
+GONE = int(settings.RACER_GONE_AFTER_S)
 
-def started_long_ago(race: Race, seconds: int = placement.ABSENT_S + 30) -> None:
+
+def started_long_ago(race: Race, seconds: int = GONE + 30) -> None:
     """The race started this long ago (its time limit still far off)."""
     Race.objects.filter(pk=race.pk).update(starts_at=timezone.now() - timedelta(seconds=seconds))
 
@@ -48,10 +54,10 @@ def placed_three(arena, here) -> tuple[Race, list]:
 def test_racers_who_left_a_race_nobody_still_plays_are_resigned_and_it_closes(arena, here):
     race, (ann, bob, cat) = placed_three(arena, here)
     race_actions.do_resign(race, ann)  # Ann is done, and waits for the race to end
-    last_seen(race, bob, placement.ABSENT_S + 5)  # Bob's page closed
+    last_seen(race, bob, GONE + 5)  # Bob's page closed
     last_seen(race, cat, None)  # Cat's page never opened
 
-    assert placement.resign_absent(arena) == 2
+    assert placement.resign_gone(arena) == 2
     race.refresh_from_db()
     assert race.status == Race.Status.FINISHED
     assert {status_of(race, p) for p in (bob, cat)} == {RacerStatus.RESIGNED}
@@ -62,10 +68,10 @@ def test_a_race_in_which_someone_still_plays_is_left_alone(arena, here):
     """Bob left, but Cat plays on: the race is not over anyway, and Bob may come back to it."""
     race, (ann, bob, cat) = placed_three(arena, here)
     race_actions.do_resign(race, ann)
-    last_seen(race, bob, placement.ABSENT_S + 5)
+    last_seen(race, bob, GONE + 5)
     last_seen(race, cat, 2)
 
-    assert placement.resign_absent(arena) == 0
+    assert placement.resign_gone(arena) == 0
     assert status_of(race, bob) == RacerStatus.PLAYING
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
@@ -73,21 +79,21 @@ def test_a_race_in_which_someone_still_plays_is_left_alone(arena, here):
 def test_a_page_seen_within_the_absence_keeps_its_racer_in_the_race(arena, here):
     race, (ann, bob, cat) = placed_three(arena, here)
     race_actions.do_resign(race, ann)
-    last_seen(race, bob, placement.ABSENT_S - 5)  # a dropped connection, back in time
-    last_seen(race, cat, placement.ABSENT_S + 5)
+    last_seen(race, bob, GONE - 5)  # a dropped connection, back in time
+    last_seen(race, cat, GONE + 5)
 
-    assert placement.resign_absent(arena) == 0
+    assert placement.resign_gone(arena) == 0
     assert status_of(race, bob) == status_of(race, cat) == RacerStatus.PLAYING
 
 
 def test_nobody_counts_as_gone_in_a_race_s_first_seconds(arena, here):
     """The pages of a race just placed are still loading: never seen is not yet gone."""
     race, (ann, bob, cat) = placed_three(arena, here)
-    started_long_ago(race, seconds=placement.ABSENT_S - 10)
+    started_long_ago(race, seconds=GONE - 10)
     for player in (ann, bob, cat):
         last_seen(race, player, None)
 
-    assert placement.resign_absent(arena) == 0
+    assert placement.resign_gone(arena) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
 
@@ -97,7 +103,7 @@ def test_only_the_arena_s_own_races_are_looked_at(arena, here, make_arena):
     for player in players:
         last_seen(race, player, None)
 
-    assert placement.resign_absent(other) == 0
+    assert placement.resign_gone(other) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
 
@@ -108,7 +114,7 @@ def test_the_rooms_presence_tick_frees_the_done_racers_of_a_race_the_others_left
     dan = here("Dan")  # free in the lobby since: the next race is Ann's and Dan's
     race_actions.do_resign(race, ann)
     for player in (bob, cat):
-        last_seen(race, player, placement.ABSENT_S + 5)
+        last_seen(race, player, GONE + 5)
 
     since = timezone.now() - timedelta(minutes=5)
     found = rooms.tick_work(arena, [ann.pk, dan.pk], say_seen=True, since=since)
@@ -122,7 +128,7 @@ def test_after_the_arena_s_end_the_scheduler_s_minute_resigns_who_left(arena, he
     race, (ann, bob, cat) = placed_three(arena, here)
     race_actions.do_resign(race, ann)
     for player in (bob, cat):
-        last_seen(race, player, placement.ABSENT_S + 5)
+        last_seen(race, player, GONE + 5)
     Arena.objects.filter(pk=arena.pk).update(ends_at=timezone.now() - timedelta(seconds=5))
 
     call_command("run_arenas", hours=0)
@@ -140,10 +146,21 @@ def test_a_server_says_the_racers_its_pages_show_who_still_race(arena, here):
     assert seen[ann.pk] is None and seen[bob.pk] and seen[cat.pk]
 
 
+def test_a_move_says_its_racer_is_seen(arena, here):
+    """The beat passes over a row a move batch holds: the batch says it itself."""
+    race, (ann, bob, cat) = placed_three(arena, here)
+    racer = Racer.objects.get(race=race, player=ann)
+    race_play.do_race_move(race, ann, get_game_update(racer.game).legal[0], 0)
+    seen = dict(Racer.objects.filter(race=race).values_list("player_id", "seen_at"))
+    assert seen[ann.pk] is not None and seen[bob.pk] is None
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_beat_passes_over_a_row_another_transaction_holds_and_does_not_wait_for_it(arena, here):
     """A move batch or a close holds racers' rows: the beat writes the others at once, and the
     next beat says the held one (`games.rows.touch`)."""
+    if connection.vendor != "postgresql":
+        unavailable("row locks need PostgreSQL (CI runs it)")
     race, (ann, bob, cat) = placed_three(arena, here)
     held = Racer.objects.get(race=race, player=bob)
     holding, release = threading.Event(), threading.Event()
@@ -173,7 +190,7 @@ async def test_two_tabs_keep_a_racer_shown_until_both_close():
     shown.discard(7)
     assert shown.due() == [7]  # new, and still shown by the other tab
     shown.discard(7)
-    shown.said_at = -presence.SEEN_EVERY_S
+    shown.said_at = -presence.seen_every_s()
     assert shown.due() == []
     shown.task.cancel()
 
@@ -181,11 +198,11 @@ async def test_two_tabs_keep_a_racer_shown_until_both_close():
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("no_countdown")
 async def test_an_open_race_page_is_said_seen_and_a_closed_one_no_longer(
-    arena, arena_socket, race_socket, run, make_client, monkeypatch
+    arena, arena_socket, race_socket, run, make_client, monkeypatch, settings
 ):
     """Over a real socket: the race's page, opened, is seen within a beat; closed, it is said no
     more, so its racer's `seen_at` grows old."""
-    monkeypatch.setattr(presence, "SEEN_EVERY_S", 0.2)
+    settings.RACER_GONE_AFTER_S = 0.6  # a beat every 0.2 s
     monkeypatch.setattr(presence, "NEW_WITHIN_S", 0.1)
     ann, bob = await run(make_client, "Ann"), await run(make_client, "Bob")
     for client in (ann, bob):

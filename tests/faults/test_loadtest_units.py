@@ -453,6 +453,7 @@ PASSING_RUN = {
     "board_order_differ": 0,
     "board_missing_from_redis": 0,
     "db_overdue": 0,
+    "db_resigned_as_gone": 0,
 }
 
 
@@ -466,6 +467,12 @@ def test_an_arena_run_fails_on_a_player_placed_over_5_s_after_another_was_free_b
     company, as the generator timed it or as the record has it, fails the run."""
     assert ok(PASSING_RUN)
     assert not ok({**PASSING_RUN, broken: 1})
+
+
+def test_an_arena_run_fails_on_a_player_resigned_as_gone_who_never_left():
+    """The generator's players keep their race's page open to the end: the arena resigning one
+    of them as gone from every page would be the servers' presence failing, and fails the run."""
+    assert not ok({**PASSING_RUN, "db_resigned_as_gone": 1})
 
 
 RECORD = {

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand
 from redis.exceptions import RedisError
 
 from arenas.board import changing, mend_changing
-from arenas.placement import place_all, resign_absent
+from arenas.placement import place_all, resign_gone
 from arenas.schedule import MAKE_AHEAD_HOURS, make_coming, make_standard_schedule
 
 
@@ -40,7 +40,7 @@ class Command(BaseCommand):
             self.stdout.write(f"made the standard schedule ({rows} games)")
         made = make_coming(hours)
         races = place_all()
-        left = sum(resign_absent(arena) for arena in changing())
+        left = sum(resign_gone(arena) for arena in changing())
         try:
             mended = mend_changing()
         except (RedisError, OSError):  # the next minute tries again
