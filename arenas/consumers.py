@@ -88,7 +88,7 @@ def joined_as(arena: Arena | None, player: Player | None) -> Connection:
     """The socket as `player`'s: marked present if they are in the arena, with their own row of
     its board (a visitor's: neither)."""
     present = player is not None and actions.do_present(arena, player, True)
-    own = own_texts(arena, [player.pk]) if player is not None else {}
+    own = own_texts(arena, [player.pk]) if present else {}  # a spectator has no row
     return Connection(arena=arena, player=player, present=present, own=own)
 
 

@@ -150,7 +150,7 @@ class Watch:
             await self.socket.send(text_data=text_data)
 
     async def send_own_board(self, own: dict[int, str] | None = None) -> None:
-        ids = [self.player.pk] if self.player is not None else []
+        ids = [self.player.pk] if self.present else []  # a spectator has no row of their own
         shared, own = await self.room.texts(ids, self.rows, own)
         await self.send(with_own(shared, own.get(ids[0]) if ids else None))
 
@@ -212,6 +212,7 @@ class Room:
         self.dirty = True
         self.board_sent_at = -BOARD_EVERY_S
         self.reading: asyncio.Task | None = None
+        self.edits = 0  # the admin's changes taken: a board read before one is read again
         self.seen_sent_at = time.monotonic()
         self.task: asyncio.Task | None = None
 
@@ -236,6 +237,8 @@ class Room:
         end: such a page waits up to the new end, and counts down to it in its header)."""
         for name, value in fields.items():
             setattr(self.arena, name, value)
+        self.edits += 1
+        self.reading = None  # a read under way goes by the old times
         self.dirty = True
         text = encoded(events.edited_frame(self.arena))
         for socket in self.sockets:
@@ -337,8 +340,12 @@ class Room:
         return await off_loop(own_texts, lane=lane)(self.arena, player_ids)
 
     async def send_board(self, sockets: list) -> None:
+        edits = self.edits
         frame = await self.read_board()
-        players = [s.player.pk for s in sockets if s.player is not None]
+        while edits != self.edits:  # an edit came during the read: sent after it, the board
+            edits = self.edits  # goes by its times (an end moved into the past: `finishing`)
+            frame = await self.read_board()
+        players = [s.player.pk for s in sockets if s.present]  # a spectator has no row
         own = await self.own_texts(players, lane=BOARD_THREAD)
         shared = {True: encoded(frame)}
         for sent, socket in enumerate(sockets):

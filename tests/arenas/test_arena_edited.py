@@ -157,6 +157,35 @@ async def test_a_race_page_waiting_for_its_next_race_is_sent_edited_too(arena, r
     assert room.arena.ends_at == later.ends_at and room.dirty
 
 
+async def test_a_board_read_while_an_admin_moves_the_end_is_read_again_before_it_is_sent(
+    arena, run, monkeypatch
+):
+    """A board read under way when the edit comes goes by the old times: the room reads it again
+    and sends the one that goes by the new, after `edited` (a page shown the old board after
+    `edited` showed an ended arena as running until the next board)."""
+    room = rooms.Room(rooms.Rooms(), arena)
+    page = FakeSocket()
+    room.sockets.add(page)
+    before = arena.ends_at
+    later = await run(Arena.objects.get, pk=arena.pk)
+    later.ends_at += timedelta(minutes=15)
+    ends_read = []
+
+    async def read(self) -> dict:
+        ends_read.append(self.arena.ends_at)
+        if len(ends_read) == 1:  # the edit comes while the first read is under way
+            self.hear(events.edited_message(later))
+        return {"type": "standings", "ends_at": ms(self.arena.ends_at)}
+
+    monkeypatch.setattr(rooms.Room, "_read", read)
+    await room.send_board([page])
+    await asyncio.sleep(0.1)
+    assert ends_read == [before, later.ends_at]
+    frames = [json.loads(text) for text in page.sent]
+    assert [f["type"] for f in frames] == ["edited", "standings"]
+    assert frames[1]["ends_at"] == ms(later.ends_at)
+
+
 async def test_the_race_pages_of_a_running_arena_s_races_under_way_are_sent_edited(
     arena, arena_socket, race_socket, run, make_client
 ):

@@ -321,6 +321,7 @@ async def test_a_race_page_waiting_for_its_next_race_gets_its_own_row_every_few_
     await run(actions.do_join, arena, ann)
     room = rooms.Room(rooms.Rooms(), arena)
     page, waiting = FakeSocket(ann), FakeSocket(ann)
+    page.present = waiting.present = True  # Ann's pages, and she is in the arena
     waiting.rows, waiting.board_sent_at = False, time.monotonic()  # its `wait` was answered
     room.sockets.update({page, waiting})
     await room.board_tick()
