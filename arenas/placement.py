@@ -75,10 +75,10 @@ def close_overdue(arena: Arena) -> int:
 def resign_gone(arena: Arena, now=None) -> int:
     """Resign the racers of the arena's races who have left them (no page of theirs seen for
     `settings.RACER_GONE_AFTER_S`, or never since a start that long ago: races/presence.py), in
-    the races where everyone still racing has left: the race then closes, and the racers done in it, who wait for it to end before
-    their next race, are placed again rather than held until its time limit. A race in which
-    someone still plays is left alone: it is not over anyway, and whoever left may come back
-    to it. Leaving counts as a resignation (docs/arenas.md): the racer ranks by the cards they
+    the races where everyone still racing has left: the race then closes, and the racers done
+    in it, who wait for it to end before their next race, are placed again rather than held
+    until its time limit. A race in which someone still plays is left alone: it is not over
+    anyway, and whoever left may come back to it. Leaving counts as a resignation (docs/arenas.md): the racer ranks by the cards they
     reached, as at the time limit. How many racers this resigned."""
     gone = gone_since(now)
     still = Racer.objects.filter(

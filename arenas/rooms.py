@@ -94,8 +94,10 @@ def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dic
         actions.do_seen(arena, player_ids)
     if since is None:
         return {}
-    if say_seen:  # every `PRESENCE_EVERY_S`: the racers of a race overdue, or that everyone
-        placement.close_overdue(arena)  # still racing has left, are free
+    if say_seen:
+        # Every `PRESENCE_EVERY_S`: the racers of a race overdue, or of one that everyone still
+        # racing has left, are free.
+        placement.close_overdue(arena)
         placement.resign_gone(arena)
     placement.place(arena.pk)
     return placement.placed_since(arena, player_ids, since)
