@@ -94,7 +94,7 @@ def resign_gone(arena: Arena, now=None) -> int:
     resigned = 0
     for racer in absent:
         with contextlib.suppress(RaceRuleError):  # done meanwhile: a move or a page back
-            do_resign(racer.race, racer.player)
+            do_resign(racer.race, racer.player, gone=True)
             resigned += 1
     return resigned
 

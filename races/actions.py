@@ -529,7 +529,11 @@ STILL = [RacerStatus.PLAYING, RacerStatus.STUCK, RacerStatus.WAITING]
 
 
 def do_resign(
-    race: Race, player: Player | None, held: Racer | None = None, live: LiveGame | None = None
+    race: Race,
+    player: Player | None,
+    held: Racer | None = None,
+    live: LiveGame | None = None,
+    gone: bool = False,
 ) -> dict | None:
     """Give up: the racer's game ends, they rank by the cards they reached. The resignation's
     numbered `progress` event's frame (the resigning socket's answer), or None when the race
@@ -549,7 +553,10 @@ def do_resign(
     read them (its seat, the race started), and `live`, a copy of the game as its process holds
     it (`games.play.held_copy`). The racer and the game's moves are then not read again: the
     game's end is a compare-and-set on the copy's `seq` (read again if another tab moved since),
-    and what the seat may not know (a race closed since) is checked under the race's row."""
+    and what the seat may not know (a race closed since) is checked under the race's row.
+
+    `gone`: the server resigns a racer who left the race (`arenas.placement.resign_gone`); their
+    racer object says so, and their page tells them why."""
     now = timezone.now()
     racer = held if held is not None else racer_of(race, player)
     current = phase_of(race if racer is None else racer.race, now)  # no racer: refused anyway
@@ -572,7 +579,8 @@ def do_resign(
             raise RaceRuleError("already_finished", "you have already finished this race")
         racer.status = RacerStatus.RESIGNED
         racer.done_ms = since_start_ms(race, now)
-        racer.save(update_fields=["status", "done_ms"])
+        racer.gone = gone
+        racer.save(update_fields=["status", "done_ms", "gone"])
         return event_frame(progress_event(race, racer, racers))
 
 

@@ -192,6 +192,11 @@ class Racer(models.Model):
         help_text="Last seen on the race's page while still racing (its server says so every few "
         "seconds, races/presence.py): an arena resigns a racer whose page is gone.",
     )
+    gone = models.BooleanField(
+        default=False,
+        help_text="Resigned by the server for leaving the race: no page of theirs was open for "
+        "RACER_GONE_AFTER_S while nobody else in it still played (an arena's race).",
+    )
 
     class Meta:
         ordering = ["joined_at", "pk"]

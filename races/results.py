@@ -52,7 +52,7 @@ def rows(race: Race) -> list[Row]:
             place=r.place,
             name=r.name,
             player_id=r.player_id,
-            status=r.get_status_display(),
+            status="Left the race" if r.gone else r.get_status_display(),
             time=clock(r.finish_ms) if r.status == Racer.Status.WON else None,  # to the win
             moves=r.moves,
             cards=r.cards,

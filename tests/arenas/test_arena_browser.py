@@ -17,22 +17,14 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser_support import relay_socket
-from tests.races.test_race_browser import Player
+from tests.races.test_race_browser import Player, people_on
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture
 def people(make_page, live_url):  # noqa: F811
-    made: list[Player] = []
-
-    def make() -> Player:
-        made.append(Player(make_page(), live_url))
-        return made[-1]
-
-    yield make
-    for player in made:
-        player.close()
+    yield from people_on(make_page, live_url)
 
 
 def join(player: Player, url: str, go: bool = True) -> None:
@@ -91,6 +83,19 @@ def set_up(page, live_url: str, name: str = "Browser arena", starts_in_minutes: 
     phase = "running" if starts_in_minutes == 0 else "upcoming"
     assert page.locator("#arena").get_attribute("data-phase") == phase
     return page.url
+
+
+def racing_together(ann: Player, bob: Player, base: str) -> str:
+    """Ann sets up an arena that starts now, both join, and the arena places them in one race,
+    which runs on both their pages; the arena's page's address."""
+    arena_url = set_up(ann.page, base)
+    join(ann, arena_url)
+    join(bob, arena_url)
+    race = re.compile(r"/races/[A-Z0-9]{6}/$")
+    for player in (ann, bob):
+        player.page.wait_for_url(race, timeout=20_000)
+        player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
+    return arena_url
 
 
 def test_two_browsers_join_an_arena_and_are_placed_in_one_race(people, live_url):  # noqa: F811
@@ -232,13 +237,7 @@ def test_a_racer_waiting_for_the_next_race_sees_their_place_and_can_pause(people
     relay_socket(
         ann.page, "**/ws/race/**", from_page=lambda text, side: race_sockets.append(side) or text
     )
-    arena_url = set_up(ann.page, live_url)
-    join(ann, arena_url)
-    join(bob, arena_url)
-    race = re.compile(r"/races/[A-Z0-9]{6}/$")
-    for player in (ann, bob):
-        player.page.wait_for_url(race, timeout=20_000)
-        player.wait('#race[data-socket="open"][data-role="racer"][data-seq][data-phase="running"]')
+    arena_url = racing_together(ann, bob, live_url)
     # Bob sits out the next races with the arena page's Pause form, then resigns with Ann: after
     # it Ann is the only free player. He pauses in a tab of his without scripts: a scripted
     # arena page opened within 15 s of its player's placement is sent back to that race by its

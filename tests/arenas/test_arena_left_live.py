@@ -113,6 +113,7 @@ async def left_over_two_processes(a: str, b: str) -> None:
         waited = time.monotonic() - closed_at
         statuses = sorted(r["status"] for r in finished["racers"])
         assert statuses == ["resigned", "resigned"]
+        assert sorted(r["gone"] for r in finished["racers"]) == [False, True]  # Bob, not Ann
         next_url = (await expect(ann_ws, "placed", timeout=15))["url"]
         assert (await expect(cat_ws, "placed", timeout=15))["url"] == next_url != url
         assert waited >= GONE_S

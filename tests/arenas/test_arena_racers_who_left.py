@@ -20,9 +20,9 @@ from games.actions import get_game_update
 from games.rows import touch
 from races import actions as race_actions
 from races import play as race_play
-from races import presence
+from races import presence, results
 from races.lifecycle import RacerStatus
-from races.models import Race, Racer
+from races.models import Race, RaceEvent, Racer
 from tests.required import unavailable
 from tests.threads import ConnectionThread
 
@@ -62,6 +62,22 @@ def test_racers_who_left_a_race_nobody_still_plays_are_resigned_and_it_closes(ar
     assert race.status == Race.Status.FINISHED
     assert {status_of(race, p) for p in (bob, cat)} == {RacerStatus.RESIGNED}
     assert ArenaResult.objects.filter(race=race).count() == 3  # leaving counts as it stands
+
+
+def test_a_racer_resigned_for_leaving_is_told_apart_from_one_who_resigned(arena, here):
+    race, (ann, bob, cat) = placed_three(arena, here)
+    race_actions.do_resign(race, ann)
+    last_seen(race, bob, GONE + 5)
+    last_seen(race, cat, None)
+    placement.resign_gone(arena)
+
+    said = {}  # each racer as the race's numbered events last gave them
+    for event in RaceEvent.objects.filter(race=race).order_by("seq"):
+        said.update({r["name"]: r for r in event.data.get("racers", [])})
+    assert [said[name]["gone"] for name in ("Ann", "Bob", "Cat")] == [False, True, True]
+    assert {said[name]["status"] for name in ("Ann", "Bob", "Cat")} == {"resigned"}
+    shown = {row.name: row.status for row in results.rows(race)}
+    assert shown == {"Ann": "Resigned", "Bob": "Left the race", "Cat": "Left the race"}
 
 
 def test_a_race_in_which_someone_still_plays_is_left_alone(arena, here):

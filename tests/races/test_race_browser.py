@@ -9,6 +9,7 @@ resigns, Bob plays and resigns, and both land on the finished race with links to
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -59,17 +60,23 @@ class Player:
         assert not self.errors, f"JavaScript errors: {self.errors}"
 
 
-@pytest.fixture
-def people(make_page, live_url):  # noqa: F811
+def people_on(make_page, base: str) -> Iterator[Callable[[], Player]]:
+    """A `people` fixture's body: people() -> a new guest's Player on the server at `base`; at
+    the end, a JavaScript error on any of their pages fails the test."""
     made: list[Player] = []
 
     def make() -> Player:
-        made.append(Player(make_page(), live_url))
+        made.append(Player(make_page(), base))
         return made[-1]
 
     yield make
     for player in made:
         player.close()
+
+
+@pytest.fixture
+def people(make_page, live_url):  # noqa: F811
+    yield from people_on(make_page, live_url)
 
 
 def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811

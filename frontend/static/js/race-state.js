@@ -10,7 +10,7 @@
 // follow from the racers by the server's rule (`standingOrder`).
 // Pure data: no DOM here, so the rules of the model are the same everywhere it is used.
 
-export const STATUS_LABELS = {
+const STATUS_LABELS = {
   waiting: "Waiting",
   playing: "Playing",
   stuck: "Stuck",
@@ -18,6 +18,13 @@ export const STATUS_LABELS = {
   resigned: "Resigned",
   out_of_time: "Out of time",
 };
+
+/** A racer's status in words; a racer the server resigned for leaving the race (`gone`: no page
+ * of theirs open while nobody else in it still played) "Left". A winner's is their time instead,
+ * where the page shows one. */
+export function statusLabel(racer) {
+  return racer.gone ? "Left" : STATUS_LABELS[racer.status] || racer.status;
+}
 
 /** The lobby's status line: how many have joined of how many the race holds, a race of one
  * ("a solo race") with no count: "1 of 1 players" is not English, and "1 of 1 player" no better. */

@@ -12,7 +12,7 @@ import { cardCount, moveCount } from "./cards.js";
 import { setHidden, setText } from "./dom.js";
 import { timeLeftText } from "./event-clock.js";
 import { cardsHome } from "./ghost.js";
-import { clock, lobbyLine, RaceModel, STATUS_LABELS } from "./race-state.js";
+import { clock, lobbyLine, RaceModel, statusLabel } from "./race-state.js";
 import { copyLinkButton } from "./share-link.js";
 import { ReconnectingSocket, socketUrl, STORE_NOTICE, StoreRetry } from "./socket.js";
 
@@ -439,7 +439,9 @@ function renderStatusLine(phase) {
     else if (model.me?.status === "resigned") setStatus("You resigned; the others play on.");
     else setStatus("Race on!");
   } else if (phase === "finished") {
-    setStatus("The race is over.");
+    setStatus(model.me?.gone
+      ? "The race is over. You had left it while the others were done, so it counted as a resignation."
+      : "The race is over.");
   } else if (phase === "cancelled") {
     setStatus("This race was cancelled: everyone left the lobby.");
   } else if (phase === "overtime") {
@@ -505,7 +507,7 @@ function renderStandings() {
       const status = document.createElement("span");
       status.className = `status status-${racer.status}`;
       status.textContent =
-        racer.status === "won" ? clock(racer.finish_ms, true) : STATUS_LABELS[racer.status] || racer.status;
+        racer.status === "won" ? clock(racer.finish_ms, true) : statusLabel(racer);
       head.append(placeNode, name, status);
       const bar = document.createElement("div");
       bar.className = "progress";
@@ -539,7 +541,7 @@ function renderSpectatorCaptions() {
   for (const [id, entry] of spectatorBoards) {
     const racer = model.racers.get(id);
     if (!racer) continue;
-    const status = racer.status === "won" ? clock(racer.finish_ms, true) : STATUS_LABELS[racer.status];
+    const status = racer.status === "won" ? clock(racer.finish_ms, true) : statusLabel(racer);
     entry.caption.textContent = `${racer.name} — ${cardCount(racer.cards)}, ${moveCount(racer.moves)} · ${status}`;
   }
 }

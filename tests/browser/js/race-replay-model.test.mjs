@@ -85,10 +85,18 @@ test("marks: cards home, undos, the finish, the end and the losing move, in time
   assert.deepEqual(kinds, [
     "1000:home:Ann", "1000:lead:Ann", "2000:undo:Ann", "3000:home:Bob", "3000:lead:Bob", "4000:home:Bob",
     "5000:home:Ann", "5000:lost:Ann", "6000:home:Bob", "6000:finish:Bob", "8000:end:Ann", "9000:end:Carol",
-  ]);  const said = marksOf(sample()).map((m) => m.text);
+  ]);
+  const said = marksOf(sample()).map((m) => m.text);
   assert.equal(said[0], "Ann: 1 card home");
   assert.equal(said[1], "Ann takes the lead (1 card home)");
   assert.equal(said[5], "Bob: 2 cards home");
+});
+
+test("a racer's end: resigned, or left the race when the server resigned them for leaving", () => {
+  const race = sample();
+  race.racers[2].gone = true;
+  const ends = marksOf(race).filter((m) => m.kind === "end").map((m) => m.text);
+  assert.deepEqual(ends, ["Ann resigned", "Carol left the race"]);
 });
 
 test("one sentence a racer: the losing move named by its cards, a win, a game not yet analysed", () => {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { lobbyLine, RaceModel, standingOrder } from "../../../frontend/static/js/race-state.js";
+import { lobbyLine, RaceModel, standingOrder, statusLabel } from "../../../frontend/static/js/race-state.js";
 
 const racer = (id, cards, cardsAtMs, status = "playing", finishMs = null) => ({
   id, name: id, cards, cards_at_ms: cardsAtMs, moves: 0, status, finish_ms: finishMs,
@@ -26,6 +26,13 @@ test("winners come first by finishing time, then most cards, then who got there 
     racer("eve", 52, 800, "won", 80000),
   ]);
   assert.deepEqual(order, ["eve", "bob", "dee", "cid", "ann"]);
+});
+
+test("a racer's status in words: one the server resigned for leaving is shown as having left", () => {
+  assert.equal(statusLabel(racer("ann", 3, 0)), "Playing");
+  assert.equal(statusLabel(racer("bob", 3, 0, "resigned")), "Resigned");
+  assert.equal(statusLabel({ ...racer("cid", 3, 0, "resigned"), gone: true }), "Left");
+  assert.equal(statusLabel(racer("dee", 3, 0, "out_of_time")), "Out of time");
 });
 
 test("ties keep the order of joining", () => {
