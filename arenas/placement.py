@@ -19,7 +19,6 @@ and events, in a few statements whatever the batch's size (races.actions.start_p
 
 from __future__ import annotations
 
-import contextlib
 import math
 from datetime import timedelta
 
@@ -33,10 +32,9 @@ from arenas import events
 from arenas.models import Arena, ArenaPlayer, ArenaRace
 from games.models import Player
 from games.rows import one_or_none
-from races.actions import STILL, add_late_racer, do_close_if_due, do_resign, start_placed_races
+from races.actions import add_late_racer, do_close_if_due, start_placed_races
 from races.lifecycle import DONE, MAX_PLAYERS, MIN_PLAYERS_TO_AUTOSTART, RaceRuleError
 from races.models import Race, Racer
-from races.presence import gone_since
 
 RACE_ON = (Race.Status.LOBBY, Race.Status.STARTED)
 
@@ -70,33 +68,6 @@ def close_overdue(arena: Arena) -> int:
         arena_race__arena=arena, status=Race.Status.STARTED, ends_at__lte=timezone.now()
     )
     return sum(do_close_if_due(race) for race in overdue)
-
-
-def resign_gone(arena: Arena, now=None) -> int:
-    """Resign the racers of the arena's races who have left them (no page of theirs seen for
-    `settings.RACER_GONE_AFTER_S`, or never since a start that long ago: races/presence.py), in
-    the races where everyone still racing has left: the race then closes, and the racers done
-    in it, who wait for it to end before their next race, are placed again rather than held
-    until its time limit. A race in which someone still plays is left alone: it is not over
-    anyway, and whoever left may come back to it. Leaving counts as a resignation (docs/arenas.md): the racer ranks by the cards they
-    reached, as at the time limit. How many racers this resigned."""
-    gone = gone_since(now)
-    still = Racer.objects.filter(
-        race__arena_race__arena=arena, race__status=Race.Status.STARTED, status__in=STILL
-    )
-    played_on = still.filter(seen_at__gte=gone).values("race_id")
-    absent = (
-        still.filter(race__starts_at__lte=gone)
-        .exclude(race_id__in=played_on)
-        .select_related("race", "player")
-        .order_by("race_id", "pk")
-    )
-    resigned = 0
-    for racer in absent:
-        with contextlib.suppress(RaceRuleError):  # done meanwhile: a move or a page back
-            do_resign(racer.race, racer.player, gone=True)
-            resigned += 1
-    return resigned
 
 
 SEEN_WITHIN_S = 15

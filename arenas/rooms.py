@@ -23,7 +23,7 @@ from datetime import timedelta
 import orjson
 from django.utils import timezone
 
-from arenas import actions, events, placement, standings
+from arenas import actions, events, holdups, placement, standings
 from arenas.models import Arena, arena_of_race
 from games.groups import GROUPS, PerLoop
 from games.models import Player
@@ -96,9 +96,9 @@ def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dic
         return {}
     if say_seen:
         # Every `PRESENCE_EVERY_S`: the racers of a race overdue, or of one that everyone still
-        # racing has left, are free.
+        # racing has left or its last racer idles in, are free.
         placement.close_overdue(arena)
-        placement.resign_gone(arena)
+        holdups.resign_holdups(arena)
     placement.place(arena.pk)
     return placement.placed_since(arena, player_ids, since)
 

@@ -86,6 +86,9 @@ class Owner:
     next race after this one (an arena's)."""
     next_race: dict | None = None
     """What that page needs to wait for the next race (an arena's: its id, page and end)."""
+    idle_after_s: float | None = None
+    """The event resigns a race's last racer, the others done, after this long without a move
+    (an arena's): the racer's page counts it down."""
 
 
 OWNERS: list[Callable[[Race], Owner | None]] = []
@@ -533,7 +536,7 @@ def do_resign(
     player: Player | None,
     held: Racer | None = None,
     live: LiveGame | None = None,
-    gone: bool = False,
+    resigned_for: str = "",
 ) -> dict | None:
     """Give up: the racer's game ends, they rank by the cards they reached. The resignation's
     numbered `progress` event's frame (the resigning socket's answer), or None when the race
@@ -555,8 +558,9 @@ def do_resign(
     game's end is a compare-and-set on the copy's `seq` (read again if another tab moved since),
     and what the seat may not know (a race closed since) is checked under the race's row.
 
-    `gone`: the server resigns a racer who left the race (`arenas.placement.resign_gone`); their
-    racer object says so, and their page tells them why."""
+    `resigned_for`: the server resigns a racer who left an arena's race, or idles in it as its
+    last racer (`Racer.ResignedFor`, arenas/placement.py); their racer object says why, and so
+    do their page, the results and the replay."""
     now = timezone.now()
     racer = held if held is not None else racer_of(race, player)
     current = phase_of(race if racer is None else racer.race, now)  # no racer: refused anyway
@@ -579,8 +583,8 @@ def do_resign(
             raise RaceRuleError("already_finished", "you have already finished this race")
         racer.status = RacerStatus.RESIGNED
         racer.done_ms = since_start_ms(race, now)
-        racer.gone = gone
-        racer.save(update_fields=["status", "done_ms", "gone"])
+        racer.resigned_for = resigned_for
+        racer.save(update_fields=["status", "done_ms", "resigned_for"])
         return event_frame(progress_event(race, racer, racers))
 
 

@@ -88,7 +88,7 @@ def racer_dict(racer: Racer, race: Race) -> dict:
         "finish_ms": racer.finish_ms,
         "done_ms": racer.done_ms,
         "place": racer.place,
-        "gone": racer.gone,
+        "resigned_for": racer.resigned_for or None,
     }
     if race.is_over and racer.game_id is not None:
         data["game"] = racer.game.public_id

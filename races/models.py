@@ -192,10 +192,22 @@ class Racer(models.Model):
         help_text="Last seen on the race's page while still racing (its server says so every few "
         "seconds, races/presence.py): an arena resigns a racer whose page is gone.",
     )
-    gone = models.BooleanField(
-        default=False,
-        help_text="Resigned by the server for leaving the race: no page of theirs was open for "
-        "RACER_GONE_AFTER_S while nobody else in it still played (an arena's race).",
+
+    class ResignedFor(models.TextChoices):
+        """Why the server resigned a racer of an arena's race (docs/arenas.md)."""
+
+        LEFT = "left", "Left the race"
+        """No page of theirs was open for RACER_GONE_AFTER_S while nobody else still played."""
+        IDLE = "idle", "Idle"
+        """The last one still racing, they made no move for ARENA_IDLE_AFTER_S."""
+
+    resigned_for = models.CharField(
+        max_length=4,
+        blank=True,
+        default="",
+        choices=ResignedFor.choices,
+        help_text="Why the server resigned the racer, if it did (an arena's race): they had left "
+        "it, or were idle as its last racer while the others waited.",
     )
 
     class Meta:

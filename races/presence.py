@@ -3,7 +3,7 @@ the racers its sockets show (`Racer.seen_at`), every third of `settings.RACER_GO
 (10 s), and within `NEW_WITHIN_S` of a socket that begins to show one (a page that opens,
 reconnects, or goes on to its next race). A racer none of whose pages a server has said so for
 `RACER_GONE_AFTER_S` has left (`gone_since`): an arena resigns them once nobody else of their
-race still plays (arenas/placement.py `resign_gone`), so that the race's done racers are not
+race still plays (arenas/holdups.py `resign_gone`), so that the race's done racers are not
 held until its time limit.
 
 Counted a process, written together: one statement a process and beat, whatever the number of

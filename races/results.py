@@ -44,6 +44,13 @@ def rating_changes(race: Race) -> dict[int, dict]:
     }
 
 
+RESIGNED_FOR = {
+    Racer.ResignedFor.LEFT: "Left the race",
+    Racer.ResignedFor.IDLE: "Resigned: idle",
+}
+"""A racer the server resigned, in the results' words (`Racer.ResignedFor`)."""
+
+
 def rows(race: Race) -> list[Row]:
     racers = race.racers.select_related("game").order_by("place", "joined_at")
     changes = rating_changes(race)
@@ -52,7 +59,7 @@ def rows(race: Race) -> list[Row]:
             place=r.place,
             name=r.name,
             player_id=r.player_id,
-            status="Left the race" if r.gone else r.get_status_display(),
+            status=RESIGNED_FOR.get(r.resigned_for) or r.get_status_display(),
             time=clock(r.finish_ms) if r.status == Racer.Status.WON else None,  # to the win
             moves=r.moves,
             cards=r.cards,

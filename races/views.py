@@ -138,6 +138,7 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         # A racer's page waits there for the next race of its arena once the race is over, also
         # when it was opened (or its socket came back with a snapshot) after the `arena` event.
         "next_race": owner.next_race if owner and is_racer else None,
+        "idle_after_s": owner.idle_after_s if owner and is_racer else None,
     }
     context = {
         "race": race,

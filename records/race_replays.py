@@ -78,7 +78,7 @@ def replay_racer(racer: Racer, race: Race, marks: dict, deal: dict) -> dict:
         "status": racer.status,
         "finish_ms": racer.finish_ms if racer.status == Racer.Status.WON else None,
         "done_ms": racer.done_ms,
-        "gone": racer.gone,
+        "resigned_for": racer.resigned_for or None,
         "cards": racer.cards,
         "moves": racer.moves,
         "game": None,

@@ -96,10 +96,6 @@ FINISH_TIMEOUT_S = 90.0
 OVERDUE_S = 15
 """A race still open this long after its time limit at the record check is a failure: every
 socket on it asks for its close at the limit, and reads the record 5 s later."""
-GONE_BEFORE_END_MS = 20_000
-"""A resigned racer last seen this long before their end was resigned as gone from every page
-(the servers' `RACER_GONE_AFTER_S`, 30 s): one who resigned themselves was seen within a beat
-(10 s) of it. The generator's players never leave, so the record check counts none."""
 UNANSWERED_SHOWN = 50  # the moves let go of unanswered that a run lists (all are counted)
 SILENCE_S = 30.0
 """How long a racer waits in silence for its board before asking with `sync`. A page asks only
@@ -720,21 +716,14 @@ def record_check(database_url: str, arena_id: str) -> dict:
             returns.append((player, epoch_ms(previous), epoch_ms(joined)))
         last_end[player] = ends
     returns_ms = [placed - free for _, free, placed in returns]
-    # The generator's players never leave a race: none of them is resigned for it. A racer the
-    # arena resigned as gone was last seen (or, never seen, started) `RACER_GONE_AFTER_S` (30 s)
-    # before their end; one who resigned themselves, within a beat (10 s) of it.
-    resigned = query(
+    # The generator's players never leave a race, nor idle in it as its last racer: the arena
+    # resigning one of them (`Racer.resigned_for`) would be the servers' presence failing.
+    [[by_server]] = query(
         database_url,
-        "SELECT x.seen_at, r.starts_at, x.done_ms FROM races_racer x "
-        "JOIN races_race r ON r.id = x.race_id JOIN arenas_arenarace ar ON ar.race_id = r.id "
+        "SELECT count(*) FROM races_racer x JOIN arenas_arenarace ar ON ar.race_id = x.race_id "
         "JOIN arenas_arena a ON a.id = ar.arena_id WHERE a.public_id = %s "
-        "AND x.status = 'resigned'",
+        "AND x.resigned_for <> ''",
         [arena_id],
-    )
-    gone = sum(
-        1
-        for seen, starts, done in resigned
-        if epoch_ms(seen or starts) < epoch_ms(starts) + (done or 0) - GONE_BEFORE_END_MS
     )
     return {
         "db_races": len(races),
@@ -752,7 +741,7 @@ def record_check(database_url: str, arena_id: str) -> dict:
         "db_returned_over_5s": sum(1 for ms in returns_ms if ms > 5000),
         "db_returned_over_5s_with_company": len(over_bound_with_company(returns)),
         "db_returns": len(returns_ms),
-        "db_resigned_as_gone": gone,
+        "db_resigned_by_server": by_server,
     }
 
 
@@ -1044,7 +1033,7 @@ def ok(result: dict) -> bool:
         or result.get("board_order_differ")
         or result.get("board_missing_from_redis")
         or result.get("db_overdue")
-        or result.get("db_resigned_as_gone")
+        or result.get("db_resigned_by_server")
     )
     return (
         record_ok
@@ -1127,8 +1116,8 @@ def print_figures(result: dict) -> None:
             f"finished {result['db_not_finished']} (of them over {OVERDUE_S} s past their time "
             f"limit {result['db_overdue']}), outside 2-8 "
             f"{result['db_over_eight_or_alone']}, players in two at once "
-            f"{result['db_players_in_two_at_once']}, resigned as gone from every page "
-            f"{result['db_resigned_as_gone']}; the board in Redis: players "
+            f"{result['db_players_in_two_at_once']}, resigned by the server (left or idle) "
+            f"{result['db_resigned_by_server']}; the board in Redis: players "
             f"{result['board_players']}, the record's missing from it "
             f"{result['board_missing_from_redis']}, points differing from the record "
             f"{result['board_points_differ']}, places out of the record's order "

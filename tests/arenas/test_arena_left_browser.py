@@ -1,9 +1,14 @@
-"""A racer who left an arena's race and comes back to it, in a real browser: Bob closes his
-race's page while Ann, done, waits for the race to end; once no page of his has been seen for
-`RACER_GONE_AFTER_S` (3 s on this module's server) the arena resigns him and the race closes.
-When he opens the race again, its page tells him why he resigned: "Left" beside his name, and a
-status line that says he had left. The results say "Left the race" for him, "Resigned" for Ann
-(the server's side: test_arena_racers_who_left.py)."""
+"""Racers an arena resigned, in a real browser (the server's side: test_arena_racers_who_left.py
+and test_arena_idle_racer.py). Each of Ann and Bob's races closes with Ann done and paused,
+so that Bob, alone, stays on its page afterwards.
+
+- Bob closes his race's page while Ann waits for the race to end; once no page of his has been
+  seen for `RACER_GONE_AFTER_S` (3 s on this module's server) he is resigned. When he opens the
+  race again, its page says why: "Left" beside his name, and a status line that says he had
+  left. The results say "Left the race" for him, "Resigned" for Ann.
+- Bob keeps his page open but makes no move after Ann is done: the page tells him to move at
+  least every `ARENA_IDLE_AFTER_S` (8 s here) and counts it down; then he is resigned as idle,
+  and the page says that too."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from tests.races.test_race_browser import people_on
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 GONE_S = 3
+IDLE_S = 8
 LOOKS_EVERY_S = 5
 """How often an arena's room looks for racers who left (`arenas.rooms.PRESENCE_EVERY_S`)."""
 
@@ -24,7 +30,11 @@ LOOKS_EVERY_S = 5
 @pytest.fixture(scope="module")
 def gone_url():
     """A server of this module's own, on which a racer counts as gone after `GONE_S`."""
-    env = {**live_server_env("left"), "RACER_GONE_AFTER_S": str(GONE_S)}
+    env = {
+        **live_server_env("left"),
+        "RACER_GONE_AFTER_S": str(GONE_S),
+        "ARENA_IDLE_AFTER_S": str(IDLE_S),  # after the page closed: gone first
+    }
     with live_server_process(env=env) as url:
         yield url
 
@@ -61,3 +71,27 @@ def test_a_racer_resigned_for_leaving_is_told_so_when_back(people, gone_url):
     bob.page.goto(f"{race_url}results/")
     results = bob.page.locator("#results tbody tr td:nth-child(3)").all_inner_texts()
     assert sorted(results) == ["Left the race", "Resigned"]
+
+
+def test_a_last_racer_is_told_to_move_and_resigned_as_idle_if_they_do_not(people, gone_url):
+    ann, bob = people(), people()
+    arena_url = racing_together(ann, bob, gone_url)
+    ann.page.click("#resign-button")
+    ann.wait("#next-race:not([hidden])")
+    ann.page.click("#next-race #pause-button")  # sits out: Bob stays on his page after it
+    ann.page.wait_for_url(arena_url)
+
+    bob.page.wait_for_function(
+        "document.getElementById('race-status').textContent === 'Everyone else is done: make a"
+        f" move at least every {IDLE_S} s, or you resign.'"
+    )
+    to_move = bob.page.inner_text("#race-remaining")
+    assert to_move.endswith(" to move") and to_move <= f"0:0{IDLE_S}", to_move
+    bob.page.wait_for_selector(
+        '#race[data-phase="finished"]', timeout=(IDLE_S + 2 * LOOKS_EVERY_S + 10) * 1000
+    )
+    bob.page.wait_for_function(
+        "document.getElementById('race-status').textContent.startsWith('The race is over. You"
+        " made no move for a while as its last racer')"
+    )
+    assert bob.page.inner_text("#standings li.you .status") == "Idle"

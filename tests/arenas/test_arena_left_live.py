@@ -113,7 +113,8 @@ async def left_over_two_processes(a: str, b: str) -> None:
         waited = time.monotonic() - closed_at
         statuses = sorted(r["status"] for r in finished["racers"])
         assert statuses == ["resigned", "resigned"]
-        assert sorted(r["gone"] for r in finished["racers"]) == [False, True]  # Bob, not Ann
+        left = [r["resigned_for"] for r in finished["racers"] if r["resigned_for"]]
+        assert left == ["left"]  # Bob; Ann resigned herself
         next_url = (await expect(ann_ws, "placed", timeout=15))["url"]
         assert (await expect(cat_ws, "placed", timeout=15))["url"] == next_url != url
         assert waited >= GONE_S

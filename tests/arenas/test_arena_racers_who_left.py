@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.utils import timezone
 
-from arenas import actions, placement, rooms
+from arenas import actions, holdups, placement, rooms
 from arenas.models import Arena, ArenaResult
 from games.actions import get_game_update
 from games.rows import touch
@@ -57,7 +57,7 @@ def test_racers_who_left_a_race_nobody_still_plays_are_resigned_and_it_closes(ar
     last_seen(race, bob, GONE + 5)  # Bob's page closed
     last_seen(race, cat, None)  # Cat's page never opened
 
-    assert placement.resign_gone(arena) == 2
+    assert holdups.resign_gone(arena) == 2
     race.refresh_from_db()
     assert race.status == Race.Status.FINISHED
     assert {status_of(race, p) for p in (bob, cat)} == {RacerStatus.RESIGNED}
@@ -69,12 +69,12 @@ def test_a_racer_resigned_for_leaving_is_told_apart_from_one_who_resigned(arena,
     race_actions.do_resign(race, ann)
     last_seen(race, bob, GONE + 5)
     last_seen(race, cat, None)
-    placement.resign_gone(arena)
+    holdups.resign_gone(arena)
 
     said = {}  # each racer as the race's numbered events last gave them
     for event in RaceEvent.objects.filter(race=race).order_by("seq"):
         said.update({r["name"]: r for r in event.data.get("racers", [])})
-    assert [said[name]["gone"] for name in ("Ann", "Bob", "Cat")] == [False, True, True]
+    assert [said[name]["resigned_for"] for name in ("Ann", "Bob", "Cat")] == [None, "left", "left"]
     assert {said[name]["status"] for name in ("Ann", "Bob", "Cat")} == {"resigned"}
     shown = {row.name: row.status for row in results.rows(race)}
     assert shown == {"Ann": "Resigned", "Bob": "Left the race", "Cat": "Left the race"}
@@ -87,7 +87,7 @@ def test_a_race_in_which_someone_still_plays_is_left_alone(arena, here):
     last_seen(race, bob, GONE + 5)
     last_seen(race, cat, 2)
 
-    assert placement.resign_gone(arena) == 0
+    assert holdups.resign_gone(arena) == 0
     assert status_of(race, bob) == RacerStatus.PLAYING
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
@@ -98,7 +98,7 @@ def test_a_page_seen_within_the_absence_keeps_its_racer_in_the_race(arena, here)
     last_seen(race, bob, GONE - 5)  # a dropped connection, back in time
     last_seen(race, cat, GONE + 5)
 
-    assert placement.resign_gone(arena) == 0
+    assert holdups.resign_gone(arena) == 0
     assert status_of(race, bob) == status_of(race, cat) == RacerStatus.PLAYING
 
 
@@ -109,7 +109,7 @@ def test_nobody_counts_as_gone_in_a_race_s_first_seconds(arena, here):
     for player in (ann, bob, cat):
         last_seen(race, player, None)
 
-    assert placement.resign_gone(arena) == 0
+    assert holdups.resign_gone(arena) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
 
@@ -119,7 +119,7 @@ def test_only_the_arena_s_own_races_are_looked_at(arena, here, make_arena):
     for player in players:
         last_seen(race, player, None)
 
-    assert placement.resign_gone(other) == 0
+    assert holdups.resign_gone(other) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
 
@@ -148,7 +148,7 @@ def test_after_the_arena_s_end_the_scheduler_s_minute_resigns_who_left(arena, he
     Arena.objects.filter(pk=arena.pk).update(ends_at=timezone.now() - timedelta(seconds=5))
 
     call_command("run_arenas", hours=0)
-    assert "resigned 2 racers who left" in capsys.readouterr().out
+    assert "resigned 2 racers who left or idled" in capsys.readouterr().out
     assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
 
 

@@ -453,7 +453,7 @@ PASSING_RUN = {
     "board_order_differ": 0,
     "board_missing_from_redis": 0,
     "db_overdue": 0,
-    "db_resigned_as_gone": 0,
+    "db_resigned_by_server": 0,
 }
 
 
@@ -469,10 +469,10 @@ def test_an_arena_run_fails_on_a_player_placed_over_5_s_after_another_was_free_b
     assert not ok({**PASSING_RUN, broken: 1})
 
 
-def test_an_arena_run_fails_on_a_player_resigned_as_gone_who_never_left():
-    """The generator's players keep their race's page open to the end: the arena resigning one
-    of them as gone from every page would be the servers' presence failing, and fails the run."""
-    assert not ok({**PASSING_RUN, "db_resigned_as_gone": 1})
+def test_an_arena_run_fails_on_a_player_the_server_resigned_who_never_left_nor_idled():
+    """The generator's players keep their race's page open to the end and move at their pace:
+    the arena resigning one of them, as gone from every page or idle, fails the run."""
+    assert not ok({**PASSING_RUN, "db_resigned_by_server": 1})
 
 
 RECORD = {

@@ -11,14 +11,15 @@ from django.core.management.base import BaseCommand
 from redis.exceptions import RedisError
 
 from arenas.board import changing, mend_changing
-from arenas.placement import place_all, resign_gone
+from arenas.holdups import resign_holdups
+from arenas.placement import place_all
 from arenas.schedule import MAKE_AHEAD_HOURS, make_coming, make_standard_schedule
 
 
 class Command(BaseCommand):
     help = (
         "Make the scheduled arenas of the coming hours; place the running arenas' free players; "
-        "resign the racers who left their races; mend the boards from the record."
+        "resign the racers who left their races or idle in them as their last racer; mend the boards from the record."
     )
 
     def add_arguments(self, parser) -> None:
@@ -40,13 +41,13 @@ class Command(BaseCommand):
             self.stdout.write(f"made the standard schedule ({rows} games)")
         made = make_coming(hours)
         races = place_all()
-        left = sum(resign_gone(arena) for arena in changing())
+        held = sum(resign_holdups(arena) for arena in changing())
         try:
             mended = mend_changing()
         except (RedisError, OSError):  # the next minute tries again
             logging.getLogger(__name__).exception("could not mend the arenas' boards")
             mended = 0
         self.stdout.write(
-            f"scheduled {made} arenas, opened {races} arena races, resigned {left} racers who "
-            f"left, mended {mended} board entries"
+            f"scheduled {made} arenas, opened {races} arena races, resigned {held} racers who "
+            f"left or idled, mended {mended} board entries"
         )

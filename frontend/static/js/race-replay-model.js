@@ -114,7 +114,9 @@ function placeText(r) {
 }
 
 function endText(r) {
-  if (r.status === "resigned") return r.gone ? "left the race" : "resigned";
+  if (r.resigned_for === "left") return "left the race";
+  if (r.resigned_for === "idle") return "was resigned as idle";
+  if (r.status === "resigned") return "resigned";
   if (r.status === "out_of_time") return "ran out of time";
   return `stopped (${r.status.replace(/_/g, " ")})`;
 }

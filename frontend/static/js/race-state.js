@@ -19,12 +19,14 @@ const STATUS_LABELS = {
   out_of_time: "Out of time",
 };
 
-/** A racer's status in words; a racer the server resigned for leaving the race (`gone`: no page
- * of theirs open while nobody else in it still played) "Left". A winner's is their time instead,
+/** A racer's status in words; one the server resigned (`resigned_for`: they had left an arena's
+ * race, or idled in it as its last racer) "Left" or "Idle". A winner's is their time instead,
  * where the page shows one. */
 export function statusLabel(racer) {
-  return racer.gone ? "Left" : STATUS_LABELS[racer.status] || racer.status;
+  return RESIGNED_FOR[racer.resigned_for] || STATUS_LABELS[racer.status] || racer.status;
 }
+
+const RESIGNED_FOR = { left: "Left", idle: "Idle" };
 
 /** The lobby's status line: how many have joined of how many the race holds, a race of one
  * ("a solo race") with no count: "1 of 1 players" is not English, and "1 of 1 player" no better. */

@@ -30,6 +30,11 @@ let bestRtt = Infinity;
 let board = null; // your Board
 let boardFrame = null; // the last state/ack applied to it
 let pending = null; // {type, move, seq} sent and not yet answered
+// What this page knows of when its racer last moved, for an arena's idle rule (`idleDeadline`):
+// the server's clock at its last move this page saw (an ack, or a board moved on by another
+// tab), and when the page first had the race.
+let movedAt = null;
+let openedAt = null;
 const spectatorBoards = new Map(); // racer id -> {board, frame, node}
 
 const serverNow = () => Date.now() + offset;
@@ -117,6 +122,7 @@ function onFrame(frame) {
     return;
   }
   root.dataset.event = String(model.event);
+  openedAt ??= frame.now ?? serverNow();
   if (frame.type === "rematch" && model.you.racer) goToRematch(frame.url);
   if (frame.type === "arena") waitHereForNextRace(frame);
   if (iLeft) {
@@ -128,6 +134,7 @@ function onFrame(frame) {
 
 function onBoard(frame) {
   if (boardFrame && frame.seq < boardFrame.seq) return;
+  if (frame.type === "ack" || (boardFrame && frame.seq > boardFrame.seq)) movedAt = frame.now;
   store.clear();
   if (pending && frame.seq > pending.seq) pending = null; // answered (or applied before a drop)
   boardFrame = frame;
@@ -281,6 +288,8 @@ function showNextRace(url) {
   model = new RaceModel();
   pending = null;
   boardFrame = null;
+  movedAt = null;
+  openedAt = null;
   boardTookFocus = false;
   board?.destroy();
   board = null;
@@ -434,19 +443,38 @@ function renderStatusLine(phase) {
     setStatus(model.me?.status === "resigned" ? "You resigned before the start; the others play on." : "Get ready…");
   } else if (phase === "running") {
     if (!model.you.racer) setStatus("You are watching this race.");
-    else if (model.me?.status === "stuck") setStatus("No move left: undo, or resign.");
+    else if (idleDeadline() !== null) {
+      setStatus(`Everyone else is done: make a move at least every ${config.idle_after_s} s, or you resign.`);
+    } else if (model.me?.status === "stuck") setStatus("No move left: undo, or resign.");
     else if (model.me?.status === "won") setStatus(`You finished in ${clock(model.me.finish_ms, true)}!`);
     else if (model.me?.status === "resigned") setStatus("You resigned; the others play on.");
     else setStatus("Race on!");
   } else if (phase === "finished") {
-    setStatus(model.me?.gone
-      ? "The race is over. You had left it while the others were done, so it counted as a resignation."
-      : "The race is over.");
+    setStatus(OVER_FOR[model.me?.resigned_for] ?? "The race is over.");
   } else if (phase === "cancelled") {
     setStatus("This race was cancelled: everyone left the lobby.");
   } else if (phase === "overtime") {
     setStatus("Time is up.");
   }
+}
+
+/** The race's end for a racer the server resigned (`resigned_for`), in their page's words. */
+const OVER_FOR = {
+  left: "The race is over. You had left it while the others were done, so it counted as a resignation.",
+  idle: "The race is over. You made no move for a while as its last racer, the others waiting, so it counted as a resignation.",
+};
+
+/** When the server resigns this racer as idle (an arena's race, docs/arenas.md): the last one
+ * still racing, everyone else done, `idle_after_s` after the later of their last move and the
+ * last of the others' ends. null when the rule does not apply; undefined when this page cannot
+ * know their last move (it opened after the others were done, and has seen no move since). */
+function idleDeadline() {
+  if (!config.idle_after_s || !canPlay()) return null;
+  const others = model.rows().map((row) => row.racer).filter((racer) => racer.id !== model.you.racer);
+  if (!others.length || others.some((racer) => !DONE.includes(racer.status))) return null;
+  const lastDone = model.race.starts_at + Math.max(...others.map((racer) => racer.done_ms ?? 0));
+  if (movedAt === null && !(openedAt <= lastDone)) return undefined;
+  return Math.max(lastDone, movedAt ?? 0) + config.idle_after_s * 1000;
 }
 
 function renderLobby(phase) {
@@ -612,9 +640,12 @@ function tick() {
       const me = model.me;
       const mine = me && me.status === "won" ? me.finish_ms : null;
       setText($("race-clock"), clock(mine ?? Math.min(end, race.ends_at) - race.starts_at));
+      const idle = phase === "running" ? idleDeadline() : null;
       setText(
         $("race-remaining"),
-        race.time_limit_s && phase === "running" ? `${clock(race.ends_at - now)} left` : "",
+        idle
+          ? `${clock(Math.min(idle, race.ends_at) - now)} to move`
+          : race.time_limit_s && phase === "running" ? `${clock(race.ends_at - now)} left` : "",
       );
     }
   }

@@ -92,11 +92,13 @@ test("marks: cards home, undos, the finish, the end and the losing move, in time
   assert.equal(said[5], "Bob: 2 cards home");
 });
 
-test("a racer's end: resigned, or left the race when the server resigned them for leaving", () => {
+test("a racer's end: resigned, or why the server resigned them (left the race, idle)", () => {
   const race = sample();
-  race.racers[2].gone = true;
-  const ends = marksOf(race).filter((m) => m.kind === "end").map((m) => m.text);
-  assert.deepEqual(ends, ["Ann resigned", "Carol left the race"]);
+  race.racers[2].resigned_for = "left";
+  const ends = () => marksOf(race).filter((m) => m.kind === "end").map((m) => m.text);
+  assert.deepEqual(ends(), ["Ann resigned", "Carol left the race"]);
+  race.racers[2].resigned_for = "idle";
+  assert.deepEqual(ends(), ["Ann resigned", "Carol was resigned as idle"]);
 });
 
 test("one sentence a racer: the losing move named by its cards, a win, a game not yet analysed", () => {

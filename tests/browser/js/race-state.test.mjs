@@ -28,10 +28,11 @@ test("winners come first by finishing time, then most cards, then who got there 
   assert.deepEqual(order, ["eve", "bob", "dee", "cid", "ann"]);
 });
 
-test("a racer's status in words: one the server resigned for leaving is shown as having left", () => {
+test("a racer's status in words: one the server resigned says why (left, idle)", () => {
   assert.equal(statusLabel(racer("ann", 3, 0)), "Playing");
   assert.equal(statusLabel(racer("bob", 3, 0, "resigned")), "Resigned");
-  assert.equal(statusLabel({ ...racer("cid", 3, 0, "resigned"), gone: true }), "Left");
+  assert.equal(statusLabel({ ...racer("cid", 3, 0, "resigned"), resigned_for: "left" }), "Left");
+  assert.equal(statusLabel({ ...racer("eve", 3, 0, "resigned"), resigned_for: "idle" }), "Idle");
   assert.equal(statusLabel(racer("dee", 3, 0, "out_of_time")), "Out of time");
 });
 

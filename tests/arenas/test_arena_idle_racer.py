@@ -1,0 +1,141 @@
+"""An arena's race ends when its last racer is done, and its done racers wait for that end
+before their next race. So the last racer still racing, everyone else done, who makes no move
+for `ARENA_IDLE_AFTER_S` (60 s), counted from their last move or from the last of the others'
+ends if that came later, is resigned as idle: the race closes, it counts as it stands, and its
+racers are placed again. Two still racing are left alone however long they idle, as is a last
+racer who keeps moving (docs/arenas.md; their page: race.js counts the time to move down)."""
+
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from arenas import holdups, rooms
+from arenas.models import ArenaResult
+from games.actions import get_game_update
+from games.models import Move
+from races import actions as race_actions
+from races import play as race_play
+from races import results
+from races.clock import since_start_ms
+from races.models import Race, RaceEvent, Racer
+from tests.arenas.test_arena_racers_who_left import placed_three, started_long_ago
+
+IDLE = settings.ARENA_IDLE_AFTER_S
+
+
+def ago(seconds: float):
+    return timezone.now() - timedelta(seconds=seconds)
+
+
+def done(race: Race, player, seconds_ago: float) -> None:
+    """The player resigned this long ago."""
+    race_actions.do_resign(race, player)
+    race.refresh_from_db()
+    at = since_start_ms(race, ago(seconds_ago))
+    Racer.objects.filter(race=race, player=player).update(done_ms=at)
+
+
+def moved(race: Race, player, seconds_ago: float) -> None:
+    """The player made a move this long ago (their last)."""
+    racer = Racer.objects.select_related("game").get(race=race, player=player)
+    update = get_game_update(racer.game)
+    race_play.do_race_move(race, player, update.legal[0], racer.game.seq)
+    Move.objects.filter(game=racer.game).update(at=ago(seconds_ago))
+
+
+def race_of_three(arena, here) -> tuple[Race, list]:
+    """Ann, Bob and Cat race; it started long enough ago for any of the clocks below."""
+    race, players = placed_three(arena, here)
+    started_long_ago(race, seconds=int(4 * IDLE))
+    race.refresh_from_db()
+    return race, players
+
+
+def resigned_for(race: Race, player) -> str:
+    return Racer.objects.get(race=race, player=player).resigned_for
+
+
+def test_the_last_racer_idle_while_the_others_wait_is_resigned_and_the_race_closes(arena, here):
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    moved(race, cat, 2 * IDLE)
+    done(race, ann, 2 * IDLE)
+    done(race, bob, IDLE + 5)  # the last of the others: Cat's clock runs from here
+
+    assert holdups.resign_idle(arena) == 1
+    race.refresh_from_db()
+    assert race.status == Race.Status.FINISHED
+    assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
+    assert ArenaResult.objects.filter(race=race).count() == 3  # it counts as it stands
+    said = {}  # each racer as the race's numbered events last gave them
+    for event in RaceEvent.objects.filter(race=race).order_by("seq"):
+        said.update({r["name"]: r for r in event.data.get("racers", [])})
+    assert [said[name]["resigned_for"] for name in ("Ann", "Bob", "Cat")] == [None, None, "idle"]
+    shown = {row.name: row.status for row in results.rows(race)}
+    assert shown == {"Ann": "Resigned", "Bob": "Resigned", "Cat": "Resigned: idle"}
+
+
+def test_the_idle_clock_starts_at_the_last_of_the_others_ends_if_that_came_after_the_move(
+    arena, here
+):
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    moved(race, cat, 3 * IDLE)
+    done(race, ann, 3 * IDLE)
+    done(race, bob, IDLE - 10)  # Bob was done under a minute ago: Cat has time left
+
+    assert holdups.resign_idle(arena) == 0
+    Racer.objects.filter(race=race, player=bob).update(done_ms=since_start_ms(race, ago(IDLE + 1)))
+    assert holdups.resign_idle(arena) == 1
+
+
+@pytest.mark.parametrize("last_move_s", [IDLE - 10, 5])
+def test_a_last_racer_who_moved_within_the_window_plays_on(arena, here, last_move_s):
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    done(race, ann, 3 * IDLE)
+    done(race, bob, 2 * IDLE)
+    moved(race, cat, last_move_s)
+
+    assert holdups.resign_idle(arena) == 0
+    assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
+
+
+def test_a_last_racer_who_never_moved_counts_from_the_others_ends(arena, here):
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    done(race, ann, IDLE + 5)
+    done(race, bob, IDLE - 10)
+    assert holdups.resign_idle(arena) == 0
+    done_long_ago = since_start_ms(race, ago(IDLE + 2))
+    Racer.objects.filter(race=race, player=bob).update(done_ms=done_long_ago)
+    assert holdups.resign_idle(arena) == 1
+    assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
+
+
+def test_two_still_racing_are_left_alone_however_long_they_idle(arena, here):
+    """Nobody waits on either alone: the race goes on while the other may still play."""
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    done(race, ann, 3 * IDLE)  # Bob and Cat never moved, in a race four minutes old
+
+    assert holdups.resign_idle(arena) == 0
+    assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
+
+
+def test_a_race_whose_racers_all_still_race_is_left_alone(arena, here):
+    race, _ = race_of_three(arena, here)
+    assert holdups.resign_idle(arena) == 0
+
+
+def test_the_rooms_tick_frees_the_done_racers_of_a_race_whose_last_racer_idles(arena, here):
+    """The done racers wait on the arena's room: its tick resigns the idle last racer, and
+    places them again, with Dan, free in the lobby."""
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    dan = here("Dan")
+    done(race, ann, 2 * IDLE)
+    done(race, bob, IDLE + 5)
+    Racer.objects.filter(race=race).update(seen_at=timezone.now())  # Cat's page is open
+
+    since = timezone.now() - timedelta(minutes=5)
+    found = rooms.tick_work(arena, [ann.pk, bob.pk, dan.pk], say_seen=True, since=since)
+    assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
+    assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
+    assert found[ann.pk][0] == found[bob.pk][0] == found[dan.pk][0] != race.get_absolute_url()
