@@ -6,9 +6,9 @@ so that Bob, alone, stays on its page afterwards.
   seen for `RACER_GONE_AFTER_S` (3 s on this module's server) he is resigned. When he opens the
   race again, its page says why: "Left" beside his name, and a status line that says he had
   left. The results say "Left the race" for him, "Resigned" for Ann.
-- Bob keeps his page open but makes no move after Ann is done: the page tells him to move at
-  least every `ARENA_IDLE_AFTER_S` (8 s here) and counts it down; then he is resigned as idle,
-  and the page says that too."""
+- Bob keeps his page open after Ann is done: the page tells him to move at least every
+  `ARENA_IDLE_AFTER_S` (15 s here), counts it down, and warns in its last 10 s; a move starts
+  the count again. When he stops moving he is resigned as idle, and the page says that too."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from tests.races.test_race_browser import people_on
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 GONE_S = 3
-IDLE_S = 8
+IDLE_S = 15
 LOOKS_EVERY_S = 5
 """How often an arena's room looks for racers who left (`arenas.rooms.PRESENCE_EVERY_S`)."""
 
@@ -86,7 +86,16 @@ def test_a_last_racer_is_told_to_move_and_resigned_as_idle_if_they_do_not(people
         f" move at least every {IDLE_S} s, or you resign.'"
     )
     to_move = bob.page.inner_text("#race-remaining")
-    assert to_move.endswith(" to move") and to_move <= f"0:0{IDLE_S}", to_move
+    assert to_move.endswith(" to move") and to_move <= f"0:{IDLE_S}", to_move
+    bob.page.wait_for_function(
+        "document.getElementById('race-status').textContent"
+        " === 'Make a move within 10 s, or you resign.'",
+        timeout=IDLE_S * 1000,
+    )
+    bob.click_move(bob.board()["legal"][0])  # a move: the count starts again
+    bob.page.wait_for_function(
+        "document.getElementById('race-status').textContent.startsWith('Everyone else is done')"
+    )
     bob.page.wait_for_selector(
         '#race[data-phase="finished"]', timeout=(IDLE_S + 2 * LOOKS_EVERY_S + 10) * 1000
     )

@@ -443,9 +443,8 @@ function renderStatusLine(phase) {
     setStatus(model.me?.status === "resigned" ? "You resigned before the start; the others play on." : "Get ready…");
   } else if (phase === "running") {
     if (!model.you.racer) setStatus("You are watching this race.");
-    else if (idleDeadline() !== null) {
-      setStatus(`Everyone else is done: make a move at least every ${config.idle_after_s} s, or you resign.`);
-    } else if (model.me?.status === "stuck") setStatus("No move left: undo, or resign.");
+    else if (idleDeadline() !== null) setStatus((idleSaid = idleLine(idleDeadline())));
+    else if (model.me?.status === "stuck") setStatus("No move left: undo, or resign.");
     else if (model.me?.status === "won") setStatus(`You finished in ${clock(model.me.finish_ms, true)}!`);
     else if (model.me?.status === "resigned") setStatus("You resigned; the others play on.");
     else setStatus("Race on!");
@@ -475,6 +474,18 @@ function idleDeadline() {
   const lastDone = model.race.starts_at + Math.max(...others.map((racer) => racer.done_ms ?? 0));
   if (movedAt === null && !(openedAt <= lastDone)) return undefined;
   return Math.max(lastDone, movedAt ?? 0) + config.idle_after_s * 1000;
+}
+
+const IDLE_WARN_S = 10;
+let idleSaid = null; // the idle rule's status line as last written (`tick` writes its changes)
+
+/** The status line of a last racer whom the arena may resign as idle (`idleDeadline`): the rule,
+ * then in its last `IDLE_WARN_S` a warning, which a screen reader reads out too (the time to
+ * move, counted down beside the clock, is not a live region). */
+function idleLine(deadline) {
+  return deadline && deadline - serverNow() <= IDLE_WARN_S * 1000
+    ? `Make a move within ${IDLE_WARN_S} s, or you resign.`
+    : `Everyone else is done: make a move at least every ${config.idle_after_s} s, or you resign.`;
 }
 
 function renderLobby(phase) {
@@ -641,6 +652,7 @@ function tick() {
       const mine = me && me.status === "won" ? me.finish_ms : null;
       setText($("race-clock"), clock(mine ?? Math.min(end, race.ends_at) - race.starts_at));
       const idle = phase === "running" ? idleDeadline() : null;
+      if (idle !== null && idleLine(idle) !== idleSaid) setStatus((idleSaid = idleLine(idle)));
       setText(
         $("race-remaining"),
         idle
