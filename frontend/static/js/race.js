@@ -35,6 +35,8 @@ let pending = null; // {type, move, seq} sent and not yet answered
 // tab), and when the page first had the race.
 let movedAt = null;
 let openedAt = null;
+let idleSaid = null; // the idle rule's status line as last written (`tick` writes its changes)
+const IDLE_WARN_S = 10; // its last seconds, when the line warns again
 const spectatorBoards = new Map(); // racer id -> {board, frame, node}
 
 const serverNow = () => Date.now() + offset;
@@ -475,9 +477,6 @@ function idleDeadline() {
   if (movedAt === null && !(openedAt <= lastDone)) return undefined;
   return Math.max(lastDone, movedAt ?? 0) + config.idle_after_s * 1000;
 }
-
-const IDLE_WARN_S = 10;
-let idleSaid = null; // the idle rule's status line as last written (`tick` writes its changes)
 
 /** The status line of a last racer whom the arena may resign as idle (`idleDeadline`): the rule,
  * then in its last `IDLE_WARN_S` a warning, which a screen reader reads out too (the time to
