@@ -25,6 +25,7 @@ import {
   previousChange,
   raceClock,
   standingsAt,
+  statusWord,
   verdicts,
 } from "./race-replay-model.js";
 import { copyLinkButton } from "./share-link.js";
@@ -45,7 +46,6 @@ const standingsList = document.getElementById("rr-standings");
 const standingsMoment = root.querySelector(".rr-standings-at");
 const params = new URL(location.href).searchParams;
 
-const STATUS = { playing: "racing", won: "won", resigned: "resigned", stuck: "stuck", out_of_time: "out of time" };
 const totalCards = countCards(data.deal?.view);
 let t = 0;
 let speed = 1;
@@ -115,7 +115,7 @@ function show(ms, { passing = false } = {}) {
     entry.node.classList.toggle("undo", s.move === "undo");
     entry.node.dataset.status = s.status;
     const last = s.move === "undo" ? " · ↶ undo" : "";
-    entry.now.textContent = `${figures(s)} · ${STATUS[s.status] || s.status}${last}`;
+    entry.now.textContent = `${figures(s)} · ${statusWord(s)}${last}`;
   }
   renderStandings(order);
   slider.value = String(t);
@@ -145,7 +145,7 @@ function renderStandings(order) {
       name.className = "name";
       name.href = s.racer.player.url;
       name.textContent = s.racer.name;
-      head.append(place, name, span(`status status-${s.status}`, STATUS[s.status] || s.status));
+      head.append(place, name, span(`status status-${s.status}`, statusWord(s)));
       const bar = document.createElement("div");
       bar.className = "progress";
       bar.setAttribute("aria-hidden", "true");
@@ -175,7 +175,7 @@ function say(text) {
 
 function summary() {
   const order = standingsAt(race, t);
-  const who = order.map((s, i) => `${i + 1}. ${s.racer.name}, ${cardCount(s.cards)}${s.status === "playing" ? "" : `, ${STATUS[s.status]}`}`);
+  const who = order.map((s, i) => `${i + 1}. ${s.racer.name}, ${cardCount(s.cards)}${s.status === "playing" ? "" : `, ${statusWord(s)}`}`);
   return `${raceClock(t)}: ${who.join("; ")}.`;
 }
 

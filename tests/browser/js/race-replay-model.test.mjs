@@ -12,6 +12,7 @@ import {
   previousChange,
   raceClock,
   standingsAt,
+  statusWord,
   verdicts,
 } from "../../../frontend/static/js/race-replay-model.js";
 
@@ -99,6 +100,9 @@ test("a racer's end: resigned, or why the server resigned them (left the race, i
   assert.deepEqual(ends(), ["Ann resigned", "Carol left the race"]);
   race.racers[2].resigned_for = "idle";
   assert.deepEqual(ends(), ["Ann resigned", "Carol was resigned as idle"]);
+  const words = (ms) => standingsAt(race, ms).map((s) => `${s.racer.name} ${statusWord(s)}`);
+  assert.deepEqual(words(8500), ["Bob won", "Ann resigned", "Carol racing"]);
+  assert.deepEqual(words(9000), ["Bob won", "Ann resigned", "Carol idle"]);
 });
 
 test("one sentence a racer: the losing move named by its cards, a win, a game not yet analysed", () => {
