@@ -9,7 +9,9 @@ race's time limit (docs/arenas.md):
   anyway, and whoever left may come back to it;
 - the last racer, **idle** (`resign_idle`): the only one still racing, everyone else done, who
   has made no move for `settings.ARENA_IDLE_AFTER_S` since their last move or since the last
-  of the others was done, whichever came later. Their page counts it down.
+  of the others was done, whichever came later. Their page counts it down. They then sit out
+  the arena's next races (paused) until they resume: a player away from a page left open would
+  otherwise be placed again, and hold each next race's others a minute more.
 
 Either counts as a resignation: the racer ranks by the cards they reached, as at the time
 limit; the race closes, and its done racers are placed again. `Racer.resigned_for` says why,
@@ -26,8 +28,10 @@ from django.conf import settings
 from django.db.models import Count, Max, OuterRef, Subquery
 from django.utils import timezone
 
+from arenas import actions
+from arenas.actions import ArenaRuleError
 from arenas.models import Arena
-from games.models import Move
+from games.models import Move, Player
 from races.actions import STILL, do_resign
 from races.lifecycle import RaceRuleError
 from races.models import Race, Racer
@@ -54,7 +58,7 @@ def resign_gone(arena: Arena, now=None) -> int:
     still = racing_in(arena)
     played_on = still.filter(seen_at__gte=gone).values("race_id")
     absent = still.filter(race__starts_at__lte=gone).exclude(race_id__in=played_on)
-    return _resign(absent, Racer.ResignedFor.LEFT)
+    return len(_resign(absent, Racer.ResignedFor.LEFT))
 
 
 def resign_idle(arena: Arena, now=None) -> int:
@@ -84,7 +88,11 @@ def resign_idle(arena: Arena, now=None) -> int:
         for pk, starts, others_done_ms, moved_at in last
         if now - idle_since(starts, others_done_ms, moved_at) >= idle
     ]
-    return _resign(Racer.objects.filter(pk__in=found), Racer.ResignedFor.IDLE)
+    resigned = _resign(Racer.objects.filter(pk__in=found), Racer.ResignedFor.IDLE)
+    for player in Player.objects.filter(racers__in=resigned):
+        with contextlib.suppress(ArenaRuleError):  # left the arena meanwhile
+            actions.do_pause(arena, player, True)
+    return len(resigned)
 
 
 def idle_since(starts, others_done_ms: int, moved_at):
@@ -94,10 +102,11 @@ def idle_since(starts, others_done_ms: int, moved_at):
     return max(starts + timedelta(milliseconds=others_done_ms), moved_at or starts)
 
 
-def _resign(racers, why: str) -> int:
-    resigned = 0
+def _resign(racers, why: str) -> list[int]:
+    """Resign the racers, as their players would, for `why`; the pks of those resigned."""
+    resigned = []
     for racer in racers.select_related("race", "player").order_by("race_id", "pk"):
         with contextlib.suppress(RaceRuleError):  # done meanwhile: a move, or a page back
             do_resign(racer.race, racer.player, resigned_for=why)
-            resigned += 1
+            resigned.append(racer.pk)
     return resigned

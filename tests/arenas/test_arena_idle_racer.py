@@ -3,7 +3,9 @@ before their next race. So the last racer still racing, everyone else done, who 
 for `ARENA_IDLE_AFTER_S` (60 s), counted from their last move or from the last of the others'
 ends if that came later, is resigned as idle: the race closes, it counts as it stands, and its
 racers are placed again. Two still racing are left alone however long they idle, as is a last
-racer who keeps moving (docs/arenas.md; their page: race.js counts the time to move down)."""
+racer who keeps moving. The idle racer then sits out the arena's next races until they resume:
+away from a page left open, they would be placed again, and hold each next race a minute more
+(docs/arenas.md; their page: race.js counts the time to move down)."""
 
 from datetime import timedelta
 
@@ -11,8 +13,8 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from arenas import holdups, rooms
-from arenas.models import ArenaResult
+from arenas import actions, holdups, placement, rooms
+from arenas.models import ArenaPlayer, ArenaResult
 from games.actions import get_game_update
 from games.models import Move
 from races import actions as race_actions
@@ -68,6 +70,8 @@ def test_the_last_racer_idle_while_the_others_wait_is_resigned_and_the_race_clos
     assert race.status == Race.Status.FINISHED
     assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
     assert ArenaResult.objects.filter(race=race).count() == 3  # it counts as it stands
+    paused = dict(ArenaPlayer.objects.filter(arena=arena).values_list("player_id", "paused"))
+    assert paused == {ann.pk: False, bob.pk: False, cat.pk: True}  # Cat sits out what comes
     said = {}  # each racer as the race's numbered events last gave them
     for event in RaceEvent.objects.filter(race=race).order_by("seq"):
         said.update({r["name"]: r for r in event.data.get("racers", [])})
@@ -111,6 +115,16 @@ def test_a_last_racer_who_never_moved_counts_from_the_others_ends(arena, here):
     assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
 
 
+def test_a_player_paused_since_resumes_and_is_placed_again(arena, here):
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    done(race, ann, 2 * IDLE)
+    done(race, bob, IDLE + 5)
+    holdups.resign_idle(arena)
+    actions.do_pause(arena, cat, False)  # Cat is back: Resume
+    assert placement.place(arena.pk)  # with Ann and Bob, free since the race closed
+    assert Racer.objects.filter(player=cat).exclude(race=race).exists()
+
+
 def test_two_still_racing_are_left_alone_however_long_they_idle(arena, here):
     """Nobody waits on either alone: the race goes on while the other may still play."""
     race, (ann, bob, cat) = race_of_three(arena, here)
@@ -139,3 +153,4 @@ def test_the_rooms_tick_frees_the_done_racers_of_a_race_whose_last_racer_idles(a
     assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
     assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
     assert found[ann.pk][0] == found[bob.pk][0] == found[dan.pk][0] != race.get_absolute_url()
+    assert not Racer.objects.filter(player=cat).exclude(race=race).exists()  # paused: not placed

@@ -8,7 +8,8 @@ so that Bob, alone, stays on its page afterwards.
   left. The results say "Left the race" for him, "Resigned" for Ann.
 - Bob keeps his page open after Ann is done: the page tells him to move at least every
   `ARENA_IDLE_AFTER_S` (15 s here), counts it down, and warns in its last 10 s; a move starts
-  the count again. When he stops moving he is resigned as idle, and the page says that too."""
+  the count again. When he stops moving he is resigned as idle, and the page says that too, and
+  that he sits out the arena's next races until he resumes."""
 
 from __future__ import annotations
 
@@ -104,3 +105,8 @@ def test_a_last_racer_is_told_to_move_and_resigned_as_idle_if_they_do_not(people
         " made no move for a while as its last racer')"
     )
     assert bob.page.inner_text("#standings li.you .status") == "Idle"
+    # ... and he sits out the arena's next races until he resumes.
+    bob.page.wait_for_function(
+        "document.getElementById('next-race-status').textContent"
+        ".startsWith('You are sitting out the arena')"
+    )

@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from arenas import actions, holdups, placement, rooms
-from arenas.models import Arena, ArenaResult
+from arenas.models import Arena, ArenaPlayer, ArenaResult
 from games.actions import get_game_update
 from games.rows import touch
 from races import actions as race_actions
@@ -62,6 +62,8 @@ def test_racers_who_left_a_race_nobody_still_plays_are_resigned_and_it_closes(ar
     assert race.status == Race.Status.FINISHED
     assert {status_of(race, p) for p in (bob, cat)} == {RacerStatus.RESIGNED}
     assert ArenaResult.objects.filter(race=race).count() == 3  # leaving counts as it stands
+    # Not paused: back on the arena's page, they are placed again.
+    assert not ArenaPlayer.objects.filter(arena=arena, paused=True).exists()
 
 
 def test_a_racer_resigned_for_leaving_is_told_apart_from_one_who_resigned(arena, here):

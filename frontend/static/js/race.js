@@ -462,7 +462,7 @@ function renderStatusLine(phase) {
 /** The race's end for a racer the server resigned (`resigned_for`), in their page's words. */
 const OVER_FOR = {
   left: "The race is over. You had left it while the others were done, so it counted as a resignation.",
-  idle: "The race is over. You made no move for a while as its last racer, the others waiting, so it counted as a resignation.",
+  idle: "The race is over. You made no move for a while as its last racer, the others waiting: it counted as a resignation, and you sit out the arena's next races until you resume.",
 };
 
 /** When the server resigns this racer as idle (an arena's race, docs/arenas.md): the last one
