@@ -482,9 +482,14 @@ function idleDeadline() {
  * then in its last `IDLE_WARN_S` a warning, which a screen reader reads out too (the time to
  * move, counted down beside the clock, is not a live region). */
 function idleLine(deadline) {
+  const stuck = model.me?.status === "stuck"; // no move left: an undo is the only move
+  if (stuck && !boardFrame?.can_undo) {
+    return `No move left and everyone else is done: resign, or the arena resigns you within ${config.idle_after_s} s.`;
+  }
+  const move = stuck ? "undo" : "make a move";
   return deadline && deadline - serverNow() <= IDLE_WARN_S * 1000
-    ? `Make a move within ${IDLE_WARN_S} s, or you resign.`
-    : `Everyone else is done: make a move at least every ${config.idle_after_s} s, or you resign.`;
+    ? `${stuck ? "Undo" : "Make a move"} within ${IDLE_WARN_S} s, or you resign.`
+    : `Everyone else is done: ${move} at least every ${config.idle_after_s} s, or you resign.`;
 }
 
 function renderLobby(phase) {
