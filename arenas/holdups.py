@@ -31,7 +31,7 @@ from django.utils import timezone
 from arenas import actions
 from arenas.actions import ArenaRuleError
 from arenas.models import Arena
-from games.models import Move, Player
+from games.models import Move
 from races.actions import STILL, do_resign
 from races.lifecycle import RaceRuleError
 from races.models import Race, Racer
@@ -89,9 +89,9 @@ def resign_idle(arena: Arena, now=None) -> int:
         if now - idle_since(starts, others_done_ms, moved_at) >= idle
     ]
     resigned = _resign(Racer.objects.filter(pk__in=found), Racer.ResignedFor.IDLE)
-    for player in Player.objects.filter(racers__in=resigned):
+    for racer in resigned:
         with contextlib.suppress(ArenaRuleError):  # left the arena meanwhile
-            actions.do_pause(arena, player, True)
+            actions.do_pause(arena, racer.player, True)
     return len(resigned)
 
 
@@ -102,11 +102,11 @@ def idle_since(starts, others_done_ms: int, moved_at):
     return max(starts + timedelta(milliseconds=others_done_ms), moved_at or starts)
 
 
-def _resign(racers, why: str) -> list[int]:
-    """Resign the racers, as their players would, for `why`; the pks of those resigned."""
+def _resign(racers, why: str) -> list[Racer]:
+    """Resign the racers, as their players would, for `why`; those resigned (with their players)."""
     resigned = []
     for racer in racers.select_related("race", "player").order_by("race_id", "pk"):
         with contextlib.suppress(RaceRuleError):  # done meanwhile: a move, or a page back
             do_resign(racer.race, racer.player, resigned_for=why)
-            resigned.append(racer.pk)
+            resigned.append(racer)
     return resigned

@@ -559,7 +559,7 @@ def do_resign(
     and what the seat may not know (a race closed since) is checked under the race's row.
 
     `resigned_for`: the server resigns a racer who left an arena's race, or idles in it as its
-    last racer (`Racer.ResignedFor`, arenas/placement.py); their racer object says why, and so
+    last racer (`Racer.ResignedFor`, arenas/holdups.py); their racer object says why, and so
     do their page, the results and the replay."""
     now = timezone.now()
     racer = held if held is not None else racer_of(race, player)

@@ -198,7 +198,7 @@ class Racer(models.Model):
 
         LEFT = "left", "Left the race"
         """No page of theirs was open for RACER_GONE_AFTER_S while nobody else still played."""
-        IDLE = "idle", "Idle"
+        IDLE = "idle", "Resigned: idle"
         """The last one still racing, they made no move for ARENA_IDLE_AFTER_S."""
 
     resigned_for = models.CharField(

@@ -44,13 +44,6 @@ def rating_changes(race: Race) -> dict[int, dict]:
     }
 
 
-RESIGNED_FOR = {
-    Racer.ResignedFor.LEFT: "Left the race",
-    Racer.ResignedFor.IDLE: "Resigned: idle",
-}
-"""A racer the server resigned, in the results' words (`Racer.ResignedFor`)."""
-
-
 def rows(race: Race) -> list[Row]:
     racers = race.racers.select_related("game").order_by("place", "joined_at")
     changes = rating_changes(race)
@@ -59,7 +52,7 @@ def rows(race: Race) -> list[Row]:
             place=r.place,
             name=r.name,
             player_id=r.player_id,
-            status=RESIGNED_FOR.get(r.resigned_for) or r.get_status_display(),
+            status=r.get_resigned_for_display() or r.get_status_display(),
             time=clock(r.finish_ms) if r.status == Racer.Status.WON else None,  # to the win
             moves=r.moves,
             cards=r.cards,

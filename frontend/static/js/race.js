@@ -444,8 +444,9 @@ function renderStatusLine(phase) {
   } else if (phase === "countdown") {
     setStatus(model.me?.status === "resigned" ? "You resigned before the start; the others play on." : "Get ready…");
   } else if (phase === "running") {
+    const idle = idleDeadline();
     if (!model.you.racer) setStatus("You are watching this race.");
-    else if (idleDeadline() !== null) setStatus((idleSaid = idleLine(idleDeadline())));
+    else if (idle !== null) setStatus((idleSaid = idleLine(idle)));
     else if (model.me?.status === "stuck") setStatus("No move left: undo, or resign.");
     else if (model.me?.status === "won") setStatus(`You finished in ${clock(model.me.finish_ms, true)}!`);
     else if (model.me?.status === "resigned") setStatus("You resigned; the others play on.");
@@ -656,7 +657,8 @@ function tick() {
       const mine = me && me.status === "won" ? me.finish_ms : null;
       setText($("race-clock"), clock(mine ?? Math.min(end, race.ends_at) - race.starts_at));
       const idle = phase === "running" ? idleDeadline() : null;
-      if (idle !== null && idleLine(idle) !== idleSaid) setStatus((idleSaid = idleLine(idle)));
+      const line = idle === null ? idleSaid : idleLine(idle);
+      if (line !== idleSaid) setStatus((idleSaid = line));
       setText(
         $("race-remaining"),
         idle
