@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
-from django.conf import settings
 from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
@@ -349,5 +348,4 @@ def arena_of(race: Race) -> Owner | None:
         ends_at=arena.ends_at,
         pause_url=reverse("arenas:pause", args=[arena.public_id]),
         next_race=arena.next_race_wait(),
-        idle_after_s=settings.ARENA_IDLE_AFTER_S,
     )

@@ -86,9 +86,6 @@ class Owner:
     next race after this one (an arena's)."""
     next_race: dict | None = None
     """What that page needs to wait for the next race (an arena's: its id, page and end)."""
-    idle_after_s: float | None = None
-    """The event resigns a race's last racer, the others done, after this long without a move
-    (an arena's): the racer's page counts it down."""
 
 
 OWNERS: list[Callable[[Race], Owner | None]] = []
@@ -558,9 +555,9 @@ def do_resign(
     game's end is a compare-and-set on the copy's `seq` (read again if another tab moved since),
     and what the seat may not know (a race closed since) is checked under the race's row.
 
-    `resigned_for`: the server resigns a racer who left an arena's race, or idles in it as its
-    last racer (`Racer.ResignedFor`, arenas/holdups.py); their racer object says why, and so
-    do their page, the results and the replay."""
+    `resigned_for`: the server resigns a racer who left a race, or idles in it as its last
+    racer (`Racer.ResignedFor`, races/holdups.py); their racer object says why, and so do
+    their page, the results and the replay."""
     now = timezone.now()
     racer = held if held is not None else racer_of(race, player)
     current = phase_of(race if racer is None else racer.race, now)  # no racer: refused anyway

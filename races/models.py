@@ -190,24 +190,24 @@ class Racer(models.Model):
         null=True,
         blank=True,
         help_text="Last seen on the race's page while still racing (its server says so every few "
-        "seconds, races/presence.py): an arena resigns a racer whose page is gone.",
+        "seconds, races/presence.py): the server resigns a racer whose page is gone.",
     )
 
     class ResignedFor(models.TextChoices):
-        """Why the server resigned a racer of an arena's race (docs/arenas.md)."""
+        """Why the server resigned a racer (races/holdups.py)."""
 
         LEFT = "left", "Left the race"
         """No page of theirs was open for RACER_GONE_AFTER_S while nobody else still played."""
         IDLE = "idle", "Resigned: idle"
-        """The last one still racing, they made no move for ARENA_IDLE_AFTER_S."""
+        """The last one still racing, they made no move for RACE_IDLE_AFTER_S."""
 
     resigned_for = models.CharField(
         max_length=4,
         blank=True,
         default="",
         choices=ResignedFor.choices,
-        help_text="Why the server resigned the racer, if it did (an arena's race): they had left "
-        "it, or were idle as its last racer while the others waited.",
+        help_text="Why the server resigned the racer, if it did: they had left the race, or were "
+        "idle as its last racer while the others waited.",
     )
 
     class Meta:

@@ -2,9 +2,10 @@
 the racers its sockets show (`Racer.seen_at`), every third of `settings.RACER_GONE_AFTER_S`
 (10 s), and within `NEW_WITHIN_S` of a socket that begins to show one (a page that opens,
 reconnects, or goes on to its next race). A racer none of whose pages a server has said so for
-`RACER_GONE_AFTER_S` has left (`gone_since`): an arena resigns them once nobody else of their
-race still plays (arenas/holdups.py `resign_gone`), so that the race's done racers are not
-held until its time limit.
+`RACER_GONE_AFTER_S` has left: the server resigns them once nobody else of their race still
+plays (races/holdups.py), so that the race's done racers are not held until its time limit.
+The same beat looks for those holdups, every `holdups.LOOK_EVERY_S`, in the races its sockets
+show racers of (`holdups.resign_among`).
 
 Counted a process, written together: one statement a process and beat, whatever the number of
 its sockets, and none for a socket that closes. A page closed, or a server killed with its
@@ -22,7 +23,6 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -30,6 +30,7 @@ from django.utils import timezone
 from games.groups import PerLoop
 from games.rows import touch
 from games.storage import off_loop
+from races import holdups
 from races.actions import STILL
 from races.models import Racer
 
@@ -48,11 +49,6 @@ def seen_every_s() -> float:
     return settings.RACER_GONE_AFTER_S / BEATS_BEFORE_GONE
 
 
-def gone_since(now: datetime | None = None) -> datetime:
-    """A racer not seen since this moment has left their race."""
-    return (now or timezone.now()) - timedelta(seconds=settings.RACER_GONE_AFTER_S)
-
-
 def say_seen(racer_pks: list[int]) -> int:
     """These racers' pages are open now (those still racing); how many rows it wrote."""
     racers = Racer.objects.filter(pk__in=racer_pks, status__in=STILL)
@@ -65,7 +61,7 @@ class Presence:
     def __init__(self) -> None:
         self.shown: Counter[int] = Counter()
         self.new: set[int] = set()
-        self.said_at = time.monotonic()
+        self.said_at = self.looked_at = time.monotonic()
         self.task: asyncio.Task | None = None
 
     def add(self, racer_pk: int) -> None:
@@ -92,18 +88,31 @@ class Presence:
         self.new.clear()
         return racers
 
+    def look_due(self) -> bool:
+        """Whether to look for holdups in the races shown now (every `holdups.LOOK_EVERY_S`)."""
+        now = time.monotonic()
+        if now - self.looked_at < holdups.LOOK_EVERY_S:
+            return False
+        self.looked_at = now
+        return True
+
     async def run(self) -> None:
-        """The beat, while the loop's sockets show a racer."""
+        """The beat, while the loop's sockets show a racer: who is seen, and who holds up a race
+        (its next look makes up for one the database refused)."""
         while self.shown:
             await asyncio.sleep(NEW_WITHIN_S)
             racers = self.due()
-            if not racers:
-                continue
-            try:
-                await off_loop(say_seen)(racers)
-            except Exception:  # the database away a moment: the next beat says them all
-                self.said_at = -seen_every_s()
-                logger.exception("could not say which racers are seen")
+            if racers:
+                try:
+                    await off_loop(say_seen)(racers)
+                except Exception:  # the database away a moment: the next beat says them all
+                    self.said_at = -seen_every_s()
+                    logger.exception("could not say which racers are seen")
+            if self.shown and self.look_due():
+                try:
+                    await off_loop(holdups.resign_among)(list(self.shown))
+                except Exception:
+                    logger.exception("could not look for racers who hold up their races")
 
 
 PRESENCE: PerLoop[Presence] = PerLoop(Presence)

@@ -5,6 +5,7 @@ Thin: parse and check, then one action; everything live happens over /ws/race/<c
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse
@@ -138,7 +139,9 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         # A racer's page waits there for the next race of its arena once the race is over, also
         # when it was opened (or its socket came back with a snapshot) after the `arena` event.
         "next_race": owner.next_race if owner and is_racer else None,
-        "idle_after_s": owner.idle_after_s if owner and is_racer else None,
+        # The last racer, the others done, is resigned after this long without a move
+        # (races/holdups.py): their page counts it down.
+        "idle_after_s": settings.RACE_IDLE_AFTER_S if is_racer else None,
     }
     context = {
         "race": race,

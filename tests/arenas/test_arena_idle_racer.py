@@ -1,6 +1,6 @@
 """An arena's race ends when its last racer is done, and its done racers wait for that end
 before their next race. So the last racer still racing, everyone else done, who makes no move
-for `ARENA_IDLE_AFTER_S` (60 s), counted from their last move or from the last of the others'
+for `RACE_IDLE_AFTER_S` (60 s), counted from their last move or from the last of the others'
 ends if that came later, is resigned as idle: the race closes, it counts as it stands, and its
 racers are placed again. Two still racing are left alone however long they idle, as is a last
 racer who keeps moving. The idle racer then sits out the arena's next races until they resume:
@@ -24,7 +24,7 @@ from races.clock import since_start_ms
 from races.models import Race, RaceEvent, Racer
 from tests.arenas.test_arena_racers_who_left import placed_three, started_long_ago
 
-IDLE = settings.ARENA_IDLE_AFTER_S
+IDLE = settings.RACE_IDLE_AFTER_S
 
 
 def ago(seconds: float):
@@ -48,9 +48,11 @@ def moved(race: Race, player, seconds_ago: float) -> None:
 
 
 def race_of_three(arena, here) -> tuple[Race, list]:
-    """Ann, Bob and Cat race; it started long enough ago for any of the clocks below."""
+    """Ann, Bob and Cat race, their pages open; it started long enough ago for any of the
+    clocks below."""
     race, players = placed_three(arena, here)
     started_long_ago(race, seconds=int(4 * IDLE))
+    Racer.objects.filter(race=race).update(seen_at=timezone.now())
     race.refresh_from_db()
     return race, players
 
@@ -65,7 +67,7 @@ def test_the_last_racer_idle_while_the_others_wait_is_resigned_and_the_race_clos
     done(race, ann, 2 * IDLE)
     done(race, bob, IDLE + 5)  # the last of the others: Cat's clock runs from here
 
-    assert holdups.resign_idle(arena) == 1
+    assert holdups.resign_holdups(arena) == 1
     race.refresh_from_db()
     assert race.status == Race.Status.FINISHED
     assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
@@ -88,9 +90,9 @@ def test_the_idle_clock_starts_at_the_last_of_the_others_ends_if_that_came_after
     done(race, ann, 3 * IDLE)
     done(race, bob, IDLE - 10)  # Bob was done under a minute ago: Cat has time left
 
-    assert holdups.resign_idle(arena) == 0
+    assert holdups.resign_holdups(arena) == 0
     Racer.objects.filter(race=race, player=bob).update(done_ms=since_start_ms(race, ago(IDLE + 1)))
-    assert holdups.resign_idle(arena) == 1
+    assert holdups.resign_holdups(arena) == 1
 
 
 @pytest.mark.parametrize("last_move_s", [IDLE - 10, 5])
@@ -100,7 +102,7 @@ def test_a_last_racer_who_moved_within_the_window_plays_on(arena, here, last_mov
     done(race, bob, 2 * IDLE)
     moved(race, cat, last_move_s)
 
-    assert holdups.resign_idle(arena) == 0
+    assert holdups.resign_holdups(arena) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
 
@@ -108,10 +110,10 @@ def test_a_last_racer_who_never_moved_counts_from_the_others_ends(arena, here):
     race, (ann, bob, cat) = race_of_three(arena, here)
     done(race, ann, IDLE + 5)
     done(race, bob, IDLE - 10)
-    assert holdups.resign_idle(arena) == 0
+    assert holdups.resign_holdups(arena) == 0
     done_long_ago = since_start_ms(race, ago(IDLE + 2))
     Racer.objects.filter(race=race, player=bob).update(done_ms=done_long_ago)
-    assert holdups.resign_idle(arena) == 1
+    assert holdups.resign_holdups(arena) == 1
     assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
 
 
@@ -119,7 +121,7 @@ def test_a_player_paused_since_resumes_and_is_placed_again(arena, here):
     race, (ann, bob, cat) = race_of_three(arena, here)
     done(race, ann, 2 * IDLE)
     done(race, bob, IDLE + 5)
-    holdups.resign_idle(arena)
+    holdups.resign_holdups(arena)
     actions.do_pause(arena, cat, False)  # Cat is back: Resume
     assert placement.place(arena.pk)  # with Ann and Bob, free since the race closed
     assert Racer.objects.filter(player=cat).exclude(race=race).exists()
@@ -130,13 +132,13 @@ def test_two_still_racing_are_left_alone_however_long_they_idle(arena, here):
     race, (ann, bob, cat) = race_of_three(arena, here)
     done(race, ann, 3 * IDLE)  # Bob and Cat never moved, in a race four minutes old
 
-    assert holdups.resign_idle(arena) == 0
+    assert holdups.resign_holdups(arena) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
 
 def test_a_race_whose_racers_all_still_race_is_left_alone(arena, here):
     race, _ = race_of_three(arena, here)
-    assert holdups.resign_idle(arena) == 0
+    assert holdups.resign_holdups(arena) == 0
 
 
 def test_the_rooms_tick_frees_the_done_racers_of_a_race_whose_last_racer_idles(arena, here):

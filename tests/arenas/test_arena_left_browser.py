@@ -7,7 +7,7 @@ so that Bob, alone, stays on its page afterwards.
   race again, its page says why: "Left" beside his name, and a status line that says he had
   left. The results say "Left the race" for him, "Resigned" for Ann.
 - Bob keeps his page open after Ann is done: the page tells him to move at least every
-  `ARENA_IDLE_AFTER_S` (15 s here), counts it down, and warns in its last 10 s; a move starts
+  `RACE_IDLE_AFTER_S` (15 s here), counts it down, and warns in its last 10 s; a move starts
   the count again. When he stops moving he is resigned as idle, and the page says that too, and
   that he sits out the arena's next races until he resumes."""
 
@@ -34,7 +34,7 @@ def gone_url():
     env = {
         **live_server_env("left"),
         "RACER_GONE_AFTER_S": str(GONE_S),
-        "ARENA_IDLE_AFTER_S": str(IDLE_S),  # after the page closed: gone first
+        "RACE_IDLE_AFTER_S": str(IDLE_S),  # after the page closed: gone first
     }
     with live_server_process(env=env) as url:
         yield url

@@ -68,8 +68,8 @@ def test_an_arena_race_s_racer_waits_on_its_page_and_can_sit_out_the_next_races(
         r'<form class="next-race" id="next-race" method="post" action="([^"]+)" hidden>', page
     )
     assert form and form.group(1) == pause
-    # The last racer, the others done, counts down the arena's idle rule (arenas/holdups.py).
-    assert config["idle_after_s"] == settings.ARENA_IDLE_AFTER_S
+    # The last racer, the others done, counts down the idle rule (races/holdups.py).
+    assert config["idle_after_s"] == settings.RACE_IDLE_AFTER_S
     assert 'name="paused" value="1"' in page and 'id="pause-button"' in page
     response = client.post(pause, {"paused": "1"})
     assert response.url == arena.get_absolute_url()
@@ -86,7 +86,7 @@ def test_a_race_of_no_arena_keeps_its_rematch_and_has_no_arena_link(client, fini
     page, config, results = pages(client, finished)
     assert "Back to the arena" not in page + results
     assert 'id="next-race"' not in page and config["next_race"] is None
-    assert config["idle_after_s"] is None  # nobody is resigned for idling
+    assert config["idle_after_s"] == settings.RACE_IDLE_AFTER_S  # the rule is every race's
     assert config["rematch"] is True
     assert 'id="rematch"' in results
     response = client.post(reverse("races:rematch", args=[finished.code]))

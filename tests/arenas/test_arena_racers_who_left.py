@@ -19,6 +19,7 @@ from arenas.models import Arena, ArenaPlayer, ArenaResult
 from games.actions import get_game_update
 from games.rows import touch
 from races import actions as race_actions
+from races import holdups as race_holdups
 from races import play as race_play
 from races import presence, results
 from races.lifecycle import RacerStatus
@@ -57,7 +58,7 @@ def test_racers_who_left_a_race_nobody_still_plays_are_resigned_and_it_closes(ar
     last_seen(race, bob, GONE + 5)  # Bob's page closed
     last_seen(race, cat, None)  # Cat's page never opened
 
-    assert holdups.resign_gone(arena) == 2
+    assert holdups.resign_holdups(arena) == 2
     race.refresh_from_db()
     assert race.status == Race.Status.FINISHED
     assert {status_of(race, p) for p in (bob, cat)} == {RacerStatus.RESIGNED}
@@ -71,7 +72,7 @@ def test_a_racer_resigned_for_leaving_is_told_apart_from_one_who_resigned(arena,
     race_actions.do_resign(race, ann)
     last_seen(race, bob, GONE + 5)
     last_seen(race, cat, None)
-    holdups.resign_gone(arena)
+    holdups.resign_holdups(arena)
 
     said = {}  # each racer as the race's numbered events last gave them
     for event in RaceEvent.objects.filter(race=race).order_by("seq"):
@@ -89,7 +90,7 @@ def test_a_race_in_which_someone_still_plays_is_left_alone(arena, here):
     last_seen(race, bob, GONE + 5)
     last_seen(race, cat, 2)
 
-    assert holdups.resign_gone(arena) == 0
+    assert holdups.resign_holdups(arena) == 0
     assert status_of(race, bob) == RacerStatus.PLAYING
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
@@ -100,7 +101,7 @@ def test_a_page_seen_within_the_absence_keeps_its_racer_in_the_race(arena, here)
     last_seen(race, bob, GONE - 5)  # a dropped connection, back in time
     last_seen(race, cat, GONE + 5)
 
-    assert holdups.resign_gone(arena) == 0
+    assert holdups.resign_holdups(arena) == 0
     assert status_of(race, bob) == status_of(race, cat) == RacerStatus.PLAYING
 
 
@@ -111,7 +112,7 @@ def test_nobody_counts_as_gone_in_a_race_s_first_seconds(arena, here):
     for player in (ann, bob, cat):
         last_seen(race, player, None)
 
-    assert holdups.resign_gone(arena) == 0
+    assert holdups.resign_holdups(arena) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
 
@@ -121,8 +122,21 @@ def test_only_the_arena_s_own_races_are_looked_at(arena, here, make_arena):
     for player in players:
         last_seen(race, player, None)
 
-    assert holdups.resign_gone(other) == 0
+    assert holdups.resign_holdups(other) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
+
+
+def test_the_servers_own_looks_leave_an_arena_s_races_to_the_arena(arena, here):
+    """Every server looks for holdups in the races its pages show, and the scheduler's minute in
+    every race (races/holdups.py); the arena looks at its own, in the tick that places."""
+    race, (ann, bob, cat) = placed_three(arena, here)
+    race_actions.do_resign(race, ann)
+    for player in (bob, cat):
+        last_seen(race, player, GONE + 5)
+    shown = list(Racer.objects.filter(race=race).values_list("pk", flat=True))
+
+    assert race_holdups.resign_among(shown) == race_holdups.resign_everywhere() == 0
+    assert holdups.resign_holdups(arena) == 2
 
 
 def test_the_rooms_presence_tick_frees_the_done_racers_of_a_race_the_others_left(arena, here):

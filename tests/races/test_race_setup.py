@@ -115,6 +115,9 @@ def test_the_command_closes_overdue_races_only(make_client, make_race, no_countd
     Race.objects.filter(pk=overdue.pk).update(ends_at=overdue.created_at)
     out = StringIO()
     call_command("close_overdue_races", stdout=out)
-    assert out.getvalue().strip() == "closed 1 race, started 0 quick races"
+    assert (
+        out.getvalue().strip()
+        == "closed 1 race, resigned 0 racers who left or idled, started 0 quick races"
+    )
     statuses = dict(Race.objects.values_list("pk", "status"))
     assert statuses == {overdue.pk: "finished", running.pk: "started"}

@@ -30,7 +30,7 @@ let bestRtt = Infinity;
 let board = null; // your Board
 let boardFrame = null; // the last state/ack applied to it
 let pending = null; // {type, move, seq} sent and not yet answered
-// What this page knows of when its racer last moved, for an arena's idle rule (`idleDeadline`):
+// What this page knows of when its racer last moved, for the idle rule (`idleDeadline`):
 // the server's clock at its last move this page saw (an ack, or a board moved on by another
 // tab), and when the page first had the race.
 let movedAt = null;
@@ -452,7 +452,8 @@ function renderStatusLine(phase) {
     else if (model.me?.status === "resigned") setStatus("You resigned; the others play on.");
     else setStatus("Race on!");
   } else if (phase === "finished") {
-    setStatus(OVER_FOR[model.me?.resigned_for] ?? "The race is over.");
+    const why = model.me?.resigned_for;
+    setStatus(why ? OVER_FOR[why] + (why === "idle" && config.next_race ? SITS_OUT : "") : "The race is over.");
   } else if (phase === "cancelled") {
     setStatus("This race was cancelled: everyone left the lobby.");
   } else if (phase === "overtime") {
@@ -463,10 +464,11 @@ function renderStatusLine(phase) {
 /** The race's end for a racer the server resigned (`resigned_for`), in their page's words. */
 const OVER_FOR = {
   left: "The race is over. You had left it while the others were done, so it counted as a resignation.",
-  idle: "The race is over. You made no move for a while as its last racer, the others waiting: it counted as a resignation, and you sit out the arena's next races until you resume.",
+  idle: "The race is over. You made no move for a while as its last racer, the others waiting: it counted as a resignation.",
 };
+const SITS_OUT = " You sit out the arena's next races until you resume."; // an arena's idle racer
 
-/** When the server resigns this racer as idle (an arena's race, docs/arenas.md): the last one
+/** When the server resigns this racer as idle (docs/protocol.md): the last one
  * still racing, everyone else done, `idle_after_s` after the later of their last move and the
  * last of the others' ends. null when the rule does not apply; undefined when this page cannot
  * know their last move (it opened after the others were done, and has seen no move since). */
@@ -479,13 +481,13 @@ function idleDeadline() {
   return Math.max(lastDone, movedAt ?? 0) + config.idle_after_s * 1000;
 }
 
-/** The status line of a last racer whom the arena may resign as idle (`idleDeadline`): the rule,
+/** The status line of a last racer whom the server may resign as idle (`idleDeadline`): the rule,
  * then in its last `IDLE_WARN_S` a warning, which a screen reader reads out too (the time to
  * move, counted down beside the clock, is not a live region). */
 function idleLine(deadline) {
   const stuck = model.me?.status === "stuck"; // no move left: an undo is the only move
   if (stuck && !boardFrame?.can_undo) {
-    return `No move left and everyone else is done: resign, or the arena resigns you within ${config.idle_after_s} s.`;
+    return `No move left and everyone else is done: resign, or you are resigned within ${config.idle_after_s} s.`;
   }
   const move = stuck ? "undo" : "make a move";
   return deadline && deadline - serverNow() <= IDLE_WARN_S * 1000
