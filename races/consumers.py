@@ -465,7 +465,7 @@ class RaceConsumer(PlaySocket):
             presence.discard(self.seen_racer)
         self.seen_racer = racer_pk
         if racer_pk is not None:
-            presence.add(racer_pk)
+            presence.add(racer_pk, self.race.pk)
 
     async def follow(self, view: snapshots.CatchUp) -> bool:
         """Show the view's games (their groups joined together); True if it began to show any

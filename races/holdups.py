@@ -1,8 +1,8 @@
 """Racers who hold up a race. A race ends when its last racer is done, and its racers who are
 done wait for that end: for its results, a rematch, an arena's next race. So the server
 resigns, as the player could have (`do_resign`), the racers who would otherwise hold the others
-until the race's time limit, or its two-hour cap when it has none (docs/protocol.md, "Racers
-the server resigns"):
+until the race's time limit, or its two-hour cap when it has none (docs/protocol.md, "Leaving
+a race" and "The last racer, idle"):
 
 - racers who have **left** (`resign_gone`): in a race where everyone still racing has had no
   page open on any server for `settings.RACER_GONE_AFTER_S` (races/presence.py), or never since
@@ -17,19 +17,21 @@ limit; the race closes. `Racer.resigned_for` says why, for their page, the resul
 replay.
 
 Who looks, and when: each process, every `LOOK_EVERY_S`, in the races its pages show racers of
-(`resign_among`, from the presence's beat); `close_overdue_races` every minute in every race
-(`resign_everywhere`), for a race nobody's page shows any more. An app above that places races
+(`resign_in`, from the presence's beat); `close_overdue_races` every minute in every race
+(`resign_in(None)`), for a race nobody's page shows any more. Either first finds, in one
+statement, the races where someone may hold the others up (`held_up`), and most of the time
+there is none. An app above that places races
 looks at its own in its own time (`LOOKED_AT_ELSEWHERE`): an arena in the tick that places its
 racers again, where it also has the idle one sit out its next races (arenas/holdups.py)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Count, Max, OuterRef, QuerySet, Subquery
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from games.models import Move
@@ -57,22 +59,30 @@ def still_racing(races: QuerySet | None = None) -> QuerySet:
     return still if races is None else still.filter(race_id__in=races)
 
 
-def resign_among(racer_pks: list[int], now: datetime | None = None) -> int:
-    """Resign the holdups of the races of these racers (those a process's pages show), but in
-    races looked at elsewhere; how many."""
-    races = Racer.objects.filter(pk__in=racer_pks).values("race_id")
-    return len(resign_holdups(_not_elsewhere(still_racing(races)), now))
+def resign_in(races: Iterable[int] | None, now: datetime | None = None) -> int:
+    """Resign the racers who hold up these races (ids; None: every race), but in the races
+    looked at elsewhere; how many."""
+    held = held_up(races, now)
+    return len(resign_holdups(still_racing(held), now)) if held else 0
 
 
-def resign_everywhere(now: datetime | None = None) -> int:
-    """Resign the holdups of every started race, but those looked at elsewhere; how many."""
-    return len(resign_holdups(_not_elsewhere(still_racing()), now))
-
-
-def _not_elsewhere(still: QuerySet) -> QuerySet:
-    for races in LOOKED_AT_ELSEWHERE:
-        still = still.exclude(race_id__in=races())
-    return still
+def held_up(races: Iterable[int] | None, now: datetime | None = None) -> list[int]:
+    """Of these started races (ids; None: every one), but those looked at elsewhere, the ones
+    where someone may hold the others up: everyone still racing unseen since `gone_since`, or
+    a single racer still racing with others done (whether they idle, `resign_idle` reads)."""
+    racers = Racer.objects.filter(race__status=Race.Status.STARTED)
+    if races is not None:
+        racers = racers.filter(race_id__in=races)
+    for elsewhere in LOOKED_AT_ELSEWHERE:
+        racers = racers.exclude(race_id__in=elsewhere())
+    still = Q(status__in=STILL)
+    unseen = still & (Q(seen_at__lt=gone_since(now)) | Q(seen_at=None))
+    counts = racers.values("race_id").annotate(
+        still=Count("pk", filter=still), unseen=Count("pk", filter=unseen), done=Count("pk")
+    )
+    left = Q(still__gt=0, unseen=F("still"))
+    last = Q(still=1, done__gt=1)  # `done` counts every racer here
+    return list(counts.filter(left | last).values_list("race_id", flat=True))
 
 
 def resign_holdups(still: QuerySet, now: datetime | None = None) -> list[Racer]:

@@ -5,7 +5,7 @@ reconnects, or goes on to its next race). A racer none of whose pages a server h
 `RACER_GONE_AFTER_S` has left: the server resigns them once nobody else of their race still
 plays (races/holdups.py), so that the race's done racers are not held until its time limit.
 The same beat looks for those holdups, every `holdups.LOOK_EVERY_S`, in the races its sockets
-show racers of (`holdups.resign_among`).
+show racers of (`holdups.resign_in`).
 
 Counted a process, written together: one statement a process and beat, whatever the number of
 its sockets, and none for a socket that closes. A page closed, or a server killed with its
@@ -60,13 +60,15 @@ class Presence:
 
     def __init__(self) -> None:
         self.shown: Counter[int] = Counter()
+        self.race_of: dict[int, int] = {}
         self.new: set[int] = set()
         self.said_at = self.looked_at = time.monotonic()
         self.task: asyncio.Task | None = None
 
-    def add(self, racer_pk: int) -> None:
-        """A socket begins to show this racer."""
+    def add(self, racer_pk: int, race_pk: int) -> None:
+        """A socket begins to show this racer, of this race."""
         self.shown[racer_pk] += 1
+        self.race_of[racer_pk] = race_pk
         self.new.add(racer_pk)
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self.run())
@@ -76,6 +78,7 @@ class Presence:
         self.shown[racer_pk] -= 1
         if self.shown[racer_pk] <= 0:
             del self.shown[racer_pk]
+            del self.race_of[racer_pk]
 
     def due(self) -> list[int]:
         """The racers to say now: all of them every `seen_every_s()`, else those new since."""
@@ -110,7 +113,7 @@ class Presence:
                     logger.exception("could not say which racers are seen")
             if self.shown and self.look_due():
                 try:
-                    await off_loop(holdups.resign_among)(list(self.shown))
+                    await off_loop(holdups.resign_in)(set(self.race_of.values()))
                 except Exception:
                     logger.exception("could not look for racers who hold up their races")
 

@@ -133,9 +133,8 @@ def test_the_servers_own_looks_leave_an_arena_s_races_to_the_arena(arena, here):
     race_actions.do_resign(race, ann)
     for player in (bob, cat):
         last_seen(race, player, GONE + 5)
-    shown = list(Racer.objects.filter(race=race).values_list("pk", flat=True))
 
-    assert race_holdups.resign_among(shown) == race_holdups.resign_everywhere() == 0
+    assert race_holdups.resign_in({race.pk}) == race_holdups.resign_in(None) == 0
     assert holdups.resign_holdups(arena) == 2
 
 
@@ -217,13 +216,13 @@ def test_a_beat_passes_over_a_row_another_transaction_holds_and_does_not_wait_fo
 
 async def test_two_tabs_keep_a_racer_shown_until_both_close():
     shown = presence.Presence()
-    shown.add(7)
-    shown.add(7)
+    shown.add(7, 1)
+    shown.add(7, 1)
     shown.discard(7)
     assert shown.due() == [7]  # new, and still shown by the other tab
     shown.discard(7)
     shown.said_at = -presence.seen_every_s()
-    assert shown.due() == []
+    assert shown.due() == [] and shown.race_of == {}
     shown.task.cancel()
 
 

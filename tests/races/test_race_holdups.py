@@ -107,7 +107,7 @@ def test_the_last_racer_idle_while_the_others_wait_is_resigned(friends_race):
     moved(race, bob, 2 * IDLE)
     done(race, ann, IDLE + 5)  # Bob's clock runs from Ann's end, after his last move
 
-    assert holdups.resign_everywhere() == 1
+    assert holdups.resign_in(None) == 1
     race.refresh_from_db()
     assert race.status == Race.Status.FINISHED
     assert resigned_for(race, bob) == Racer.ResignedFor.IDLE
@@ -120,9 +120,9 @@ def test_the_idle_clock_runs_from_the_last_move_if_it_came_after_the_others_ends
     done(race, ann, 3 * IDLE)
     moved(race, bob, IDLE - 10)
 
-    assert holdups.resign_everywhere() == 0
+    assert holdups.resign_in(None) == 0
     Move.objects.filter(game__racer__race=race).update(at=ago(IDLE + 1))
-    assert holdups.resign_everywhere() == 1
+    assert holdups.resign_in(None) == 1
 
 
 def test_a_race_someone_still_plays_is_left_alone(friends_race):
@@ -131,13 +131,28 @@ def test_a_race_someone_still_plays_is_left_alone(friends_race):
     done(race, ann, 3 * IDLE)
     last_seen(race, cat, GONE + 5)  # Bob and Cat never moved: two still racing, never idle
 
-    assert holdups.resign_everywhere() == 0
+    assert holdups.resign_in(None) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
+
+
+def test_only_the_races_where_someone_may_hold_the_others_are_read_further(friends_race):
+    """The look's first statement: everyone still racing unseen, or one still racing with the
+    others done (idle or not, the next statement reads)."""
+    playing, _ = friends_race("Ann", "Bob")  # both seen, both racing
+    left, (cat, dan) = friends_race("Cat", "Dan")
+    last_seen(left, cat, GONE + 5)
+    last_seen(left, dan, None)
+    last, (eve, fay) = friends_race("Eve", "Fay")
+    done(last, eve, 5)  # Fay just saw her finish: not idle yet, but the last one
+    alone, _ = friends_race("Gil")
+
+    races = {playing.pk, left.pk, last.pk, alone.pk}
+    assert sorted(holdups.held_up(races)) == sorted([left.pk, last.pk])
 
 
 def test_a_race_of_one_holds_nobody(friends_race):
     race, _ = friends_race("Ann")
-    assert holdups.resign_everywhere() == 0
+    assert holdups.resign_in(None) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
 
@@ -147,9 +162,8 @@ def test_a_server_looks_only_in_the_races_its_pages_show(friends_race):
     for race, (first, last) in ((shown, (ann, bob)), (other, (cat, dan))):
         done(race, first, 10)
         last_seen(race, last, GONE + 5)
-    ann_racer = Racer.objects.get(race=shown, player=ann)
 
-    assert holdups.resign_among([ann_racer.pk]) == 1
+    assert holdups.resign_in({shown.pk}) == 1
     assert Race.objects.get(pk=shown.pk).status == Race.Status.FINISHED
     assert Race.objects.get(pk=other.pk).status == Race.Status.STARTED
 

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand
 from django.utils import timezone
 
 from races.actions import do_close_if_due
-from races.holdups import resign_everywhere
+from races.holdups import resign_in
 from races.models import Race
 from races.quick import cancel_abandoned, start_due
 
@@ -28,7 +28,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         overdue = Race.objects.filter(status=Race.Status.STARTED, ends_at__lte=timezone.now())
         closed = sum(do_close_if_due(race) for race in overdue)
-        held = resign_everywhere()
+        held = resign_in(None)
         started = start_due()
         cancelled = cancel_abandoned()
         self.stdout.write(
