@@ -99,7 +99,20 @@ def test_a_friend_who_left_is_resigned_so_the_others_have_their_results_and_rema
     assert resigned_for(race, cat) == Racer.ResignedFor.LEFT
     shown = {row.name: row.status for row in results.rows(race)}
     assert shown == {"Ann": "Resigned", "Bob": "Resigned", "Cat": "Left the race"}
-    assert actions.do_rematch(race, ann).status == Race.Status.LOBBY  # no wait for two hours
+    rematch = actions.do_rematch(race, ann)  # at once, not after the two-hour cap
+    assert rematch.status == Race.Status.LOBBY
+    # Cat is not there: she is not taken along, and the others do not wait for her in the lobby.
+    assert sorted(rematch.racers.values_list("name", flat=True)) == ["Ann", "Bob"]
+
+
+def test_a_racer_who_left_and_came_back_may_ask_for_the_rematch_themselves(friends_race):
+    race, (ann, bob) = friends_race("Ann", "Bob")
+    done(race, ann, 10)
+    last_seen(race, bob, GONE + 5)
+    holdups.resign_in(None)
+
+    rematch = actions.do_rematch(race, bob)
+    assert sorted(rematch.racers.values_list("name", flat=True)) == ["Ann", "Bob"]
 
 
 def test_the_last_racer_idle_while_the_others_wait_is_resigned(friends_race):
