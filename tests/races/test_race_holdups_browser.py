@@ -1,6 +1,7 @@
 """A race among friends, with no time limit, in a real browser: its last racer, the other done,
-is told to move at least every `RACE_IDLE_AFTER_S` (12 s on this module's server), and when he
-does not, he is resigned as idle. His page says why; his friend's page has the race over and
+is told to move at least every `RACE_IDLE_AFTER_S` (12 s on this module's server), and his
+friend, done, that the race waits for him that long at most between his moves; when he does
+not move, he is resigned as idle. His page says why; his friend's page has the race over and
 its rematch at once, not after the two-hour cap (the server's side: test_race_holdups.py)."""
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(p
         player.wait('#race[data-phase="running"]', 30_000)
 
     ann.page.click("#resign-button")
+    ann.page.wait_for_function(  # whom she waits for, and how long at most between his moves
+        "document.getElementById('race-status').textContent === 'You resigned. Bob is the last"
+        f" one racing: the race ends when they are done, or after {IDLE_S} s without a move.'"
+    )
     bob.page.wait_for_function(
         "document.getElementById('race-status').textContent === 'Everyone else is done: make a"
         f" move at least every {IDLE_S} s, or you resign.'"

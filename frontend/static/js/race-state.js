@@ -19,14 +19,28 @@ const STATUS_LABELS = {
   out_of_time: "Out of time",
 };
 
-/** A racer's status in words; one the server resigned (`resigned_for`: they had left an arena's
- * race, or idled in it as its last racer) "Left" or "Idle". A winner's is their time instead,
+/** A racer who will make no more moves. */
+export const DONE = ["won", "resigned", "out_of_time"];
+
+/** A racer's status in words; one the server resigned (`resigned_for`: they had left the race,
+ * or idled in it as its last racer) "Left" or "Idle". A winner's is their time instead,
  * where the page shows one. */
 export function statusLabel(racer) {
   return RESIGNED_FOR[racer.resigned_for] || STATUS_LABELS[racer.status] || racer.status;
 }
 
 const RESIGNED_FOR = { left: "Left", idle: "Idle" };
+
+/** What a racer who is done waits for while the race runs (`racers`: every racer object): the
+ * others, or the last one still racing, whom the server resigns after `idleAfterS` without a
+ * move (null: the page has no such rule, a spectator's). */
+export function waitingLine(racers, idleAfterS) {
+  const still = racers.filter((racer) => !DONE.includes(racer.status));
+  if (still.length === 1 && idleAfterS) {
+    return `${still[0].name} is the last one racing: the race ends when they are done, or after ${idleAfterS} s without a move.`;
+  }
+  return "The others play on.";
+}
 
 /** The lobby's status line: how many have joined of how many the race holds, a race of one
  * ("a solo race") with no count: "1 of 1 players" is not English, and "1 of 1 player" no better. */

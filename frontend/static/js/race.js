@@ -12,7 +12,7 @@ import { cardCount, moveCount } from "./cards.js";
 import { setHidden, setText } from "./dom.js";
 import { timeLeftText } from "./event-clock.js";
 import { cardsHome } from "./ghost.js";
-import { clock, lobbyLine, RaceModel, statusLabel } from "./race-state.js";
+import { clock, DONE, lobbyLine, RaceModel, statusLabel, waitingLine } from "./race-state.js";
 import { copyLinkButton } from "./share-link.js";
 import { ReconnectingSocket, socketUrl, STORE_NOTICE, StoreRetry } from "./socket.js";
 
@@ -240,7 +240,6 @@ let nextRace = null; // an arena's race, over: the wait for the next one (arena-
 const backKey = "arena-came-back-from"; // the race a tab came back from (the popstate below)
 const cameBackFrom = tabRead(backKey); // that race's code, or null, read once
 tabWrite(backKey, null);
-const DONE = ["won", "resigned", "out_of_time"]; // a racer who will make no more moves
 
 /** How many of the race's racers may still move: the race ends when the last of them is done. */
 function stillPlaying() {
@@ -448,8 +447,8 @@ function renderStatusLine(phase) {
     if (!model.you.racer) setStatus("You are watching this race.");
     else if (idle !== null) setStatus((idleSaid = idleLine(idle)));
     else if (model.me?.status === "stuck") setStatus("No move left: undo, or resign.");
-    else if (model.me?.status === "won") setStatus(`You finished in ${clock(model.me.finish_ms, true)}!`);
-    else if (model.me?.status === "resigned") setStatus("You resigned; the others play on.");
+    else if (model.me?.status === "won") setStatus(`You finished in ${clock(model.me.finish_ms, true)}! ${waiting()}`);
+    else if (model.me?.status === "resigned") setStatus(`You resigned. ${waiting()}`);
     else setStatus("Race on!");
   } else if (phase === "finished") {
     const why = model.me?.resigned_for;
@@ -467,6 +466,9 @@ const OVER_FOR = {
   idle: "The race is over. You made no move for a while as its last racer, the others waiting: it counted as a resignation.",
 };
 const SITS_OUT = " You sit out the arena's next races until you resume."; // an arena's idle racer
+
+/** What this racer, done, waits for (`waitingLine`). */
+const waiting = () => waitingLine(model.rows().map((row) => row.racer), config.idle_after_s);
 
 /** When the server resigns this racer as idle (docs/protocol.md): the last one
  * still racing, everyone else done, `idle_after_s` after the later of their last move and the

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { lobbyLine, RaceModel, standingOrder, statusLabel } from "../../../frontend/static/js/race-state.js";
+import { lobbyLine, RaceModel, standingOrder, statusLabel, waitingLine } from "../../../frontend/static/js/race-state.js";
 
 const racer = (id, cards, cardsAtMs, status = "playing", finishMs = null) => ({
   id, name: id, cards, cards_at_ms: cardsAtMs, moves: 0, status, finish_ms: finishMs,
@@ -34,6 +34,19 @@ test("a racer's status in words: one the server resigned says why (left, idle)",
   assert.equal(statusLabel({ ...racer("cid", 3, 0, "resigned"), resigned_for: "left" }), "Left");
   assert.equal(statusLabel({ ...racer("eve", 3, 0, "resigned"), resigned_for: "idle" }), "Idle");
   assert.equal(statusLabel(racer("dee", 3, 0, "out_of_time")), "Out of time");
+});
+
+test("a racer who is done is told whom the race waits for, and the idle rule's bound on it", () => {
+  const ann = racer("Ann", 52, 0, "won", 90_000);
+  const bob = racer("Bob", 20, 0, "playing");
+  const cat = racer("Cat", 12, 0, "resigned");
+  assert.equal(
+    waitingLine([ann, bob, cat], 60),
+    "Bob is the last one racing: the race ends when they are done, or after 60 s without a move.",
+  );
+  assert.equal(waitingLine([ann, bob, { ...cat, status: "stuck" }], 60), "The others play on.");
+  assert.equal(waitingLine([ann, { ...bob, status: "stuck" }, cat], 60).startsWith("Bob is the last"), true);
+  assert.equal(waitingLine([ann, bob, cat], null), "The others play on."); // no rule on this page
 });
 
 test("ties keep the order of joining", () => {
