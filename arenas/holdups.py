@@ -26,7 +26,7 @@ def arena_races():
 def resign_holdups(arena: Arena, now=None) -> int:
     """Resign the arena's racers who left their races or idle in them as their last racer, the
     idle ones paused; how many."""
-    still = holdups.still_racing(ArenaRace.objects.filter(arena=arena).values("race_id"))
+    still = holdups.still_racing().filter(race__arena_race__arena=arena)
     resigned = holdups.resign_holdups(still, now)
     for racer in resigned:
         if racer.resigned_for == Racer.ResignedFor.IDLE:

@@ -53,17 +53,16 @@ def gone_since(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) - timedelta(seconds=settings.RACER_GONE_AFTER_S)
 
 
-def still_racing(races: QuerySet | None = None) -> QuerySet:
-    """The racers still racing in started races (those of `races`, ids, if given)."""
-    still = Racer.objects.filter(race__status=Race.Status.STARTED, status__in=STILL)
-    return still if races is None else still.filter(race_id__in=races)
+def still_racing() -> QuerySet:
+    """The racers still racing in started races (to narrow down to the races to look in)."""
+    return Racer.objects.filter(race__status=Race.Status.STARTED, status__in=STILL)
 
 
 def resign_in(races: Iterable[int] | None, now: datetime | None = None) -> int:
     """Resign the racers who hold up these races (ids; None: every race), but in the races
     looked at elsewhere; how many."""
     held = held_up(races, now)
-    return len(resign_holdups(still_racing(held), now)) if held else 0
+    return len(resign_holdups(still_racing().filter(race_id__in=held), now)) if held else 0
 
 
 def held_up(races: Iterable[int] | None, now: datetime | None = None) -> list[int]:
