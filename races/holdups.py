@@ -77,10 +77,10 @@ def held_up(races: Iterable[int] | None, now: datetime | None = None) -> list[in
     still = Q(status__in=STILL)
     unseen = still & (Q(seen_at__lt=gone_since(now)) | Q(seen_at=None))
     counts = racers.values("race_id").annotate(
-        still=Count("pk", filter=still), unseen=Count("pk", filter=unseen), done=Count("pk")
+        racers=Count("pk"), still=Count("pk", filter=still), unseen=Count("pk", filter=unseen)
     )
     left = Q(still__gt=0, unseen=F("still"))
-    last = Q(still=1, done__gt=1)  # `done` counts every racer here
+    last = Q(still=1, racers__gt=1)
     return list(counts.filter(left | last).values_list("race_id", flat=True))
 
 
