@@ -1,5 +1,5 @@
 """An arena's racers who hold up its races (the rules are the races', races/holdups.py: those who
-left a race nobody else still plays, and a race's last racer, idle). An arena looks at its own
+left a race nobody else still plays, and those idle in a race others wait on). An arena looks at its own
 races itself (`races.holdups.LOOKED_AT_ELSEWHERE`), in the rooms' tick that then places the
 racers the resignations free (every `arenas.rooms.PRESENCE_EVERY_S`), and `run_arenas` every
 minute (after the arena's end too, while its last races still count). A racer resigned as idle
@@ -24,7 +24,7 @@ def arena_races():
 
 
 def resign_holdups(arena: Arena, now=None) -> int:
-    """Resign the arena's racers who left their races or idle in them as their last racer, the
+    """Resign the arena's racers who left their races or idle in them while others wait, the
     idle ones paused; how many."""
     still = holdups.still_racing().filter(race__arena_race__arena=arena)
     resigned = holdups.resign_holdups(still, now)

@@ -96,7 +96,7 @@ def tick_work(arena: Arena, player_ids: list[int], say_seen: bool, since) -> dic
         return {}
     if say_seen:
         # Every `PRESENCE_EVERY_S`: the racers of a race overdue, or of one that everyone still
-        # racing has left or its last racer idles in, are free.
+        # racing has left or idles in while others wait, are free.
         placement.close_overdue(arena)
         holdups.resign_holdups(arena)
     placement.place(arena.pk)

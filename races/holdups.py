@@ -2,15 +2,17 @@
 done wait for that end: for its results, a rematch, an arena's next race. So the server
 resigns, as the player could have (`do_resign`), the racers who would otherwise hold the others
 until the race's time limit, or its two-hour cap when it has none (docs/protocol.md, "Leaving
-a race" and "The last racer, idle"):
+a race" and "Racers idle"):
 
 - racers who have **left** (`resign_gone`): in a race where everyone still racing has had no
   page open on any server for `settings.RACER_GONE_AFTER_S` (races/presence.py), or never since
   a start that long ago. A race in which someone still plays is left alone: it is not over
   anyway, and whoever left may come back to it;
-- the last racer, **idle** (`resign_idle`): the only one still racing, everyone else done, who
-  has made no move (an undo counts) for `settings.RACE_IDLE_AFTER_S` since their last move or
-  since the last of the others was done, whichever came later. Their page counts it down.
+- the racers still racing, **idle** (`resign_idle`), while someone else is done and waits:
+  once none of them has made a move (an undo counts) for `settings.RACE_IDLE_AFTER_S` since
+  the last move of any of them, or since the last of the others was done if that came later.
+  One who still moves keeps the race going for all (it is not over anyway), and once they are
+  done the others' clock runs from their end. Their pages count it down.
 
 Either counts as a resignation: the racer ranks by the cards they reached, as at the time
 limit; the race closes. `Racer.resigned_for` says why, for their page, the results and the
@@ -27,6 +29,7 @@ racers again, where it also has the idle one sit out its next races (arenas/hold
 from __future__ import annotations
 
 import contextlib
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
@@ -68,7 +71,9 @@ def resign_in(races: Iterable[int] | None, now: datetime | None = None) -> int:
 def held_up(races: Iterable[int] | None, now: datetime | None = None) -> list[int]:
     """Of these started races (ids; None: every one), but those looked at elsewhere, the ones
     where someone may hold the others up: everyone still racing unseen since `gone_since`, or
-    a single racer still racing with others done (whether they idle, `resign_idle` reads)."""
+    racers still racing with others done for `RACE_IDLE_AFTER_S` (whether they idle,
+    `resign_idle` reads)."""
+    now = now or timezone.now()
     racers = Racer.objects.filter(race__status=Race.Status.STARTED)
     if races is not None:
         racers = racers.filter(race_id__in=races)
@@ -77,16 +82,29 @@ def held_up(races: Iterable[int] | None, now: datetime | None = None) -> list[in
     still = Q(status__in=STILL)
     unseen = still & (Q(seen_at__lt=gone_since(now)) | Q(seen_at=None))
     counts = racers.values("race_id").annotate(
-        racers=Count("pk"), still=Count("pk", filter=still), unseen=Count("pk", filter=unseen)
+        racers=Count("pk"),
+        still=Count("pk", filter=still),
+        unseen=Count("pk", filter=unseen),
+        starts=Max("race__starts_at"),
+        last_done_ms=Max("done_ms", filter=~still),
     )
     left = Q(still__gt=0, unseen=F("still"))
-    last = Q(still=1, racers__gt=1)
-    return list(counts.filter(left | last).values_list("race_id", flat=True))
+    waited_on = Q(still__gt=0, racers__gt=F("still"))
+    rows = counts.filter(left | waited_on).values_list(
+        "race_id", "still", "unseen", "starts", "last_done_ms"
+    )
+    idle = timedelta(seconds=settings.RACE_IDLE_AFTER_S)
+    return [
+        race_id
+        for race_id, still_n, unseen_n, starts, last_done_ms in rows
+        if unseen_n == still_n
+        or (last_done_ms is not None and now - idle_since(starts, last_done_ms, None) >= idle)
+    ]
 
 
 def resign_holdups(still: QuerySet, now: datetime | None = None) -> list[Racer]:
-    """Resign those of these racers still racing (`still_racing`) who left their races, or idle
-    in them as their last racer; those resigned."""
+    """Resign those of these racers still racing (`still_racing`, every one of their races')
+    who left their races, or idle in them while others wait; those resigned."""
     return resign_gone(still, now) + resign_idle(still, now)
 
 
@@ -100,11 +118,11 @@ def resign_gone(still: QuerySet, now: datetime | None = None) -> list[Racer]:
 
 
 def resign_idle(still: QuerySet, now: datetime | None = None) -> list[Racer]:
-    """Resign those of these racers still racing who are the last of their races, the others all
-    done, and have made no move for `RACE_IDLE_AFTER_S` since their last move or the last of
-    the others' ends; those resigned. A race of one has nobody waiting on it."""
+    """Resign those of these racers still racing (every one of their races') who idle while
+    someone else in their race is done: none of their race's racers still racing has made a
+    move for `RACE_IDLE_AFTER_S` since the last move of any of them or the last of the others'
+    ends; those resigned. A race of one has nobody waiting on it."""
     now = now or timezone.now()
-    alone = still.values("race_id").annotate(n=Count("pk")).filter(n=1).values("race_id")
     others_done = (
         Racer.objects.filter(race_id=OuterRef("race_id"))
         .exclude(status__in=STILL)
@@ -113,25 +131,28 @@ def resign_idle(still: QuerySet, now: datetime | None = None) -> list[Racer]:
         .values("last")
     )
     moved = Move.objects.filter(game_id=OuterRef("game_id")).order_by("-seq").values("at")[:1]
-    last = (
-        still.filter(race_id__in=alone)
-        .annotate(others_done_ms=Subquery(others_done), moved_at=Subquery(moved))
+    waited_on = (
+        still.annotate(others_done_ms=Subquery(others_done), moved_at=Subquery(moved))
         .exclude(others_done_ms=None)
-        .values_list("pk", "race__starts_at", "others_done_ms", "moved_at")
+        .values_list("pk", "race_id", "race__starts_at", "others_done_ms", "moved_at")
     )
+    races: dict[int, list] = defaultdict(list)
+    for pk, race_id, starts, others_done_ms, moved_at in waited_on:
+        races[race_id].append((pk, starts, others_done_ms, moved_at))
     idle = timedelta(seconds=settings.RACE_IDLE_AFTER_S)
-    found = [
-        pk
-        for pk, starts, others_done_ms, moved_at in last
-        if now - idle_since(starts, others_done_ms, moved_at) >= idle
-    ]
+    found = []
+    for racers in races.values():
+        _, starts, others_done_ms, _ = racers[0]
+        moves = [moved_at for *_, moved_at in racers if moved_at is not None]
+        if now - idle_since(starts, others_done_ms, max(moves, default=None)) >= idle:
+            found += [pk for pk, *_ in racers]
     return _resign(Racer.objects.filter(pk__in=found), Racer.ResignedFor.IDLE) if found else []
 
 
 def idle_since(starts: datetime, others_done_ms: int, moved_at: datetime | None) -> datetime:
-    """Since when the last racer of a race that started at `starts` has neither moved (last at
-    `moved_at`, None if never) nor seen another racer finish (the last `others_done_ms` after
-    the start)."""
+    """Since when the racers still racing in a race that started at `starts` have neither moved
+    (the last of them at `moved_at`, None if none ever did) nor seen another racer finish (the
+    last `others_done_ms` after the start)."""
     return max(starts + timedelta(milliseconds=others_done_ms), moved_at or starts)
 
 

@@ -199,7 +199,8 @@ class Racer(models.Model):
         LEFT = "left", "Left the race"
         """No page of theirs was open for RACER_GONE_AFTER_S while nobody else still played."""
         IDLE = "idle", "Resigned: idle"
-        """The last one still racing, they made no move for RACE_IDLE_AFTER_S."""
+        """Still racing while someone else was done, none of those still racing made a move for
+        RACE_IDLE_AFTER_S."""
 
     resigned_for = models.CharField(
         max_length=4,
@@ -207,7 +208,7 @@ class Racer(models.Model):
         default="",
         choices=ResignedFor.choices,
         help_text="Why the server resigned the racer, if it did: they had left the race, or were "
-        "idle as its last racer while the others waited.",
+        "idle in it while others waited.",
     )
 
     class Meta:

@@ -139,8 +139,8 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         # A racer's page waits there for the next race of its arena once the race is over, also
         # when it was opened (or its socket came back with a snapshot) after the `arena` event.
         "next_race": owner.next_race if owner and is_racer else None,
-        # The last racer, the others done, is resigned after this long without a move
-        # (races/holdups.py): their page counts it down.
+        # The racers still racing, someone else done, are resigned once none of them has moved
+        # for this long (races/holdups.py): their pages count it down.
         "idle_after_s": settings.RACE_IDLE_AFTER_S if is_racer else None,
     }
     context = {

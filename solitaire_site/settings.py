@@ -30,7 +30,7 @@
 | ARENA_GATHER_S | 1 | an arena's free players wait this long for others before being placed (not when eight are free) |
 | ARENA_RACE_TIME_LIMIT_S | 300 | the time limit of an arena's races, unless its organiser sets another |
 | RACER_GONE_AFTER_S | 30 | a racer none of whose race pages a server has seen this long has left the race (they are resigned once nobody else in it still plays); servers say who they see every third of it |
-| RACE_IDLE_AFTER_S | 60 | the last racer still racing in a race, everyone else done, who makes no move this long (from their last move or the last of the others' ends) is resigned |
+| RACE_IDLE_AFTER_S | 60 | the racers still racing in a race where someone else is done, none of whom makes a move this long (from the last move of any of them or the last of the others' ends), are resigned |
 """
 
 import os
@@ -292,8 +292,8 @@ ARENA_GATHER_S = float(os.environ.get("ARENA_GATHER_S", "1"))
 ARENA_RACE_TIME_LIMIT_S = int(os.environ.get("ARENA_RACE_TIME_LIMIT_S", "300"))
 # A racer none of whose race pages a server has seen this long has left (races/presence.py).
 RACER_GONE_AFTER_S = float(os.environ.get("RACER_GONE_AFTER_S", "30"))
-# The last racer still racing in a race, the others done and waiting for its end, who makes no
-# move this long is resigned (races/holdups.py).
+# The racers still racing in a race where someone else is done and waits for its end are
+# resigned once none of them has made a move this long (races/holdups.py).
 RACE_IDLE_AFTER_S = float(os.environ.get("RACE_IDLE_AFTER_S", "60"))
 
 # The move path's writer (games/writer.py): how long a batch gathers moves after its first one,

@@ -2,8 +2,9 @@
 before their next race. So the last racer still racing, everyone else done, who makes no move
 for `RACE_IDLE_AFTER_S` (60 s), counted from their last move or from the last of the others'
 ends if that came later, is resigned as idle: the race closes, it counts as it stands, and its
-racers are placed again. Two still racing are left alone however long they idle, as is a last
-racer who keeps moving. The idle racer then sits out the arena's next races until they resume:
+racers are placed again. Two or more still racing are resigned together once none of them has
+moved for as long; one of them who keeps moving keeps the race going, as a last racer who keeps
+moving does. The idle racer then sits out the arena's next races until they resume:
 away from a page left open, they would be placed again, and hold each next race a minute more
 (docs/arenas.md; their page: race.js counts the time to move down)."""
 
@@ -127,10 +128,24 @@ def test_a_player_paused_since_resumes_and_is_placed_again(arena, here):
     assert Racer.objects.filter(player=cat).exclude(race=race).exists()
 
 
-def test_two_still_racing_are_left_alone_however_long_they_idle(arena, here):
-    """Nobody waits on either alone: the race goes on while the other may still play."""
+def test_two_still_racing_who_both_idle_are_both_resigned_and_sit_out(arena, here):
+    """Ann is done and waits for her next race; Bob and Cat never moved, in a race four minutes
+    old: both idle, both are resigned, and both sit out."""
     race, (ann, bob, cat) = race_of_three(arena, here)
-    done(race, ann, 3 * IDLE)  # Bob and Cat never moved, in a race four minutes old
+    done(race, ann, IDLE + 5)
+
+    assert holdups.resign_holdups(arena) == 2
+    assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
+    assert resigned_for(race, bob) == resigned_for(race, cat) == Racer.ResignedFor.IDLE
+    paused = ArenaPlayer.objects.filter(arena=arena, paused=True)
+    assert sorted(paused.values_list("player__nickname", flat=True)) == ["Bob", "Cat"]
+
+
+def test_two_still_racing_one_of_whom_moves_are_left_alone(arena, here):
+    """Nobody waits on Cat alone while Bob may still play: the race goes on."""
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    done(race, ann, 3 * IDLE)
+    moved(race, bob, IDLE - 10)
 
     assert holdups.resign_holdups(arena) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED

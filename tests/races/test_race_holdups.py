@@ -4,12 +4,13 @@ who would hold the others until the time limit, or a race without one until its 
 
 - those who left, once nobody still racing in the race has had a page open for
   `RACER_GONE_AFTER_S`;
-- the last one still racing, everyone else done, after `RACE_IDLE_AFTER_S` without a move
-  (counted from their last move, or from the last of the others' ends if later).
+- those still racing while someone else is done, once none of them has made a move for
+  `RACE_IDLE_AFTER_S` (counted from the last move of any of them, or from the last of the
+  others' ends if later).
 
 Each server looks every few seconds in the races its pages show racers of, and
 `close_overdue_races` every minute in every race (races/holdups.py). An arena looks at its own
-races itself, and has its idle racer sit out (tests/arenas/test_arena_idle_racer.py)."""
+races itself, and has its idle racers sit out (tests/arenas/test_arena_idle_racer.py)."""
 
 from __future__ import annotations
 
@@ -139,28 +140,72 @@ def test_the_idle_clock_runs_from_the_last_move_if_it_came_after_the_others_ends
 
 
 def test_a_race_someone_still_plays_is_left_alone(friends_race):
-    """Cat left, but Bob is there: the race is not over anyway, and Cat may come back."""
+    """Cat left, but Bob is there and plays: the race is not over anyway, and Cat may come
+    back."""
     race, (ann, bob, cat) = friends_race("Ann", "Bob", "Cat")
     done(race, ann, 3 * IDLE)
-    last_seen(race, cat, GONE + 5)  # Bob and Cat never moved: two still racing, never idle
+    last_seen(race, cat, GONE + 5)
+    moved(race, bob, IDLE - 10)
 
     assert holdups.resign_in(None) == 0
     assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
 
 
+def test_all_still_racing_idle_while_another_waits_are_resigned_together(friends_race):
+    """Ann is done; Bob and Cat left their pages open and walked away: neither has moved for a
+    minute since Ann's end, so both are resigned and Ann has her results."""
+    race, (ann, bob, cat) = friends_race("Ann", "Bob", "Cat")
+    moved(race, bob, 3 * IDLE)
+    done(race, ann, IDLE + 5)
+
+    assert holdups.resign_in(None) == 2
+    race.refresh_from_db()
+    assert race.status == Race.Status.FINISHED
+    assert resigned_for(race, bob) == resigned_for(race, cat) == Racer.ResignedFor.IDLE
+    assert resigned_for(race, ann) == ""
+
+
+def test_one_who_still_moves_keeps_the_race_going_for_the_others_still_racing(friends_race):
+    """Cat idles, but Bob moved within the minute: he may still be playing, so neither is
+    resigned. Once Bob is done, Cat's minute runs from his end."""
+    race, (ann, bob, cat) = friends_race("Ann", "Bob", "Cat")
+    done(race, ann, 3 * IDLE)
+    moved(race, bob, IDLE - 10)
+
+    assert holdups.resign_in(None) == 0
+    done(race, bob, IDLE - 10)
+    assert holdups.resign_in(None) == 0
+    done_at = Racer.objects.get(race=race, player=bob).done_ms
+    Racer.objects.filter(race=race, player=bob).update(done_ms=done_at - 11_000)
+    assert holdups.resign_in(None) == 1
+    assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
+    assert resigned_for(race, bob) == ""
+
+
+def test_nobody_done_nobody_waits_however_long_everyone_idles(friends_race):
+    race, _ = friends_race("Ann", "Bob")  # started four minutes ago, no move since
+    assert holdups.resign_in(None) == 0
+    assert Race.objects.get(pk=race.pk).status == Race.Status.STARTED
+
+
 def test_only_the_races_where_someone_may_hold_the_others_are_read_further(friends_race):
-    """The look's first statement: everyone still racing unseen, or one still racing with the
-    others done (idle or not, the next statement reads)."""
+    """The look's first statement: everyone still racing unseen, or racers still racing while
+    someone else has been done for the idle time (whether they idle, the next statement
+    reads)."""
     playing, _ = friends_race("Ann", "Bob")  # both seen, both racing
     left, (cat, dan) = friends_race("Cat", "Dan")
     last_seen(left, cat, GONE + 5)
     last_seen(left, dan, None)
     last, (eve, fay) = friends_race("Eve", "Fay")
-    done(last, eve, 5)  # Fay just saw her finish: not idle yet, but the last one
-    alone, _ = friends_race("Gil")
+    done(last, eve, IDLE + 5)  # Fay, the last one, may idle (or may have moved since)
+    two, (gil, hal, ivy) = friends_race("Gil", "Hal", "Ivy")
+    done(two, gil, IDLE + 5)  # Hal and Ivy, both still racing, likewise
+    just, (jo, kim) = friends_race("Jo", "Kim")
+    done(just, jo, 5)  # Kim has seen Jo's end only now: not idle yet
+    alone, _ = friends_race("Lee")
 
-    races = {playing.pk, left.pk, last.pk, alone.pk}
-    assert sorted(holdups.held_up(races)) == sorted([left.pk, last.pk])
+    races = {playing.pk, left.pk, last.pk, two.pk, just.pk, alone.pk}
+    assert sorted(holdups.held_up(races)) == sorted([left.pk, last.pk, two.pk])
 
 
 def test_a_race_of_one_holds_nobody(friends_race):

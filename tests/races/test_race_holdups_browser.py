@@ -1,8 +1,10 @@
-"""A race among friends, with no time limit, in a real browser: its last racer, the other done,
+"""Races among friends, with no time limit, in a real browser. Its last racer, the other done,
 is told to move at least every `RACE_IDLE_AFTER_S` (12 s on this module's server), and his
 friend, done, that the race waits for him that long at most between his moves; when he does
 not move, he is resigned as idle. His page says why; his friend's page has the race over and
-its rematch at once, not after the two-hour cap (the server's side: test_race_holdups.py)."""
+its rematch at once, not after the two-hour cap. Two still racing while a third is done are
+told that a move of either keeps the race going: one's move starts the other's clock again,
+and once neither moves both are resigned (the server's side: test_race_holdups.py)."""
 
 from __future__ import annotations
 
@@ -33,21 +35,45 @@ def people(make_page, idle_url):
     yield from people_on(make_page, idle_url)
 
 
+def status_is(player, text: str) -> None:
+    player.page.wait_for_function(
+        "text => document.getElementById('race-status').textContent === text", arg=text
+    )
+
+
+def to_move_s(player) -> int:
+    """The seconds the page gives its racer to move (beside the clock)."""
+    to_move = player.page.inner_text("#race-remaining")
+    assert to_move.endswith(" to move"), to_move
+    minutes, seconds = to_move.removesuffix(" to move").split(":")
+    return 60 * int(minutes) + int(seconds)
+
+
+def race_of(people, idle_url, *names: str) -> list:
+    """A race among friends with no time limit (the form's default), hosted by the first; every
+    racer ready, the race running."""
+    host, *guests = players = [people() for _ in names]
+    host.page.goto(f"{idle_url}/races/new/")
+    host.page.fill("#id_name", names[0])
+    host.page.click("button[type=submit]")
+    host.wait('#race[data-socket="open"][data-role="racer"]')
+    for guest, name in zip(guests, names[1:], strict=True):
+        guest.page.goto(host.page.input_value("#invite-link"))
+        guest.page.fill("#id_name", name)
+        guest.page.click("#join-button")
+        guest.wait('#race[data-socket="open"][data-role="racer"]')
+        guest.page.click("#ready-button")
+    host.page.wait_for_function(
+        f"document.querySelectorAll('#lobby-racers li.ready').length === {len(guests)}"
+    )
+    host.page.click("#ready-button")
+    for player in players:
+        player.wait('#race[data-phase="running"][data-seq="0"]', 30_000)
+    return players
+
+
 def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(people, idle_url):
-    ann, bob = people(), people()
-    ann.page.goto(f"{idle_url}/races/new/")
-    ann.page.fill("#id_name", "Ann")  # no time limit: the form's default
-    ann.page.click("button[type=submit]")
-    ann.wait('#race[data-socket="open"][data-role="racer"]')
-    bob.page.goto(ann.page.input_value("#invite-link"))
-    bob.page.fill("#id_name", "Bob")
-    bob.page.click("#join-button")
-    bob.wait('#race[data-socket="open"][data-role="racer"]')
-    bob.page.click("#ready-button")
-    ann.wait("#lobby-racers li.ready")
-    ann.page.click("#ready-button")
-    for player in (ann, bob):
-        player.wait('#race[data-phase="running"]', 30_000)
+    ann, bob = race_of(people, idle_url, "Ann", "Bob")
 
     ann.page.click("#resign-button")
     ann.page.wait_for_function(  # whom she waits for, and how long at most between his moves
@@ -66,7 +92,8 @@ def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(p
         player.wait('#race[data-phase="finished"]', timeout)
     bob.page.wait_for_function(
         "document.getElementById('race-status').textContent === 'The race is over. You made no"
-        " move for a while as its last racer, the others waiting: it counted as a resignation.'"
+        " move for a while, nor did anyone else still racing, while others waited for its end:"
+        " it counted as a resignation.'"
     )
     assert bob.page.inner_text("#standings li.you .status") == "Idle"
     assert ann.page.inner_text("#standings li:not(.you) .status") == "Idle"
@@ -78,3 +105,36 @@ def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(p
     ann.page.click("#rematch")  # the rematch at once: both in its lobby
     ann.wait('#race[data-phase="lobby"][data-socket="open"]')
     bob.page.wait_for_url(ann.page.url, timeout=10_000)
+
+
+def test_two_friends_still_racing_keep_the_race_going_until_neither_moves(people, idle_url):
+    ann, bob, cat = race_of(people, idle_url, "Ann", "Bob", "Cat")
+    ann.page.click("#resign-button")
+    status_is(
+        ann,
+        f"You resigned. Bob and Cat still race: the race ends when they are done, or once none"
+        f" of them has made a move for {IDLE_S} s.",
+    )
+    for player in (bob, cat):
+        status_is(
+            player,
+            f"Someone is done and waits: if nobody still racing makes a move for {IDLE_S} s, you"
+            " all resign.",
+        )
+    cat.page.wait_for_function(  # Cat's clock runs down from Ann's end
+        f"parseInt(document.getElementById('race-remaining').textContent.split(':')[1]) < {IDLE_S - 3}"
+    )
+    before = to_move_s(cat)
+    bob.click_move(bob.board()["legal"][0])
+    bob.wait('#race[data-seq="1"]')
+    cat.page.wait_for_function(  # Bob's move, seen on Cat's page, starts her clock again
+        f"parseInt(document.getElementById('race-remaining').textContent.split(':')[1]) > {before}"
+    )
+
+    timeout = (IDLE_S + 2 * LOOKS_EVERY_S + 10) * 1000
+    for player in (ann, bob, cat):
+        player.wait('#race[data-phase="finished"]', timeout)
+    for player in (bob, cat):
+        assert player.page.inner_text("#standings li.you .status") == "Idle"
+    statuses = ann.page.locator("#standings li:not(.you) .status").all_inner_texts()
+    assert statuses == ["Idle", "Idle"]

@@ -19,7 +19,7 @@ from arenas.schedule import MAKE_AHEAD_HOURS, make_coming, make_standard_schedul
 class Command(BaseCommand):
     help = (
         "Make the scheduled arenas of the coming hours; place the running arenas' free players; "
-        "resign the racers who left their races or idle in them as their last racer; mend the "
+        "resign the racers who left their races or idle in them while others wait; mend the "
         "boards from the record."
     )
 

@@ -75,7 +75,7 @@ export function standingAt(racer, ms) {
 const STATUS_WORDS = { playing: "racing", won: "won", resigned: "resigned", stuck: "stuck", out_of_time: "out of time" };
 
 /** A racer's status at a moment (`standingAt`), in the replay's words; one the server resigned
- * says why (`resigned_for`): "left" the race, or "idle" as its last racer. */
+ * says why (`resigned_for`): "left" the race, or "idle" in it while others waited. */
 export function statusWord(standing) {
   if (standing.status === "resigned" && standing.racer.resigned_for) return standing.racer.resigned_for;
   return STATUS_WORDS[standing.status] || standing.status;

@@ -23,7 +23,7 @@ const STATUS_LABELS = {
 export const DONE = ["won", "resigned", "out_of_time"];
 
 /** A racer's status in words; one the server resigned (`resigned_for`: they had left the race,
- * or idled in it as its last racer) "Left" or "Idle". A winner's is their time instead,
+ * or idled in it while others waited) "Left" or "Idle". A winner's is their time instead,
  * where the page shows one. */
 export function statusLabel(racer) {
   return RESIGNED_FOR[racer.resigned_for] || STATUS_LABELS[racer.status] || racer.status;
@@ -31,15 +31,17 @@ export function statusLabel(racer) {
 
 const RESIGNED_FOR = { left: "Left", idle: "Idle" };
 
-/** What a racer who is done waits for while the race runs (`racers`: every racer object): the
- * others, or the last one still racing, whom the server resigns after `idleAfterS` without a
- * move (null: the page has no such rule, a spectator's). */
+/** What a racer who is done waits for while the race runs (`racers`: every racer object): those
+ * still racing, whom the server resigns once none of them has made a move for `idleAfterS`
+ * (null: the page has no such rule, a spectator's). */
 export function waitingLine(racers, idleAfterS) {
   const still = racers.filter((racer) => !DONE.includes(racer.status));
-  if (still.length === 1 && idleAfterS) {
+  if (!still.length || !idleAfterS) return "The others play on.";
+  if (still.length === 1) {
     return `${still[0].name} is the last one racing: the race ends when they are done, or after ${idleAfterS} s without a move.`;
   }
-  return "The others play on.";
+  const names = new Intl.ListFormat("en").format(still.map((racer) => racer.name));
+  return `${names} still race: the race ends when they are done, or once none of them has made a move for ${idleAfterS} s.`;
 }
 
 /** The lobby's status line: how many have joined of how many the race holds, a race of one
@@ -87,6 +89,9 @@ export class RaceModel {
     this.event = 0;
     this.ratings = {};
     this.liveAt = new Map(); // racer id -> at_ms of the live figures applied last
+    // racer id -> when this page saw the racer's count of moves change (server clock, epoch ms;
+    // kept across the race's snapshots): the idle rule's clock for the others still racing.
+    this.movedAt = new Map();
   }
 
   get loaded() {
@@ -131,6 +136,7 @@ export class RaceModel {
       const at = readAt ?? frame.at_ms ?? 0;
       const racer = this.racers.get(live.id);
       if (!racer || FINAL.has(racer.status) || at < (this.liveAt.get(live.id) ?? -1)) continue;
+      if (live.moves !== undefined && live.moves !== racer.moves) this.movedAt.set(live.id, this.race.starts_at + at);
       this.racers.set(live.id, { ...racer, ...live });
       this.liveAt.set(live.id, at);
     }

@@ -32,7 +32,7 @@ let boardFrame = null; // the last state/ack applied to it
 let pending = null; // {type, move, seq} sent and not yet answered
 // What this page knows of when its racer last moved, for the idle rule (`idleDeadline`):
 // the server's clock at its last move this page saw (an ack, or a board moved on by another
-// tab), and when the page first had the race.
+// tab), and when the page first had the race (the others' moves: `model.movedAt`).
 let movedAt = null;
 let openedAt = null;
 let idleSaid = null; // the idle rule's status line as last written (`tick` writes its changes)
@@ -463,38 +463,55 @@ function renderStatusLine(phase) {
 /** The race's end for a racer the server resigned (`resigned_for`), in their page's words. */
 const OVER_FOR = {
   left: "The race is over. You had left it while the others were done, so it counted as a resignation.",
-  idle: "The race is over. You made no move for a while as its last racer, the others waiting: it counted as a resignation.",
+  idle: "The race is over. You made no move for a while, nor did anyone else still racing, while others waited for its end: it counted as a resignation.",
 };
 const SITS_OUT = " You sit out the arena's next races until you resume."; // an arena's idle racer
 
 /** What this racer, done, waits for (`waitingLine`). */
 const waiting = () => waitingLine(model.rows().map((row) => row.racer), config.idle_after_s);
 
-/** When the server resigns this racer as idle (docs/protocol.md): the last one
- * still racing, everyone else done, `idle_after_s` after the later of their last move and the
- * last of the others' ends. null when the rule does not apply; undefined when this page cannot
- * know their last move (it opened after the others were done, and has seen no move since). */
+/** When the server resigns this racer as idle (docs/protocol.md): still racing while someone
+ * else is done, `idle_after_s` after the latest of the last move of anyone still racing (this
+ * racer's, or another's this page saw) and the last of the others' ends. null when the rule does
+ * not apply; undefined when this page cannot know that last move (it opened after the last end,
+ * and has seen no move since: any move it missed came before one it saw). */
 function idleDeadline() {
   if (!config.idle_after_s || !canPlay()) return null;
-  const others = model.rows().map((row) => row.racer).filter((racer) => racer.id !== model.you.racer);
-  if (!others.length || others.some((racer) => !DONE.includes(racer.status))) return null;
-  const lastDone = model.race.starts_at + Math.max(...others.map((racer) => racer.done_ms ?? 0));
-  if (movedAt === null && !(openedAt <= lastDone)) return undefined;
-  return Math.max(lastDone, movedAt ?? 0) + config.idle_after_s * 1000;
+  const racers = model.rows().map((row) => row.racer);
+  const done = racers.filter((racer) => DONE.includes(racer.status));
+  if (!done.length) return null;
+  const lastDone = model.race.starts_at + Math.max(...done.map((racer) => racer.done_ms ?? 0));
+  const moves = [movedAt, ...stillRacingWithMe().map((racer) => model.movedAt.get(racer.id))];
+  const seen = moves.filter((at) => at !== null && at !== undefined);
+  const lastMove = seen.length ? Math.max(...seen) : null;
+  if (lastMove === null && !(openedAt <= lastDone)) return undefined;
+  return Math.max(lastDone, lastMove ?? 0) + config.idle_after_s * 1000;
 }
 
-/** The status line of a last racer whom the server may resign as idle (`idleDeadline`): the rule,
+/** The others still racing beside this racer. */
+const stillRacingWithMe = () =>
+  model.rows().map((row) => row.racer).filter((racer) => racer.id !== model.you.racer && !DONE.includes(racer.status));
+
+/** The status line of a racer whom the server may resign as idle (`idleDeadline`): the rule,
  * then in its last `IDLE_WARN_S` a warning, which a screen reader reads out too (the time to
- * move, counted down beside the clock, is not a live region). */
+ * move, counted down beside the clock, is not a live region). The last one racing is told to
+ * move; one of several, that a move of any of them keeps the race going. */
 function idleLine(deadline) {
   const stuck = model.me?.status === "stuck"; // no move left: an undo is the only move
+  const last = !stillRacingWithMe().length;
+  const after = config.idle_after_s;
   if (stuck && !boardFrame?.can_undo) {
-    return `No move left and everyone else is done: resign, or you are resigned within ${config.idle_after_s} s.`;
+    return last
+      ? `No move left and everyone else is done: resign, or you are resigned within ${after} s.`
+      : `No move left: resign, or you are resigned once nobody still racing has made a move for ${after} s.`;
   }
   const move = stuck ? "undo" : "make a move";
-  return deadline && deadline - serverNow() <= IDLE_WARN_S * 1000
-    ? `${stuck ? "Undo" : "Make a move"} within ${IDLE_WARN_S} s, or you resign.`
-    : `Everyone else is done: ${move} at least every ${config.idle_after_s} s, or you resign.`;
+  if (deadline && deadline - serverNow() <= IDLE_WARN_S * 1000) {
+    return `${stuck ? "Undo" : "Make a move"} within ${IDLE_WARN_S} s, or you resign.`;
+  }
+  return last
+    ? `Everyone else is done: ${move} at least every ${after} s, or you resign.`
+    : `Someone is done and waits: if nobody still racing makes a move for ${after} s, you all resign.`;
 }
 
 function renderLobby(phase) {

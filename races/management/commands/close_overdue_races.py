@@ -1,5 +1,5 @@
 """Close every race whose time is up, resign the racers who hold up a race (they left it, or
-idle in it as its last racer: races/holdups.py), start every quick race whose lobby time is up,
+idle in it while others wait: races/holdups.py), start every quick race whose lobby time is up,
 and cancel quick races left empty for a minute (for cron or a systemd timer; the scheduler runs
 it every minute).
 
@@ -21,7 +21,7 @@ from races.quick import cancel_abandoned, start_due
 class Command(BaseCommand):
     help = (
         "Close the races whose time limit (or two-hour cap) has passed; resign the racers who "
-        "left a race or idle in it as its last racer; start the quick races whose lobby time "
+        "left a race or idle in it while others wait; start the quick races whose lobby time "
         "is up."
     )
 

@@ -44,9 +44,32 @@ test("a racer who is done is told whom the race waits for, and the idle rule's b
     waitingLine([ann, bob, cat], 60),
     "Bob is the last one racing: the race ends when they are done, or after 60 s without a move.",
   );
-  assert.equal(waitingLine([ann, bob, { ...cat, status: "stuck" }], 60), "The others play on.");
+  assert.equal(waitingLine([ann, { ...bob, status: "won" }, cat], 60), "The others play on."); // none still
   assert.equal(waitingLine([ann, { ...bob, status: "stuck" }, cat], 60).startsWith("Bob is the last"), true);
   assert.equal(waitingLine([ann, bob, cat], null), "The others play on."); // no rule on this page
+});
+
+test("a racer who is done reads that several still racing end the race by idling together", () => {
+  const ann = racer("Ann", 52, 0, "won", 90000);
+  const still = [racer("Bob", 20, 0), racer("Cat", 12, 0, "stuck"), racer("Dee", 9, 0)];
+  assert.equal(
+    waitingLine([ann, ...still.slice(0, 2)], 60),
+    "Bob and Cat still race: the race ends when they are done, or once none of them has made a move for 60 s.",
+  );
+  assert.equal(waitingLine([ann, ...still], 60).startsWith("Bob, Cat, and Dee still race:"), true);
+});
+
+test("the page notes when it saw another racer's moves change, for the idle clock", () => {
+  const model = running([racer("ann", 0, 0), racer("bob", 0, 0)]);
+  model.race.starts_at = 1_000_000;
+  model.apply({ type: "progress", at_ms: 4000, racers: [{ id: "bob", cards: 0, cards_at_ms: 0, moves: 0, status: "playing" }] });
+  assert.equal(model.movedAt.has("bob"), false); // the same count: no move
+  model.apply({ type: "progress", at_ms: 5000, racers: [{ id: "bob", cards: 1, cards_at_ms: 4900, moves: 1, status: "playing" }] });
+  assert.equal(model.movedAt.get("bob"), 1_005_000);
+  model.apply({ type: "progress", at_ms: 9000, racers: [{ id: "bob", cards: 1, cards_at_ms: 4900, moves: 2, status: "stuck", at_ms: 8000 }] });
+  assert.equal(model.movedAt.get("bob"), 1_008_000); // figures read on another server, as of 8 s
+  model.apply({ type: "snapshot", event: 5, race: model.race, racers: [...model.racers.values()], standings: ["bob", "ann"], you: { racer: null } });
+  assert.equal(model.movedAt.get("bob"), 1_008_000); // kept across the race's snapshots
 });
 
 test("ties keep the order of joining", () => {
