@@ -29,7 +29,6 @@ racers again, where it also has the idle one sit out its next races (arenas/hold
 from __future__ import annotations
 
 import contextlib
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
@@ -79,27 +78,50 @@ def held_up(races: Iterable[int] | None, now: datetime | None = None) -> list[in
         racers = racers.filter(race_id__in=races)
     for elsewhere in LOOKED_AT_ELSEWHERE:
         racers = racers.exclude(race_id__in=elsewhere())
-    still = Q(status__in=STILL)
-    unseen = still & (Q(seen_at__lt=gone_since(now)) | Q(seen_at=None))
-    counts = racers.values("race_id").annotate(
-        racers=Count("pk"),
-        still=Count("pk", filter=still),
-        unseen=Count("pk", filter=unseen),
-        starts=Max("race__starts_at"),
-        last_done_ms=Max("done_ms", filter=~still),
-    )
+    unseen = Q(status__in=STILL) & (Q(seen_at__lt=gone_since(now)) | Q(seen_at=None))
+    counts = _by_race(racers).annotate(unseen=Count("pk", filter=unseen))
     left = Q(still__gt=0, unseen=F("still"))
-    waited_on = Q(still__gt=0, racers__gt=F("still"))
-    rows = counts.filter(left | waited_on).values_list(
-        "race_id", "still", "unseen", "starts", "last_done_ms"
-    )
-    idle = timedelta(seconds=settings.RACE_IDLE_AFTER_S)
+    rows = counts.filter(left | WAITED_ON).values_list(*ENDS, "still", "unseen")
     return [
         race_id
-        for race_id, still_n, unseen_n, starts, last_done_ms in rows
-        if unseen_n == still_n
-        or (last_done_ms is not None and now - idle_since(starts, last_done_ms, None) >= idle)
+        for race_id, starts, last_done_ms, still, unseen in rows
+        if unseen == still or _idle_for(now, _done_at(starts, last_done_ms))
     ]
+
+
+WAITED_ON = Q(still__gt=0, racers__gt=F("still"))
+"""Of a race's counts (`_by_race`): someone still racing, someone done."""
+
+
+def _by_race(racers: QuerySet) -> QuerySet:
+    """These racers counted by race: how many (`racers`), how many still racing (`still`), and
+    when the race started (`starts`) and the last of those done was, after the start
+    (`last_done_ms`, None if none is: `_done_at`)."""
+    still = Q(status__in=STILL)
+    return (
+        racers.order_by()
+        .values("race_id")
+        .annotate(
+            racers=Count("pk"),
+            still=Count("pk", filter=still),
+            starts=Max("race__starts_at"),
+            last_done_ms=Max("done_ms", filter=~still),
+        )
+    )
+
+
+ENDS = ("race_id", "starts", "last_done_ms")
+"""The columns of a race's counts (`_by_race`) that say when the last of its done racers was."""
+
+
+def _done_at(starts: datetime, last_done_ms: int | None) -> datetime | None:
+    """When the last of a race's done racers was (None: nobody is done)."""
+    return None if last_done_ms is None else starts + timedelta(milliseconds=last_done_ms)
+
+
+def _idle_for(now: datetime, since: datetime | None) -> bool:
+    """Whether `since` (None: never) is `RACE_IDLE_AFTER_S` ago or more."""
+    return since is not None and now - since >= timedelta(seconds=settings.RACE_IDLE_AFTER_S)
 
 
 def resign_holdups(still: QuerySet, now: datetime | None = None) -> list[Racer]:
@@ -121,39 +143,24 @@ def resign_idle(still: QuerySet, now: datetime | None = None) -> list[Racer]:
     """Resign those of these racers still racing (every one of their races') who idle while
     someone else in their race is done: none of their race's racers still racing has made a
     move for `RACE_IDLE_AFTER_S` since the last move of any of them or the last of the others'
-    ends; those resigned. A race of one has nobody waiting on it."""
+    ends; those resigned. A race of one has nobody waiting on it.
+
+    First the races whose others' last end is that long ago (most of the time none), then, in
+    those alone, each racer's last move."""
     now = now or timezone.now()
-    others_done = (
-        Racer.objects.filter(race_id=OuterRef("race_id"))
-        .exclude(status__in=STILL)
-        .values("race_id")
-        .annotate(last=Max("done_ms"))
-        .values("last")
-    )
+    counts = _by_race(Racer.objects.filter(race_id__in=still.values("race_id")))
+    ends = counts.filter(WAITED_ON).values_list(*ENDS)
+    since = {race_id: _done_at(starts, ms) for race_id, starts, ms in ends}
+    since = {race_id: at for race_id, at in since.items() if _idle_for(now, at)}
+    if not since:
+        return []
     moved = Move.objects.filter(game_id=OuterRef("game_id")).order_by("-seq").values("at")[:1]
-    waited_on = (
-        still.annotate(others_done_ms=Subquery(others_done), moved_at=Subquery(moved))
-        .exclude(others_done_ms=None)
-        .values_list("pk", "race_id", "race__starts_at", "others_done_ms", "moved_at")
-    )
-    races: dict[int, list] = defaultdict(list)
-    for pk, race_id, starts, others_done_ms, moved_at in waited_on:
-        races[race_id].append((pk, starts, others_done_ms, moved_at))
-    idle = timedelta(seconds=settings.RACE_IDLE_AFTER_S)
-    found = []
-    for racers in races.values():
-        _, starts, others_done_ms, _ = racers[0]
-        moves = [moved_at for *_, moved_at in racers if moved_at is not None]
-        if now - idle_since(starts, others_done_ms, max(moves, default=None)) >= idle:
-            found += [pk for pk, *_ in racers]
+    racers = still.filter(race_id__in=since).annotate(moved_at=Subquery(moved))
+    rows = list(racers.values_list("pk", "race_id", "moved_at"))
+    for _, race_id, moved_at in rows:
+        since[race_id] = max(since[race_id], moved_at or since[race_id])
+    found = [pk for pk, race_id, _ in rows if _idle_for(now, since[race_id])]
     return _resign(Racer.objects.filter(pk__in=found), Racer.ResignedFor.IDLE) if found else []
-
-
-def idle_since(starts: datetime, others_done_ms: int, moved_at: datetime | None) -> datetime:
-    """Since when the racers still racing in a race that started at `starts` have neither moved
-    (the last of them at `moved_at`, None if none ever did) nor seen another racer finish (the
-    last `others_done_ms` after the start)."""
-    return max(starts + timedelta(milliseconds=others_done_ms), moved_at or starts)
 
 
 def _resign(racers: QuerySet, why: str) -> list[Racer]:
