@@ -102,7 +102,7 @@ def test_a_last_racer_is_told_to_move_and_resigned_as_idle_if_they_do_not(people
     )
     bob.page.wait_for_function(
         "document.getElementById('race-status').textContent.startsWith('The race is over. You"
-        " made no move for a while as its last racer')"
+        " made no move for a while, nor did anyone else still racing')"
     )
     assert bob.page.inner_text("#standings li.you .status") == "Idle"
     # ... and he sits out the arena's next races until he resumes.
