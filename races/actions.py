@@ -707,9 +707,9 @@ def _close(
 
 def do_rematch(race: Race, player: Player | None) -> Race:
     """The same racers on a new deal, in a new lobby; everyone on the old race is sent there.
-    A racer who had left the race (the server resigned them for it) is not taken along, unless
-    they ask: they are not there, and the others would wait for them in the lobby. Back, they
-    join it by its code.
+    A racer the server resigned (they had left the race, or idled in it while others waited) is
+    not taken along, unless they ask: they are not there, or not playing, and the others would
+    wait for them in the lobby and then in the race. Back, they join it by its code.
 
     One click from any racer once the race is over; later clicks (anyone's) find the same
     rematch. The new race is made before the old one is locked; if someone else's click linked
@@ -737,7 +737,7 @@ def do_rematch(race: Race, player: Player | None) -> Race:
             racers=[
                 (r.player, r.name)
                 for r in race.racers.select_related("player")
-                if r.resigned_for != Racer.ResignedFor.LEFT
+                if not r.resigned_for
             ],
         )
         with transaction.atomic():

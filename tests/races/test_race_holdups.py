@@ -106,6 +106,18 @@ def test_a_friend_who_left_is_resigned_so_the_others_have_their_results_and_rema
     assert sorted(rematch.racers.values_list("name", flat=True)) == ["Ann", "Bob"]
 
 
+def test_a_rematch_leaves_out_those_resigned_as_idle_unless_they_ask(friends_race):
+    race, (ann, bob, cat) = friends_race("Ann", "Bob", "Cat")
+    moved(race, cat, 3 * IDLE)
+    done(race, ann, 2 * IDLE)  # Bob and Cat walked away from their pages
+    assert holdups.resign_in(None) == 2
+
+    rematch = actions.do_rematch(race, ann)
+    assert list(rematch.racers.values_list("name", flat=True)) == ["Ann"]
+    actions.do_join_race(rematch, cat)  # Cat is back, and joins it by its code
+    assert sorted(rematch.racers.values_list("name", flat=True)) == ["Ann", "Cat"]
+
+
 def test_a_racer_who_left_and_came_back_may_ask_for_the_rematch_themselves(friends_race):
     race, (ann, bob) = friends_race("Ann", "Bob")
     done(race, ann, 10)

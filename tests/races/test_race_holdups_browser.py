@@ -2,7 +2,7 @@
 is told to move at least every `RACE_IDLE_AFTER_S` (12 s on this module's server), and his
 friend, done, that the race waits for him that long at most between his moves; when he does
 not move, he is resigned as idle. His page says why; his friend's page has the race over and
-its rematch at once, not after the two-hour cap. Two still racing while a third is done are
+its rematch at once, not after the two-hour cap, which he joins once back. Two still racing while a third is done are
 told that a move of either keeps the race going: one's move starts the other's clock again,
 and once neither moves both are resigned (the server's side: test_race_holdups.py)."""
 
@@ -102,9 +102,14 @@ def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(p
     ann.wait("#results-chart")
     results = ann.page.locator("#results tbody tr td:nth-child(3)").all_inner_texts()
     assert sorted(results) == ["Resigned", "Resigned: idle"]
-    ann.page.click("#rematch")  # the rematch at once: both in its lobby
+    ann.page.click("#rematch")  # the rematch at once, without Bob, who was not playing
     ann.wait('#race[data-phase="lobby"][data-socket="open"]')
-    bob.page.wait_for_url(ann.page.url, timeout=10_000)
+    assert ann.page.locator("#lobby-racers li").count() == 1
+    bob.page.wait_for_url(ann.page.url, timeout=10_000)  # his page follows, with the join form
+    bob.page.fill("#id_name", "Bob")
+    bob.page.click("#join-button")  # back: he asks, and is in
+    bob.wait('#race[data-socket="open"][data-role="racer"]')
+    ann.page.wait_for_function("document.querySelectorAll('#lobby-racers li').length === 2")
 
 
 def test_two_friends_still_racing_keep_the_race_going_until_neither_moves(people, idle_url):
