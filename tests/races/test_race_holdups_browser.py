@@ -123,8 +123,8 @@ def test_two_friends_still_racing_keep_the_race_going_until_neither_moves(people
     for player in (bob, cat):
         status_is(
             player,
-            f"Someone is done and waits: if nobody still racing makes a move for {IDLE_S} s, you"
-            " all resign.",
+            f"Ann is done and waits: if nobody still racing makes a move for {IDLE_S} s, you all"
+            " resign.",
         )
     cat.page.wait_for_function(  # Cat's clock runs down from Ann's end
         f"parseInt(document.getElementById('race-remaining').textContent.split(':')[1]) < {IDLE_S - 3}"

@@ -509,9 +509,10 @@ function idleLine(deadline) {
   if (deadline && deadline - serverNow() <= IDLE_WARN_S * 1000) {
     return `${stuck ? "Undo" : "Make a move"} within ${IDLE_WARN_S} s, or you resign.`;
   }
-  return last
-    ? `Everyone else is done: ${move} at least every ${after} s, or you resign.`
-    : `Someone is done and waits: if nobody still racing makes a move for ${after} s, you all resign.`;
+  if (last) return `Everyone else is done: ${move} at least every ${after} s, or you resign.`;
+  const done = model.rows().map((row) => row.racer).filter((racer) => DONE.includes(racer.status));
+  const waits = done.length === 1 ? "is done and waits" : "are done and wait";
+  return `${new Intl.ListFormat("en").format(done.map((racer) => racer.name))} ${waits}: if nobody still racing makes a move for ${after} s, you all resign.`;
 }
 
 function renderLobby(phase) {
