@@ -555,8 +555,8 @@ def do_resign(
     game's end is a compare-and-set on the copy's `seq` (read again if another tab moved since),
     and what the seat may not know (a race closed since) is checked under the race's row.
 
-    `resigned_for`: the server resigns a racer who left a race, or idles in it as its last
-    racer (`Racer.ResignedFor`, races/holdups.py); their racer object says why, and so do
+    `resigned_for`: the server resigns a racer who left a race, or idles in it while others
+    wait (`Racer.ResignedFor`, races/holdups.py); their racer object says why, and so do
     their page, the results and the replay."""
     now = timezone.now()
     racer = held if held is not None else racer_of(race, player)

@@ -716,7 +716,7 @@ def record_check(database_url: str, arena_id: str) -> dict:
             returns.append((player, epoch_ms(previous), epoch_ms(joined)))
         last_end[player] = ends
     returns_ms = [placed - free for _, free, placed in returns]
-    # The generator's players never leave a race, nor idle in it as its last racer: the arena
+    # The generator's players never leave a race, nor idle in it while others wait: the arena
     # resigning one of them (`Racer.resigned_for`) would be the servers' presence failing.
     [[by_server]] = query(
         database_url,

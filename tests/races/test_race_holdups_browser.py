@@ -23,7 +23,7 @@ LOOKS_EVERY_S = 5
 
 @pytest.fixture(scope="module")
 def idle_url():
-    """A server of this module's own, on which a last racer idles after `IDLE_S`."""
+    """A server of this module's own, on which racers idle after `IDLE_S`."""
     with live_server_process(
         env={**live_server_env("idle"), "RACE_IDLE_AFTER_S": str(IDLE_S)}
     ) as url:
