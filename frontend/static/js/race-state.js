@@ -92,6 +92,15 @@ export class RaceModel {
     // racer id -> when this page saw the racer's count of moves change (server clock, epoch ms;
     // kept across the race's snapshots): the idle rule's clock for the others still racing.
     this.movedAt = new Map();
+    this.catchingUp = false; // back after a drop, until the catch-up's live frame (`reconnected`)
+  }
+
+  /** The socket is back after a drop: the catch-up's live frame (every racer still playing) may
+   * show moves made while the page was away, at a time it cannot know, so they are not taken
+   * as moves of that moment (the idle clock then runs from the last move seen before: earlier,
+   * never later, than the server's). */
+  reconnected() {
+    this.catchingUp = true;
   }
 
   get loaded() {
@@ -136,10 +145,14 @@ export class RaceModel {
       const at = readAt ?? frame.at_ms ?? 0;
       const racer = this.racers.get(live.id);
       if (!racer || FINAL.has(racer.status) || at < (this.liveAt.get(live.id) ?? -1)) continue;
-      if (live.moves !== undefined && live.moves !== racer.moves) this.movedAt.set(live.id, this.race.starts_at + at);
+      const moved = live.moves !== undefined && live.moves !== racer.moves;
+      if (moved && !this.catchingUp) this.movedAt.set(live.id, this.race.starts_at + at);
       this.racers.set(live.id, { ...racer, ...live });
       this.liveAt.set(live.id, at);
     }
+    const listed = new Set(frame.racers.map((racer) => racer.id));
+    const playing = [...this.racers.values()].filter((racer) => !FINAL.has(racer.status));
+    if (playing.every((racer) => listed.has(racer.id))) this.catchingUp = false; // the catch-up
     this.standings = standingOrder([...this.racers.values()]);
   }
 

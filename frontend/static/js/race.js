@@ -57,6 +57,7 @@ const sock = new ReconnectingSocket(config.ws_path);
 // A reconnect asks for the events after the last one applied (?since=N): the server answers
 // with exactly those (or a fresh snapshot), then the board as it stands.
 sock.addEventListener("open", () => {
+  if (model.loaded) model.reconnected(); // the catch-up's moves came at times the page missed
   ping();
   if (pending) send(pending); // a move sent before the drop: the server applies it once
 });

@@ -148,3 +148,22 @@ test("the lobby counts who has joined of how many the race holds; a race of one 
   assert.equal(lobbyLine(2, 2), "Waiting in the lobby: 2 of 2 players.");
   assert.equal(lobbyLine(1, 1), "Waiting in the lobby: a solo race.");
 });
+
+test("back after a drop, the moves the catch-up shows are not taken as moves of its moment", () => {
+  const model = running([racer("ann", 0, 0), racer("bob", 0, 0), racer("cid", 52, 0, "won", 9000)]);
+  model.race.starts_at = 1_000_000;
+  model.apply({ type: "progress", at_ms: 5000, racers: [{ id: "bob", cards: 1, cards_at_ms: 4900, moves: 1, status: "playing" }] });
+  model.reconnected();
+  const live = (atMs, bobMoves) => ({
+    type: "progress", at_ms: atMs,
+    racers: [
+      { id: "ann", cards: 0, cards_at_ms: 0, moves: 0, status: "playing" },
+      { id: "bob", cards: 1, cards_at_ms: 4900, moves: bobMoves, status: "playing" },
+    ],
+  });
+  model.apply(live(40_000, 6)); // the catch-up: Bob moved while the page was away, when is unknown
+  assert.equal(model.movedAt.get("bob"), 1_005_000); // his last move seen stays: earlier, not later
+  assert.equal(model.racers.get("bob").moves, 6);
+  model.apply(live(41_000, 7)); // caught up: a move seen now is a move of now
+  assert.equal(model.movedAt.get("bob"), 1_041_000);
+});
