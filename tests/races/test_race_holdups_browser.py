@@ -86,6 +86,8 @@ def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(p
     )
     to_move = bob.page.inner_text("#race-remaining")
     assert to_move.endswith(" to move") and to_move <= f"0:{IDLE_S}", to_move
+    waits = ann.page.inner_text("#race-remaining")  # Ann sees the count Bob sees
+    assert waits.startswith("Bob: 0:") and waits.endswith(" to move"), waits
 
     timeout = (IDLE_S + 2 * LOOKS_EVERY_S + 10) * 1000
     for player in (ann, bob):
@@ -132,9 +134,13 @@ def test_two_friends_still_racing_keep_the_race_going_until_neither_moves(people
     before = to_move_s(cat)
     bob.click_move(bob.board()["legal"][0])
     bob.wait('#race[data-seq="1"]')
-    cat.page.wait_for_function(  # Bob's move, seen on Cat's page, starts her clock again
-        f"parseInt(document.getElementById('race-remaining').textContent.split(':')[1]) > {before}"
-    )
+    for player in (cat, ann):  # Bob's move, seen on Cat's page and Ann's, starts the count again
+        player.page.wait_for_function(
+            "before => parseInt(document.getElementById('race-remaining').textContent"
+            ".split(':').at(-1)) > before",
+            arg=before,
+        )
+    assert ann.page.inner_text("#race-remaining").startswith("Bob and Cat: 0:")
 
     timeout = (IDLE_S + 2 * LOOKS_EVERY_S + 10) * 1000
     for player in (ann, bob, cat):

@@ -40,8 +40,12 @@ export function waitingLine(racers, idleAfterS) {
   if (still.length === 1) {
     return `${still[0].name} is the last one racing: the race ends when they are done, or after ${idleAfterS} s without a move.`;
   }
-  const names = new Intl.ListFormat("en").format(still.map((racer) => racer.name));
-  return `${names} still race: the race ends when they are done, or once none of them has made a move for ${idleAfterS} s.`;
+  return `${listOfNames(still)} still race: the race ends when they are done, or once none of them has made a move for ${idleAfterS} s.`;
+}
+
+/** The racers' names as a list: "Ann", "Ann and Bob", "Ann, Bob, and Cat". */
+export function listOfNames(racers) {
+  return new Intl.ListFormat("en").format(racers.map((racer) => racer.name));
 }
 
 /** The lobby's status line: how many have joined of how many the race holds, a race of one

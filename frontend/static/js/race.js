@@ -12,7 +12,7 @@ import { cardCount, moveCount } from "./cards.js";
 import { setHidden, setText } from "./dom.js";
 import { timeLeftText } from "./event-clock.js";
 import { cardsHome } from "./ghost.js";
-import { clock, DONE, lobbyLine, RaceModel, statusLabel, waitingLine } from "./race-state.js";
+import { clock, DONE, listOfNames, lobbyLine, RaceModel, statusLabel, waitingLine } from "./race-state.js";
 import { copyLinkButton } from "./share-link.js";
 import { ReconnectingSocket, socketUrl, STORE_NOTICE, StoreRetry } from "./socket.js";
 
@@ -472,15 +472,26 @@ const SITS_OUT = " You sit out the arena's next races until you resume."; // an 
 const waiting = () => waitingLine(model.rows().map((row) => row.racer), config.idle_after_s);
 
 /** When the server resigns this racer as idle (docs/protocol.md): still racing while someone
- * else is done, `idle_after_s` after the latest of the last move of anyone still racing (this
- * racer's, or another's this page saw) and the last of the others' ends. null when the rule does
- * not apply; undefined when this page cannot know that last move (it opened after the last end,
- * and has seen no move since: any move it missed came before one it saw). */
+ * else is done (`stillDeadline`). null when the rule does not apply to them. */
 function idleDeadline() {
-  if (!config.idle_after_s || !canPlay()) return null;
+  return config.idle_after_s && canPlay() ? stillDeadline() : null;
+}
+
+/** For this racer once done: when the server resigns those still racing as idle, if none of
+ * them moves (`stillDeadline`; a move of theirs that this page sees moves it on). */
+function waitDeadline() {
+  return config.idle_after_s && model.me && DONE.includes(model.me.status) ? stillDeadline() : null;
+}
+
+/** When the server resigns the racers still racing as idle (docs/protocol.md), someone being
+ * done: `idle_after_s` after the latest of the last move of anyone still racing (this racer's,
+ * or another's this page saw) and the last of the others' ends. null when nobody is done or
+ * nobody still races; undefined when this page cannot know that last move (it opened after the
+ * last end, and has seen no move since: any move it missed came before one it saw). */
+function stillDeadline() {
   const racers = model.rows().map((row) => row.racer);
   const done = racers.filter((racer) => DONE.includes(racer.status));
-  if (!done.length) return null;
+  if (!done.length || done.length === racers.length) return null;
   const lastDone = model.race.starts_at + Math.max(...done.map((racer) => racer.done_ms ?? 0));
   const moves = [movedAt, ...stillRacingWithMe().map((racer) => model.movedAt.get(racer.id))];
   const seen = moves.filter((at) => at !== null && at !== undefined);
@@ -513,7 +524,7 @@ function idleLine(deadline) {
   if (last) return `Everyone else is done: ${move} at least every ${after} s, or you resign.`;
   const done = model.rows().map((row) => row.racer).filter((racer) => DONE.includes(racer.status));
   const waits = done.length === 1 ? "is done and waits" : "are done and wait";
-  return `${new Intl.ListFormat("en").format(done.map((racer) => racer.name))} ${waits}: if nobody still racing makes a move for ${after} s, you all resign.`;
+  return `${listOfNames(done)} ${waits}: if nobody still racing makes a move for ${after} s, you all resign.`;
 }
 
 function renderLobby(phase) {
@@ -682,11 +693,15 @@ function tick() {
       const idle = phase === "running" ? idleDeadline() : null;
       const line = idle === null ? idleSaid : idleLine(idle);
       if (line !== idleSaid) setStatus((idleSaid = line));
+      const wait = phase === "running" && idle === null ? waitDeadline() : null;
+      const toMove = (deadline) => `${clock(Math.min(deadline, race.ends_at) - now)} to move`;
       setText(
         $("race-remaining"),
         idle
-          ? `${clock(Math.min(idle, race.ends_at) - now)} to move`
-          : race.time_limit_s && phase === "running" ? `${clock(race.ends_at - now)} left` : "",
+          ? toMove(idle)
+          : wait
+            ? `${listOfNames(stillRacingWithMe())}: ${toMove(wait)}` // whom this racer, done, waits for
+            : race.time_limit_s && phase === "running" ? `${clock(race.ends_at - now)} left` : "",
       );
     }
   }
