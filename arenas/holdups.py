@@ -1,7 +1,7 @@
 """An arena's racers who hold up its races (the rules are the races', races/holdups.py: those who
-left a race nobody else still plays, and those idle in a race others wait on). An arena looks at its own
-races itself (`races.holdups.LOOKED_AT_ELSEWHERE`), in the rooms' tick that then places the
-racers the resignations free (every `arenas.rooms.PRESENCE_EVERY_S`), and `run_arenas` every
+left a race nobody else still plays, and those idle in a race others wait on). An arena looks at
+its own races itself (`races.holdups.LOOKED_AT_ELSEWHERE`), in the rooms' tick that then places
+the racers the resignations free (every `arenas.rooms.PRESENCE_EVERY_S`), and `run_arenas` every
 minute (after the arena's end too, while its last races still count). A racer resigned as idle
 then sits out the arena's next races (paused) until they resume: a player away from a page
 left open would otherwise be placed again, and hold each next race's others a minute more

@@ -65,8 +65,6 @@ export function clock(ms, tenths = false) {
   return tenths ? `${base}.${Math.floor((total % 1000) / 100)}` : base;
 }
 
-const FINAL = new Set(["won", "resigned", "out_of_time"]);
-
 /** Racer ids best first, by the server's rule: winners by finishing time, then everyone else by
  * cards home (most first) and when they reached that count (earliest first); ties keep the
  * order of joining (`racers` in that order). */
@@ -148,15 +146,16 @@ export class RaceModel {
     for (const { at_ms: readAt, ...live } of frame.racers) {
       const at = readAt ?? frame.at_ms ?? 0;
       const racer = this.racers.get(live.id);
-      if (!racer || FINAL.has(racer.status) || at < (this.liveAt.get(live.id) ?? -1)) continue;
+      if (!racer || DONE.includes(racer.status) || at < (this.liveAt.get(live.id) ?? -1)) continue;
       const moved = live.moves !== undefined && live.moves !== racer.moves;
       if (moved && !this.catchingUp) this.movedAt.set(live.id, this.race.starts_at + at);
       this.racers.set(live.id, { ...racer, ...live });
       this.liveAt.set(live.id, at);
     }
-    const listed = new Set(frame.racers.map((racer) => racer.id));
-    const playing = [...this.racers.values()].filter((racer) => !FINAL.has(racer.status));
-    if (playing.every((racer) => listed.has(racer.id))) this.catchingUp = false; // the catch-up
+    if (this.catchingUp) {
+      const listed = new Set(frame.racers.map((racer) => racer.id));
+      if (this.stillRacing().every((racer) => listed.has(racer.id))) this.catchingUp = false; // the catch-up
+    }
     this.standings = standingOrder([...this.racers.values()]);
   }
 
@@ -208,6 +207,21 @@ export class RaceModel {
       .map((id) => this.racers.get(id))
       .filter(Boolean)
       .map((racer, i) => ({ place: racer.place || i + 1, racer }));
+  }
+
+  /** The racer objects, best first (`rows`). */
+  racersInOrder() {
+    return this.rows().map((row) => row.racer);
+  }
+
+  /** The racers who may still move, best first. */
+  stillRacing() {
+    return this.racersInOrder().filter((racer) => !DONE.includes(racer.status));
+  }
+
+  /** The racers who are done (`DONE`), best first. */
+  doneRacing() {
+    return this.racersInOrder().filter((racer) => DONE.includes(racer.status));
   }
 
   /** The race's phase at `serverNow` (epoch ms on the server's clock). */

@@ -244,7 +244,7 @@ tabWrite(backKey, null);
 
 /** How many of the race's racers may still move: the race ends when the last of them is done. */
 function stillPlaying() {
-  return model.rows().filter((row) => !DONE.includes(row.racer.status)).length;
+  return model.stillRacing().length;
 }
 
 /** An arena's racer is done (won, resigned, out of time), or the race is over: the page stays,
@@ -469,7 +469,7 @@ const OVER_FOR = {
 const SITS_OUT = " You sit out the arena's next races until you resume."; // an arena's idle racer
 
 /** What this racer, done, waits for (`waitingLine`). */
-const waiting = () => waitingLine(model.rows().map((row) => row.racer), config.idle_after_s);
+const waiting = () => waitingLine(model.racersInOrder(), config.idle_after_s);
 
 /** When the server resigns this racer as idle (docs/protocol.md): still racing while someone
  * else is done (`stillDeadline`). null when the rule does not apply to them. */
@@ -489,9 +489,8 @@ function waitDeadline() {
  * nobody still races; undefined when this page cannot know that last move (it opened after the
  * last end, and has seen no move since: any move it missed came before one it saw). */
 function stillDeadline() {
-  const racers = model.rows().map((row) => row.racer);
-  const done = racers.filter((racer) => DONE.includes(racer.status));
-  if (!done.length || done.length === racers.length) return null;
+  const done = model.doneRacing();
+  if (!done.length || !model.stillRacing().length) return null;
   const lastDone = model.race.starts_at + Math.max(...done.map((racer) => racer.done_ms ?? 0));
   const moves = [movedAt, ...stillRacingWithMe().map((racer) => model.movedAt.get(racer.id))];
   const seen = moves.filter((at) => at !== null && at !== undefined);
@@ -501,8 +500,7 @@ function stillDeadline() {
 }
 
 /** The others still racing beside this racer. */
-const stillRacingWithMe = () =>
-  model.rows().map((row) => row.racer).filter((racer) => racer.id !== model.you.racer && !DONE.includes(racer.status));
+const stillRacingWithMe = () => model.stillRacing().filter((racer) => racer.id !== model.you.racer);
 
 /** The status line of a racer whom the server may resign as idle (`idleDeadline`): the rule,
  * then in its last `IDLE_WARN_S` a warning, which a screen reader reads out too (the time to
@@ -522,7 +520,7 @@ function idleLine(deadline) {
     return `${stuck ? "Undo" : "Make a move"} within ${IDLE_WARN_S} s, or you resign.`;
   }
   if (last) return `Everyone else is done: ${move} at least every ${after} s, or you resign.`;
-  const done = model.rows().map((row) => row.racer).filter((racer) => DONE.includes(racer.status));
+  const done = model.doneRacing();
   const waits = done.length === 1 ? "is done and waits" : "are done and wait";
   return `${listOfNames(done)} ${waits}: if nobody still racing makes a move for ${after} s, you all resign.`;
 }
