@@ -106,7 +106,8 @@ def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(p
     assert sorted(results) == ["Resigned", "Resigned: idle"]
     ann.page.click("#rematch")  # the rematch at once, without Bob, who was not playing
     ann.wait('#race[data-phase="lobby"][data-socket="open"]')
-    assert ann.page.locator("#lobby-racers li").count() == 1
+    # Her lobby, once drawn, holds her alone (Bob taken along would be there from its first draw).
+    ann.page.wait_for_function("document.querySelectorAll('#lobby-racers li').length === 1")
     bob.page.wait_for_url(ann.page.url, timeout=10_000)  # his page follows, with the join form
     bob.page.fill("#id_name", "Bob")
     bob.page.click("#join-button")  # back: he asks, and is in
