@@ -3,19 +3,14 @@ left a race nobody else still plays, and those idle in a race others wait on). A
 its own races itself (`races.holdups.LOOKED_AT_ELSEWHERE`), in the rooms' tick that then places
 the racers the resignations free (every `arenas.rooms.PRESENCE_EVERY_S`), and `run_arenas` every
 minute (after the arena's end too, while its last races still count). A racer resigned as idle
-then sits out the arena's next races (paused) until they resume: a player away from a page
-left open would otherwise be placed again, and hold each next race's others a minute more
-(docs/arenas.md)."""
+then sits out the arena's next races (paused) until they resume, paused in the race's close
+(arenas/results.py, `record_race`): a player away from a page left open would otherwise be
+placed again, and hold each next race's others a minute more (docs/arenas.md)."""
 
 from __future__ import annotations
 
-import contextlib
-
-from arenas import actions
-from arenas.actions import ArenaRuleError
 from arenas.models import Arena, ArenaRace
 from races import holdups
-from races.models import Racer
 
 
 def arena_races():
@@ -24,12 +19,7 @@ def arena_races():
 
 
 def resign_holdups(arena: Arena, now=None) -> int:
-    """Resign the arena's racers who left their races or idle in them while others wait, the
-    idle ones paused; how many."""
+    """Resign the arena's racers who left their races or idle in them while others wait (the
+    idle ones paused by the race's close); how many."""
     still = holdups.still_racing().filter(race__arena_race__arena=arena)
-    resigned = holdups.resign_holdups(still, now)
-    for racer in resigned:
-        if racer.resigned_for == Racer.ResignedFor.IDLE:
-            with contextlib.suppress(ArenaRuleError):  # left the arena meanwhile
-                actions.do_pause(arena, racer.player, True)
-    return len(resigned)
+    return len(holdups.resign_holdups(still, now))

@@ -17,14 +17,17 @@ from arenas.models import Arena, ArenaPlayer, ArenaResult, arena_of_race
 from games.rows import one_or_none, update_rows
 from races.actions import Closing
 from races.lifecycle import RacerStatus
-from races.models import Race
+from races.models import Race, Racer
 from races.ratings import updates
 
 
 def record_race(closing: Closing) -> None:
     """In the race's close (its row locked, its racers' places set and stored): each racer's
-    points in the arena, in the record and in their totals; the board and the arena's sockets
-    after the commit."""
+    points in the arena, in the record and in their totals, and a racer the server resigned as
+    idle paused (they sit out the next races until they resume: away from a page left open,
+    they would hold each next race's others a minute more); the board and the arena's sockets
+    after the commit. The pause is in the close's transaction: the racer is free for the
+    placement only once paused."""
     race = closing.race
     arena = arena_of_race(race)
     if arena is None:
@@ -69,9 +72,10 @@ def record_race(closing: Closing) -> None:
         results.append(result)
         _set_totals(entry, standing)
         entry.free_since = at
+        entry.paused = entry.paused or racer.resigned_for == Racer.ResignedFor.IDLE
         changed.append(entry)
     ArenaResult.objects.bulk_create(results)
-    update_rows(changed, [*board.TOTALS, "free_since"])
+    update_rows(changed, [*board.TOTALS, "free_since", "paused"])
     closing.events.append(("arena", arena.next_race_wait()))
     transaction.on_commit(lambda: board.write(arena, changed))
     transaction.on_commit(lambda: events.board_changed(arena))

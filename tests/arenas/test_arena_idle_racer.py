@@ -171,3 +171,28 @@ def test_the_rooms_tick_frees_the_done_racers_of_a_race_whose_last_racer_idles(a
     assert resigned_for(race, cat) == Racer.ResignedFor.IDLE
     assert found[ann.pk][0] == found[bob.pk][0] == found[dan.pk][0] != race.get_absolute_url()
     assert not Racer.objects.filter(player=cat).exclude(race=race).exists()  # paused: not placed
+
+
+def test_a_racer_resigned_as_idle_is_paused_by_the_close_itself(arena, here):
+    """Whoever resigns Cat as idle (the arena's look, or any other), the race's close pauses
+    her in its own transaction: she is never free for a placement between the two, and the
+    close's `arena` event already finds her sitting out."""
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    done(race, ann, 2 * IDLE)
+    done(race, bob, IDLE + 5)
+
+    race_actions.do_resign(race, cat, resigned_for=Racer.ResignedFor.IDLE)
+    assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
+    paused = dict(ArenaPlayer.objects.filter(arena=arena).values_list("player_id", "paused"))
+    assert paused == {ann.pk: False, bob.pk: False, cat.pk: True}
+    [next_race] = placement.place(arena.pk)
+    placed = next_race.racers.values_list("player__nickname", flat=True)
+    assert sorted(placed) == ["Ann", "Bob"]  # Cat sits out
+
+
+def test_a_racer_who_resigns_themselves_is_not_paused(arena, here):
+    race, (ann, bob, cat) = race_of_three(arena, here)
+    done(race, ann, 2 * IDLE)
+    done(race, bob, IDLE + 5)
+    race_actions.do_resign(race, cat)
+    assert not ArenaPlayer.objects.filter(arena=arena, paused=True).exists()
