@@ -14,11 +14,12 @@ from contextlib import contextmanager
 
 from django.contrib.auth.signals import user_logged_in
 from django.core import signing
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.dispatch import receiver
 from django.http import HttpRequest
 
-from games.models import Player
+from games.models import GUEST_PREFIX, NICKNAME_MAX_LENGTH, NICKNAME_TAKEN, Player, is_guest_name
 from games.rows import one_or_none
 
 logger = logging.getLogger(__name__)
@@ -27,11 +28,48 @@ SESSION_PLAYER_KEY = "player_id"
 
 
 def player_for_user(user) -> Player:
-    """The account's Player, created (nicknamed after the username) the first time it is needed."""
-    player, _ = Player.objects.get_or_create(
-        user=user, defaults={"nickname": user.get_username()[:24]}
-    )
+    """The account's Player, created (nicknamed after the username, `free_nickname`) the first
+    time it is needed."""
+    player = one_or_none(Player.objects.filter(user=user))
+    if player is None:
+        player, _ = Player.objects.get_or_create(
+            user=user, defaults={"nickname": free_nickname(user.get_username())}
+        )
     return player
+
+
+GUESTS_OWN = f"Names beginning “{GUEST_PREFIX}” are guests' default names: choose one of your own."
+
+
+def check_name_free(name: str, player: Player | None) -> None:
+    """Refuse (`ValidationError`, code "taken" or "guest_name") a name for `player` (None: a
+    visitor) to go by that another player has, in any case, or that is a guest's kind (one
+    whose name is still a guest's may take another). Their own name they keep."""
+    if player is not None and name == player.nickname:
+        return
+    if is_guest_name(name):
+        if player is None or is_guest_name(player.nickname):
+            return
+        raise ValidationError(GUESTS_OWN, code="guest_name")
+    others = Player.objects.exclude(pk=player.pk) if player else Player.objects
+    if others.filter(nickname__iexact=name).exists():
+        raise ValidationError(NICKNAME_TAKEN, code="taken")
+
+
+def free_nickname(wanted: str, player: Player | None = None) -> str:
+    """A nickname after `wanted` that no other player has (chosen names are each player's own):
+    `wanted` itself, else with a number ("Ann 2"), cut to fit. For an account whose name was not
+    checked against the players' (made by an admin, or `createsuperuser`); the sign-up form
+    refuses a taken one instead."""
+    if is_guest_name(wanted):
+        wanted = wanted[len(GUEST_PREFIX) :] or "Player"
+    others = Player.objects.exclude(pk=player.pk) if player else Player.objects
+    name, number = wanted[:NICKNAME_MAX_LENGTH], 1
+    while others.filter(nickname__iexact=name).exists():
+        number += 1
+        suffix = f" {number}"
+        name = wanted[: NICKNAME_MAX_LENGTH - len(suffix)].rstrip() + suffix
+    return name
 
 
 def guest_player(session) -> Player | None:
@@ -132,8 +170,8 @@ def ticket_player_id(ticket: str, where: str) -> int | None:
 def attach_user(player: Player, user) -> Player:
     """Make a guest Player the account's player (sign-up): same row, same games."""
     player.user = user
-    if player.nickname.startswith("Guest-"):
-        player.nickname = user.get_username()[:24]
+    if is_guest_name(player.nickname):
+        player.nickname = free_nickname(user.get_username(), player)
     player.save(update_fields=["user", "nickname"])
     return player
 

@@ -11,6 +11,8 @@ import secrets
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
 
 MAX_SEED = 2**63 - 1
 INT64_MAX = 2**63 - 1
@@ -38,8 +40,22 @@ def is_public_id(value: str) -> bool:
     return PUBLIC_ID.fullmatch(value) is not None
 
 
+GUEST_PREFIX = "Guest-"
+"""A guest's name until they choose one: the prefix and four digits, shared by chance. Only
+guests' default names begin with it (a chosen one may not: `is_guest_name`), and they alone
+may be the same as another's."""
+
+
 def default_guest_nickname() -> str:
-    return f"Guest-{secrets.randbelow(10_000):04d}"
+    return f"{GUEST_PREFIX}{secrets.randbelow(10_000):04d}"
+
+
+def is_guest_name(nickname: str) -> bool:
+    """Whether a name begins as guests' default names do (in any case): not a name to choose."""
+    return nickname.casefold().startswith(GUEST_PREFIX.casefold())
+
+
+NICKNAME_TAKEN = "Another player has this nickname: choose another."
 
 
 class Variant(models.TextChoices):
@@ -51,7 +67,9 @@ class Variant(models.TextChoices):
 
 
 class Player(models.Model):
-    """Who plays: a guest (no user, id kept in the session) or an account's player."""
+    """Who plays: a guest (no user, id kept in the session) or an account's player. A chosen
+    nickname is the player's alone, whatever its case: two players on a board or in a race are
+    never shown under one name (guests' default names aside, `GUEST_PREFIX`)."""
 
     nickname = models.CharField(
         max_length=NICKNAME_MAX_LENGTH,
@@ -69,6 +87,14 @@ class Player(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                Lower("nickname"),
+                name="nickname_unique_but_guests",
+                condition=~Q(nickname__startswith=GUEST_PREFIX),
+                violation_error_message=NICKNAME_TAKEN,
+            )
+        ]
 
     def __str__(self) -> str:
         return self.nickname

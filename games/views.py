@@ -7,7 +7,7 @@ import time
 
 from django.contrib import messages
 from django.contrib.auth import login
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,7 +20,7 @@ from games.deals import random_seed
 from games.engine import VARIANT_INFO, VARIANTS, new_game
 from games.forms import NicknameForm, SignUpForm
 from games.identity import acting_player, attach_user, current_player
-from games.models import MAX_SEED, Game
+from games.models import MAX_SEED, NICKNAME_TAKEN, Game
 from games.params import known_variant
 from games.sockets import deal_frame
 from games.winnable import (
@@ -185,7 +185,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     """A new account; the guest's Player (and every game it played) becomes the account's."""
     if request.user.is_authenticated:
         return redirect("home")
-    form = SignUpForm(request.POST or None)
+    form = SignUpForm(request.POST or None, player=current_player(request, create=False))
     if request.method == "POST" and form.is_valid():
         user = form.save()
         attach_user(current_player(request), user)
@@ -204,11 +204,15 @@ def nickname(request: HttpRequest) -> HttpResponse:
     """Pick the name others see (guests too); only a POST that names someone makes a guest."""
     form = NicknameForm(request.POST or None, instance=current_player(request, create=False))
     if request.method == "POST" and form.is_valid():
-        with acting_player(request) as player:
-            player.nickname = form.cleaned_data["nickname"]
-            player.save(update_fields=["nickname"])
-        messages.success(request, f"You are now “{player.nickname}”.")
-        return redirect(_next_url(request, reverse("home")))
+        try:
+            with acting_player(request) as player, transaction.atomic():
+                player.nickname = form.cleaned_data["nickname"]
+                player.save(update_fields=["nickname"])
+        except IntegrityError:  # taken since the form's check, by another's click
+            form.add_error("nickname", NICKNAME_TAKEN)
+        else:
+            messages.success(request, f"You are now “{player.nickname}”.")
+            return redirect(_next_url(request, reverse("home")))
     return render(
         request, "registration/nickname.html", {"form": form, "next": _next_url(request, "")}
     )

@@ -30,6 +30,7 @@ from django.utils import timezone
 from games.actions import create_deal_games, do_create_games, do_end_game, do_end_games
 from games.deals import random_seed
 from games.engine import Game as EngineGame
+from games.identity import check_name_free
 from games.models import MAX_SEED, Game, Player, Variant
 from games.play import LiveGame, load
 from games.rows import one_or_none, update_rows
@@ -218,24 +219,33 @@ def insert_with_codes(races: list[Race]) -> None:
 
 
 def clean_name(name: str | None, player: Player) -> str:
-    """The nickname to race under: the one given (checked like a Player's), else the player's."""
+    """The nickname to race under: the one given (checked like a Player's, and free:
+    `check_name_free`), else the player's."""
     name = (name or "").strip()
     if not name:
         return player.nickname
     try:
         Player._meta.get_field("nickname").run_validators(name)
+        check_name_free(name, player)
     except ValidationError as exc:
+        if exc.error_list[0].code == "taken":
+            raise RaceRuleError("name_taken", exc.messages[0]) from exc
         raise RaceRuleError("bad_name", " ".join(exc.messages)) from exc
     return name
 
 
 def adopt_name(player: Player, name: str | None) -> None:
     """The name a player gives to race under becomes their nickname: one name for one person,
-    in the header, the races and the boards (a rematch keeps the names and changes nothing)."""
+    in the header, the races and the boards (a rematch keeps the names and changes nothing).
+    Taken by another meanwhile (since `clean_name` found it free), the player keeps their own."""
     name = (name or "").strip()
     if name and name != player.nickname:
         player.nickname = name
-        player.save(update_fields=["nickname"])
+        try:
+            with transaction.atomic():
+                player.save(update_fields=["nickname"])
+        except IntegrityError:
+            player.refresh_from_db(fields=["nickname"])
 
 
 def add_racer(race: Race, player: Player, name: str) -> Racer:

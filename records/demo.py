@@ -127,9 +127,11 @@ class Seeder:
             for i in range(accounts)
         ]
         self._bulk(get_user_model(), users, "accounts")
+        # Numbered after the players already there (`--force`): a chosen name is one player's.
+        numbered_from = (Player.objects.aggregate(last=Max("pk"))["last"] or 0) + 1
         players = [
             Player(
-                nickname=_nickname(self.rng, i),
+                nickname=_nickname(self.rng, numbered_from + i),
                 user_id=users[i].pk if i < accounts else None,
                 created_at=users[i].date_joined if i < accounts else self._past(400),
             )

@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import itertools
 import json
 import math
 import random
@@ -82,6 +83,11 @@ numbered)."""
 DONE_STATUSES = ("won", "resigned", "out_of_time")
 """A racer object's statuses of a racer who will make no more moves (docs/protocol.md)."""
 MAX_RACERS = 5000
+RUN = f"{random.SystemRandom().getrandbits(24):06x}"
+NAMED = itertools.count()
+"""This process's mark in its racers' names, and their numbers (over every run it makes: a
+fault drill makes several): a chosen nickname is one player's, and a database kept from an
+earlier run holds that run's."""
 MAX_DURATION_S = 900
 
 
@@ -176,7 +182,7 @@ class Racer:
         slot = race if getattr(args, "race_affinity", False) else place
         self.base = bases[slot % len(bases)]
         self.browser = Browser(self.base)
-        self.name = f"Load{index:04d}"
+        self.name = f"Load{next(NAMED):04d} {RUN}"
         self.stats = stats
         self.args = args
         self.bar = bar

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.cookiejar
+import itertools
 import json
 import os
 import socket
@@ -55,6 +56,15 @@ LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
 LOCAL_REDIS_DATABASE = 10
 """With REDIS_URL unset, tests that need Redis use the local one's database 10 (+ the worker's
 number under pytest-xdist)."""
+
+
+_NUMBERS = itertools.count(1)
+
+
+def named(name: str) -> str:
+    """A name no earlier test took on this worker's live servers, which keep their database for
+    the session: a chosen nickname is one player's ("Ann" -> "Ann 7")."""
+    return f"{name} {next(_NUMBERS)}"
 
 
 def worker_index() -> int:

@@ -150,7 +150,7 @@ def test_the_race_pool_is_stocked_for_the_crowd_that_joined_the_coming_arenas(ma
     assert placement.deals_wanted("penguin") == 25  # 100 players joined: 25 deals
     assert placement.deals_wanted("queenie") == 3
     assert winnable.pool_target("penguin", WinnableDeal.Use.RACE) == 25
-    for index in range(100, 160):
+    for index in range(200, 260):  # numbered after the first 118
         here(f"P{index}", on=running)
     assert placement.deals_wanted("penguin") == 40
     assert winnable.pool_target("penguin", WinnableDeal.Use.RACE) == 40

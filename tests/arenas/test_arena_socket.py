@@ -121,7 +121,7 @@ async def test_players_who_joined_before_the_start_are_sent_to_races_that_begin_
     sockets = {}
     for arena in (later, soon):
         for name in ("Ann", "Bob"):
-            client = await joined(run, make_client, arena, name)
+            client = await joined(run, make_client, arena, f"{name} {arena.pk}")
             sockets[arena.pk, name] = await arena_socket(client, arena.public_id)
     placed = await asyncio.wait_for(sockets[soon.pk, "Ann"].expect("placed"), 5)
     assert (await sockets[soon.pk, "Bob"].expect("placed"))["url"] == placed["url"]

@@ -9,6 +9,7 @@ frame by frame. Frames that are by chance a legal state change are taken out fir
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import hostile_harness as harness
@@ -127,6 +128,9 @@ def test_hostile_frames_on_the_race_socket_change_nothing(running_race, check_hi
 # ------------------------------------------------------------------ /ws/game/
 
 
+EXAMPLES = itertools.count()
+
+
 def changes_game(kind: str, payload, own: str, legal: set[str]) -> bool:
     """Would this frame (by chance) change the open game: a legal move or autoplay at seq 0?"""
     message = parsed(kind, payload, game_messages.parse)
@@ -142,7 +146,8 @@ def changes_game(kind: str, payload, own: str, legal: set[str]) -> bool:
 def test_hostile_frames_on_the_game_socket_change_nothing(make_client, check_hidden_cards, frames):
     """Every hostile frame on /ws/game/ gets a refusal or a harmless answer; neither the
     player's game nor anyone else's changes, and the socket keeps answering."""
-    ann, mallory = make_client("Ann"), make_client("Mallory")
+    example = next(EXAMPLES)  # one database for every example: a name is one player's
+    ann, mallory = make_client(f"Ann {example}"), make_client(f"Mallory {example}")
     own = do_create_game(ann.player, "spiderweb", 11)
     other = do_create_game(mallory.player, "spiderweb", 12)
     legal = set(get_game_update(own).legal)

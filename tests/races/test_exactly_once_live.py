@@ -25,7 +25,7 @@ import pytest
 
 from scripts.client import query
 from scripts.practice_load import CONFIG_PATTERN
-from tests.live import Visitor, expect
+from tests.live import Visitor, expect, named
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server_pair")]
 
@@ -167,7 +167,7 @@ async def race_collisions(a: str, b: str, database_url: str, same: bool) -> None
         "max_players": 8,
         "time_limit": "300",
         "visibility": "link",
-        "name": "Ann",
+        "name": named("Ann"),
     }
     code = re.search(r"/races/([A-Z0-9]{6})/", racer.post(f"{a}/races/new/", form)).group(1)
     sockets = [await racer.socket(base, code) for base in (a, b)]

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from tests.live import named
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
@@ -85,7 +87,7 @@ def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811
     ann, bob, eve = people(), people(), people()
 
     ann.page.goto(f"{live_url}/races/new/")
-    ann.page.fill("#id_name", "Ann")
+    ann.page.fill("#id_name", named("Ann"))
     ann.page.select_option("#id_time_limit", "300")
     ann.page.click("button[type=submit]")
     ann.wait('#race[data-socket="open"][data-role="racer"]')
@@ -94,7 +96,7 @@ def test_two_browsers_race_to_the_finish(people, live_url):  # noqa: F811
     assert link.endswith(f"/races/{code}/")
 
     bob.page.goto(link)
-    bob.page.fill("#id_name", "Bob")
+    bob.page.fill("#id_name", named("Bob"))
     bob.page.click("#join-button")
     bob.wait('#race[data-socket="open"][data-role="racer"]')
     ann.page.wait_for_function(

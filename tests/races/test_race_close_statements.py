@@ -19,7 +19,7 @@ SEED = 7318420953371  # a Penelope's Web deal with moves to make
 
 def race_played(racers: int) -> Race:
     """A started race of `racers` players, the n-th of whom has made n % 3 moves."""
-    players = [Player.objects.create(nickname=f"Racer {n}") for n in range(racers)]
+    players = [Player.objects.create(nickname=f"Racer {racers}-{n}") for n in range(racers)]
     race = actions.do_create_race(
         players[0], variant="penelopes-web", seed=SEED, max_players=8, time_limit_s=600
     )

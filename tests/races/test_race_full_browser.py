@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.live import named
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
@@ -20,7 +22,7 @@ def test_a_full_race_offers_to_watch_not_to_join(make_page, live_url):
     ann, bob, carol = make_page(), make_page(), make_page()
     ann.goto(f"{live_url}/races/new/")
     ann.select_option("#id_max_players", "2")
-    ann.fill("#id_name", "Ann")
+    ann.fill("#id_name", named("Ann"))
     ann.click("button[type=submit]")
     ann.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
     link = ann.input_value("#invite-link")
@@ -28,7 +30,7 @@ def test_a_full_race_offers_to_watch_not_to_join(make_page, live_url):
     carol.wait_for_selector('#race[data-socket="open"]')
     assert carol.is_visible("#join-button") and not carol.is_visible("#race-full")
     bob.goto(link)
-    bob.fill("#id_name", "Bob")
+    bob.fill("#id_name", named("Bob"))
     bob.click("#join-button")
     bob.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
     carol.wait_for_selector("#race-full", state="visible")

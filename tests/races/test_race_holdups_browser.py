@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser_support import live_server_env
-from tests.live import live_server_process
+from tests.live import live_server_process, named
 from tests.races.test_race_browser import people_on
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -73,12 +73,13 @@ def race_of(people, idle_url, *names: str) -> list:
 
 
 def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(people, idle_url):
-    ann, bob = race_of(people, idle_url, "Ann", "Bob")
+    ann_name, bob_name = named("Ann"), named("Bob")  # a chosen name is one player's
+    ann, bob = race_of(people, idle_url, ann_name, bob_name)
 
     ann.page.click("#resign-button")
     ann.page.wait_for_function(  # whom she waits for, and how long at most between his moves
-        "document.getElementById('race-status').textContent === 'You resigned. Bob is the last"
-        f" one racing: the race ends when they are done, or after {IDLE_S} s without a move.'"
+        f"document.getElementById('race-status').textContent === 'You resigned. {bob_name} is the"
+        f" last one racing: the race ends when they are done, or after {IDLE_S} s without a move.'"
     )
     bob.page.wait_for_function(
         "document.getElementById('race-status').textContent === 'Everyone else is done: make a"
@@ -87,7 +88,7 @@ def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(p
     to_move = bob.page.inner_text("#race-remaining")
     assert to_move.endswith(" to move") and to_move <= f"0:{IDLE_S}", to_move
     waits = ann.page.inner_text("#race-remaining")  # Ann sees the count Bob sees
-    assert waits.startswith("Bob: 0:") and waits.endswith(" to move"), waits
+    assert waits.startswith(f"{bob_name}: 0:") and waits.endswith(" to move"), waits
 
     timeout = (IDLE_S + 2 * LOOKS_EVERY_S + 10) * 1000
     for player in (ann, bob):
@@ -109,24 +110,25 @@ def test_a_friend_idle_as_the_last_racer_is_resigned_and_the_other_can_rematch(p
     # Her lobby, once drawn, holds her alone (Bob taken along would be there from its first draw).
     ann.page.wait_for_function("document.querySelectorAll('#lobby-racers li').length === 1")
     bob.page.wait_for_url(ann.page.url, timeout=10_000)  # his page follows, with the join form
-    bob.page.fill("#id_name", "Bob")
+    bob.page.fill("#id_name", bob_name)
     bob.page.click("#join-button")  # back: he asks, and is in
     bob.wait('#race[data-socket="open"][data-role="racer"]')
     ann.page.wait_for_function("document.querySelectorAll('#lobby-racers li').length === 2")
 
 
 def test_two_friends_still_racing_keep_the_race_going_until_neither_moves(people, idle_url):
-    ann, bob, cat = race_of(people, idle_url, "Ann", "Bob", "Cat")
+    ann_name, bob_name, cat_name = named("Ann"), named("Bob"), named("Cat")
+    ann, bob, cat = race_of(people, idle_url, ann_name, bob_name, cat_name)
     ann.page.click("#resign-button")
     status_is(
         ann,
-        f"You resigned. Bob and Cat still race: the race ends when they are done, or once none"
+        f"You resigned. {bob_name} and {cat_name} still race: the race ends when they are done, or once none"
         f" of them has made a move for {IDLE_S} s.",
     )
     for player in (bob, cat):
         status_is(
             player,
-            f"Ann is done and waits: if nobody still racing makes a move for {IDLE_S} s, you all"
+            f"{ann_name} is done and waits: if nobody still racing makes a move for {IDLE_S} s, you all"
             " resign.",
         )
     cat.page.wait_for_function(  # Cat's clock runs down from Ann's end
@@ -141,7 +143,7 @@ def test_two_friends_still_racing_keep_the_race_going_until_neither_moves(people
             ".split(':').at(-1)) > before",
             arg=before,
         )
-    assert ann.page.inner_text("#race-remaining").startswith("Bob and Cat: 0:")
+    assert ann.page.inner_text("#race-remaining").startswith(f"{bob_name} and {cat_name}: 0:")
 
     timeout = (IDLE_S + 2 * LOOKS_EVERY_S + 10) * 1000
     for player in (ann, bob, cat):

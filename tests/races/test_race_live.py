@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from tests.live import Visitor, expect
+from tests.live import Visitor, expect, named
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("server_pair")]
 
@@ -46,12 +46,12 @@ async def race_on_two_processes(a: str, b: str) -> None:
                 "max_players": 8,
                 "time_limit": "300",
                 "visibility": "link",
-                "name": "Ann",
+                "name": named("Ann"),
             },
         )
     )
     bob.get(f"{b}/races/{code}/")
-    bob.post(f"{b}/races/{code}/join/", {"name": "Bob"})
+    bob.post(f"{b}/races/{code}/join/", {"name": named("Bob")})
 
     ann_ws = await ann.socket(a, code)
     bob_ws = await bob.socket(b, code)

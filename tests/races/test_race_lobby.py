@@ -75,6 +75,16 @@ async def test_a_bad_nickname_is_refused(people, make_race, race_socket, run):
     assert (await bob.error({"type": "join", "name": "<b>"}))["code"] == "bad_name"
 
 
+async def test_another_players_nickname_is_refused(people, make_race, race_socket, run):
+    """A chosen name is its player's alone, in any case: `name_taken`, and Bob is not in."""
+    race = await run(make_race, people[0])
+    bob = await race_socket(people[1], race.code)
+    await bob.expect("snapshot")
+    taken = (await run(lambda: race.host.nickname)).upper()
+    assert (await bob.error({"type": "join", "name": taken}))["code"] == "name_taken"
+    assert await run(lambda: Race.objects.get(pk=race.pk).racers.count()) == 1
+
+
 async def test_a_visitor_without_a_session_may_watch_but_not_join(
     people, make_race, race_socket, run
 ):

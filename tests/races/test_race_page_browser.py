@@ -17,6 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from games.engine import VARIANTS
 from tests.browser_support import relay_socket
+from tests.live import named
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -33,11 +34,11 @@ def last_board(frames: list[dict]) -> dict:
     return [f for f in frames if f["type"] in ("state", "ack")][-1]
 
 
-def new_race(page, live_url: str, variant: str = "penguin", name: str = "Ann") -> str:
-    """Create a race as its host; returns its code."""
+def new_race(page, live_url: str, variant: str = "penguin", name: str | None = None) -> str:
+    """Create a race as its host (under `name`, else a new "Ann"); returns its code."""
     page.goto(f"{live_url}/races/new/")
     page.select_option("#id_variant", variant)
-    page.fill("#id_name", name)
+    page.fill("#id_name", name or named("Ann"))
     page.click("button[type=submit]")
     page.wait_for_selector('#race[data-socket="open"][data-role="racer"]')
     return page.text_content("#race-code").strip()

@@ -173,6 +173,23 @@ def test_joining_with_a_nickname(ann, make_race, make_client):
     assert race.racers.get(player=bob.player).name == "Bobby Tables"
 
 
+def test_joining_under_another_players_nickname_is_refused(ann, make_race, make_client):
+    """The name a racer gives becomes their nickname, and a chosen one is its player's alone:
+    Cat may not race as "ANN" (Ann's, in another case), nor set up a race as "bob"."""
+    race = make_race(ann)
+    make_client("Bob")
+    cat = make_client("Cat")
+    response = cat.post(f"/races/{race.code}/join/", {"name": "ANN"}, follow=True)
+    assert "Another player has this nickname" in response.content.decode()
+    assert race.racers.count() == 1
+    form = {"variant": "penguin", "deal": "random", "max_players": 4, "time_limit": 300}
+    response = cat.post("/races/new/", {**form, "visibility": "public", "name": "bob"})
+    assert response.status_code == 200
+    assert "Another player has this nickname" in response.content.decode()
+    cat.player.refresh_from_db()
+    assert cat.player.nickname == "Cat" and not cat.player.racers.exists()
+
+
 def test_a_full_race_refuses_joiners(ann, make_race, make_client):
     """Past max_players the join is refused with a message, and nobody is added."""
     race = make_race(ann, max_players=2)

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.sessions.backends.db import SessionStore
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -68,6 +68,56 @@ def test_a_bad_nickname_is_refused(guest_client, player, bad):
     assert player.nickname == "Alice"
 
 
+@pytest.mark.parametrize("taken", ["Bob", "bob", "BOB", " bob "])
+def test_another_players_nickname_is_refused_in_any_case(guest_client, player, taken):
+    """A chosen name is its player's alone: on a board or in a race, two players are never
+    shown under one name. The form says so at the field, and nothing changes."""
+    Player.objects.create(nickname="Bob")
+    response = guest_client.post(reverse("nickname"), {"nickname": taken})
+    assert response.status_code == 200
+    assert "Another player has this nickname" in response.content.decode()
+    player.refresh_from_db()
+    assert player.nickname == "Alice"
+
+
+def test_a_player_may_recase_their_own_nickname(guest_client, player):
+    assert guest_client.post(reverse("nickname"), {"nickname": "ALICE"}).status_code == 302
+    player.refresh_from_db()
+    assert player.nickname == "ALICE"
+
+
+@pytest.mark.parametrize("name", ["Guest-0001", "guest-7", "GUEST-ace"])
+def test_a_guests_kind_of_name_is_not_a_name_to_choose(guest_client, player, name):
+    """Names beginning "Guest-" are guests' default names, which may be shared by chance."""
+    response = guest_client.post(reverse("nickname"), {"nickname": name})
+    assert response.status_code == 200 and "default names: choose" in response.content.decode()
+    player.refresh_from_db()
+    assert player.nickname == "Alice"
+
+
+def test_a_guest_may_keep_the_default_name_they_were_given(guest_client, player):
+    Player.objects.filter(pk=player.pk).update(nickname="Guest-0042")
+    Player.objects.create(nickname="Guest-0042")  # another guest, given the same by chance
+    assert guest_client.post(reverse("nickname"), {"nickname": "Guest-0042"}).status_code == 302
+
+
+def test_a_visitor_refused_a_taken_nickname_is_made_no_guest(client):
+    """A visitor's first POST would make them a guest: refused, it leaves nobody behind."""
+    Player.objects.create(nickname="Bob")
+    assert client.post(reverse("nickname"), {"nickname": "bob"}).status_code == 200
+    assert list(Player.objects.values_list("nickname", flat=True)) == ["Bob"]
+    assert SESSION_PLAYER_KEY not in client.session
+
+
+def test_the_database_keeps_chosen_nicknames_distinct_whatever_saves_them():
+    """The rule holds below the forms too (a click that raced another's, the admin, a script)."""
+    Player.objects.create(nickname="Bob")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Player.objects.create(nickname="bOB")
+    Player.objects.create(nickname="Guest-0001")
+    Player.objects.create(nickname="Guest-0001")  # guests' default names may be shared
+
+
 def test_the_nickname_form_only_follows_local_next_urls(guest_client, player):
     """`next` may not send the player to another site after saving."""
     response = guest_client.post(
@@ -104,6 +154,39 @@ def test_a_default_guest_nickname_becomes_the_username_on_signup(client):
     client.get(reverse("nickname"))
     signup(client, username="dora")
     assert Player.objects.get().nickname == "dora"
+
+
+def test_a_username_another_player_goes_by_is_refused_to_a_guest_without_a_nickname(client):
+    """The account would be shown by its username: another player's name is refused at the
+    sign-up, in any case, as is a guest's kind of name."""
+    Player.objects.create(nickname="Dora")
+    client.get(reverse("nickname"))
+    for username in ("dora", "Guest-1"):
+        response = signup(client, username=username)
+        assert response.status_code == 200 and b"errorlist" in response.content
+    assert not get_user_model().objects.exists()
+
+
+def test_a_guest_with_a_nickname_signs_up_under_any_free_username(guest_client, player):
+    """Alice keeps her nickname; that another player is called "carol" does not matter."""
+    Player.objects.create(nickname="Carol")
+    assert signup(guest_client).status_code == 302
+    player.refresh_from_db()
+    assert player.nickname == "Alice" and player.user.username == "carol"
+
+
+def test_an_account_made_elsewhere_gets_a_free_nickname_after_its_username():
+    """An account made by an admin or `createsuperuser` was not checked against the players'
+    names: its player is called by its username with a number."""
+    Player.objects.create(nickname="Erin")
+    Player.objects.create(nickname="erin 2")
+    user = get_user_model().objects.create_user("erin", password=PASSWORD)
+    assert player_for_user(user).nickname == "erin 3"
+    long = get_user_model().objects.create_user("x" * 30, password=PASSWORD)
+    Player.objects.create(nickname="x" * 24)
+    assert player_for_user(long).nickname == "x" * 22 + " 2"
+    guest_like = get_user_model().objects.create_user("Guest-5", password=PASSWORD)
+    assert player_for_user(guest_like).nickname == "5"
 
 
 def test_a_refused_signup_changes_nothing(guest_client, player):
