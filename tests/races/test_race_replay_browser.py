@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tests.live import Visitor, expect
+from tests.live import Visitor, expect, named
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -38,18 +38,21 @@ async def act(ws, frame: dict) -> dict:
     raise AssertionError("the race never started")
 
 
-async def run_race(base: str) -> tuple[str, dict[str, dict[int, dict]]]:
+async def run_race(base: str) -> tuple[str, dict[str, dict[int, dict]], dict[str, str]]:
     """Ann (a move, another, an undo, a third), Bob (two moves) and Carol (one) race; Bob,
-    Carol, then Ann resign. Per racer, the view the server answered after each log row."""
+    Carol, then Ann resign. Per racer (by the name they raced under), the view the server
+    answered after each log row; and those names ("Ann": "Ann 7": a chosen name is one
+    player's, and the live server keeps earlier tests' players)."""
     visitors = {name: Visitor() for name in ("Ann", "Bob", "Carol")}
+    names = {name: named(name) for name in visitors}
     ann = visitors["Ann"]
     ann.get(f"{base}/races/new/")
     fields = {"variant": "penelopes-web", "deal": "seed", "seed": SEED, "max_players": 8}
-    fields |= {"time_limit": "300", "visibility": "link", "name": "Ann"}
+    fields |= {"time_limit": "300", "visibility": "link", "name": names["Ann"]}
     code = race_code(ann.post(f"{base}/races/new/", fields))
     for name in ("Bob", "Carol"):
         visitors[name].get(f"{base}/races/{code}/")
-        visitors[name].post(f"{base}/races/{code}/join/", {"name": name})
+        visitors[name].post(f"{base}/races/{code}/join/", {"name": names[name]})
     sockets = {name: await v.socket(base, code) for name, v in visitors.items()}
     views: dict[str, dict[int, dict]] = {}
     last: dict[str, dict] = {}
@@ -87,7 +90,7 @@ async def run_race(base: str) -> tuple[str, dict[str, dict[int, dict]]]:
     finally:
         for ws in sockets.values():
             await ws.close()
-    return code, views
+    return code, {names[name]: view for name, view in views.items()}, names
 
 
 def board_piles(page, racer_id: str) -> dict[str, list[str]]:
@@ -129,7 +132,7 @@ def check_boards(page, data: dict, views: dict[str, dict[int, dict]], ms: int) -
 def test_the_race_again_shows_each_board_as_the_server_had_it(make_page, live_url):
     # Its own thread and event loop: Playwright's sync API keeps one running in this thread.
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        code, views = pool.submit(asyncio.run, run_race(live_url)).result()
+        code, views, names = pool.submit(asyncio.run, run_race(live_url)).result()
     data = json.loads(Visitor().get(f"{live_url}/api/races/{code}/replay/"))
     ann = data["racers"][0]
     assert [step[0] for step in ann["steps"]].count("undo") == 1
@@ -154,7 +157,7 @@ def test_the_race_again_shows_each_board_as_the_server_had_it(make_page, live_ur
     assert page.get_attribute(ann_board, "data-move") == "undo"
     assert "undo" in page.text_content(f"{ann_board} .rr-now")
     assert page.locator(".rr-lane .rr-undo").count() == 1
-    assert "Ann resigned" in page.text_content("#rr-moments")
+    assert f"{names['Ann']} resigned" in page.text_content("#rr-moments")
 
     # Keys: Home, → to the first move on any board, End; Space plays and pauses.
     page.keyboard.press("Home")
@@ -194,8 +197,8 @@ def test_the_race_again_shows_each_board_as_the_server_had_it(make_page, live_ur
 
     # The story: one sentence a racer, and each racer's row links to the race with their board.
     assert page.locator("#rr-verdicts li").count() == 3
-    assert "Ann's game is still being analysed" in page.text_content("#rr-verdicts")
-    losing_move_shown(page, live_url, code, data)
+    assert f"{names['Ann']}'s game is still being analysed" in page.text_content("#rr-verdicts")
+    losing_move_shown(page, live_url, code, data, names["Ann"])
     phone = make_page(390, 844)
     carol = data["racers"][2]
     phone.goto(f"{live_url}/races/{code}/results/")
@@ -210,7 +213,7 @@ def test_the_race_again_shows_each_board_as_the_server_had_it(make_page, live_ur
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
 
 
-def losing_move_shown(page, live_url: str, code: str, data: dict) -> None:
+def losing_move_shown(page, live_url: str, code: str, data: dict, ann: str) -> None:
     """Ann's losing move, as if the search had stored her second move (the live server runs
     none: REPLAY_ANALYSIS=0 in tests): her sentence names it by its cards, a mark on her lane,
     and its button shows that moment with her board large."""
@@ -226,9 +229,10 @@ def losing_move_shown(page, live_url: str, code: str, data: dict) -> None:
     page.goto(f"{live_url}/replay/race/{code}/")
     page.wait_for_selector('#race-replay[data-ready="1"]')
     verdicts = page.text_content("#rr-verdicts")
-    assert re.search(
-        r"Ann's 2nd move, .+, lost the game: before it the deal was still winnable\.", verdicts
+    lost = (
+        rf"{re.escape(ann)}'s 2nd move, .+, lost the game: before it the deal was still winnable\."
     )
+    assert re.search(lost, verdicts)
     assert page.locator(".rr-lane .rr-lost").count() == 1
     page.locator("#rr-verdicts li.rr-lost button").click()
     assert page.get_attribute("#race-replay", "data-t") == str(data["racers"][0]["steps"][1][1])
