@@ -68,7 +68,7 @@ if __package__ in (None, ""):
 
 from scripts import arena_crowd
 from scripts.client import Browser, query
-from scripts.loadtest import LoadRun, Racer, Stats, join_race, parse_args, verify
+from scripts.loadtest import LoadRun, Racer, Stats, join_race, parse_args, racer_name, verify
 from scripts.proxy import BEHIND_PROXY, proxy_for, race_sockets_open, race_sockets_opened
 from scripts.servers import (
     ROOT,
@@ -351,8 +351,8 @@ async def drill_vanish(options) -> Drill:
             )
             await load.setup()
             code = load.racers[0].code
-            ghost = Browser(server.url)
-            await asyncio.to_thread(join_race, ghost, code, "Ghost")
+            ghost, ghost_name = Browser(server.url), racer_name("Ghost")
+            await asyncio.to_thread(join_race, ghost, code, ghost_name)
             client, port = await asyncio.to_thread(
                 spawn_idle_client, server.url, code, ghost, "_quiet-client"
             )
@@ -368,7 +368,7 @@ async def drill_vanish(options) -> Drill:
             await playing
             await load.finish(wait=2.0)  # the ghost is still racing: the race goes on
             figures = await load.figures()
-            seat = await asyncio.to_thread(seat_of, options.database_url, code, "Ghost")
+            seat = await asyncio.to_thread(seat_of, options.database_url, code, ghost_name)
         finally:
             if client is not None:
                 client.send_signal(signal.SIGCONT)

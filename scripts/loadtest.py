@@ -85,9 +85,15 @@ DONE_STATUSES = ("won", "resigned", "out_of_time")
 MAX_RACERS = 5000
 RUN = f"{random.SystemRandom().getrandbits(24):06x}"
 NAMED = itertools.count()
-"""This process's mark in its racers' names, and their numbers (over every run it makes: a
-fault drill makes several): a chosen nickname is one player's, and a database kept from an
-earlier run holds that run's."""
+
+
+def racer_name(kind: str = "Load") -> str:
+    """A name to race under that no other racer of this process has (numbered over every run
+    it makes: a fault drill makes several) nor one of an earlier process (its mark, `RUN`): a
+    chosen nickname is one player's, and a database kept from an earlier run holds that run's."""
+    return f"{kind}{next(NAMED):04d} {RUN}"
+
+
 MAX_DURATION_S = 900
 
 
@@ -182,7 +188,7 @@ class Racer:
         slot = race if getattr(args, "race_affinity", False) else place
         self.base = bases[slot % len(bases)]
         self.browser = Browser(self.base)
-        self.name = f"Load{next(NAMED):04d} {RUN}"
+        self.name = racer_name()
         self.stats = stats
         self.args = args
         self.bar = bar
