@@ -28,13 +28,11 @@ SESSION_PLAYER_KEY = "player_id"
 
 
 def player_for_user(user) -> Player:
-    """The account's Player, created (nicknamed after the username, `free_nickname`) the first
-    time it is needed."""
-    player = one_or_none(Player.objects.filter(user=user))
-    if player is None:
-        player, _ = Player.objects.get_or_create(
-            user=user, defaults={"nickname": free_nickname(user.get_username())}
-        )
+    """The account's Player, created (nicknamed after the username, `free_nickname`, worked out
+    only then) the first time it is needed."""
+    player, _ = Player.objects.get_or_create(
+        user=user, defaults={"nickname": lambda: free_nickname(user.get_username())}
+    )
     return player
 
 
@@ -51,9 +49,14 @@ def check_name_free(name: str, player: Player | None) -> None:
         if player is None or is_guest_name(player.nickname):
             return
         raise ValidationError(GUESTS_OWN, code="guest_name")
-    others = Player.objects.exclude(pk=player.pk) if player else Player.objects
-    if others.filter(nickname__iexact=name).exists():
+    if taken_by_another(name, player):
         raise ValidationError(NICKNAME_TAKEN, code="taken")
+
+
+def taken_by_another(name: str, player: Player | None) -> bool:
+    """Whether a player other than `player` goes by `name`, in any case."""
+    others = Player.objects.exclude(pk=player.pk) if player else Player.objects
+    return others.filter(nickname__iexact=name).exists()
 
 
 def free_nickname(wanted: str, player: Player | None = None) -> str:
@@ -63,9 +66,8 @@ def free_nickname(wanted: str, player: Player | None = None) -> str:
     refuses a taken one instead."""
     if is_guest_name(wanted):
         wanted = wanted[len(GUEST_PREFIX) :] or "Player"
-    others = Player.objects.exclude(pk=player.pk) if player else Player.objects
     name, number = wanted[:NICKNAME_MAX_LENGTH], 1
-    while others.filter(nickname__iexact=name).exists():
+    while taken_by_another(name, player):
         number += 1
         suffix = f" {number}"
         name = wanted[: NICKNAME_MAX_LENGTH - len(suffix)].rstrip() + suffix

@@ -83,6 +83,7 @@ numbered)."""
 DONE_STATUSES = ("won", "resigned", "out_of_time")
 """A racer object's statuses of a racer who will make no more moves (docs/protocol.md)."""
 MAX_RACERS = 5000
+MAX_DURATION_S = 900
 RUN = f"{random.SystemRandom().getrandbits(24):06x}"
 NAMED = itertools.count()
 
@@ -92,9 +93,6 @@ def racer_name(kind: str = "Load") -> str:
     it makes: a fault drill makes several) nor one of an earlier process (its mark, `RUN`): a
     chosen nickname is one player's, and a database kept from an earlier run holds that run's."""
     return f"{kind}{next(NAMED):04d} {RUN}"
-
-
-MAX_DURATION_S = 900
 
 
 # ------------------------------------------------------------------ a guest's browser (HTTP)
